@@ -1,0 +1,139 @@
+/* Internal state of an open map, shared by the core and the per-family
+ * decoders. Nothing here is part of the public API. */
+#ifndef BSPKIT_CORE_MAP_H
+#define BSPKIT_CORE_MAP_H
+
+#include "bspkit/bspkit.h"
+#include "core/bytes.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define BK_MAX_LUMPS 64
+#define BK_DEFAULT_MAX_FILE 0xFFFFFFFFull
+#define BK_DEFAULT_MAX_LUMP (256ull << 20)
+#define BK_DEFAULT_MAX_MEMORY (1ull << 30)
+
+/* Decoded-array caches, one per accessor. */
+typedef enum bk_decoded {
+    DEC_PLANES, DEC_VERTEXES, DEC_EDGES, DEC_SURFEDGES, DEC_FACES, DEC_ORIG_FACES, DEC_HDR_FACES,
+    DEC_NODES, DEC_LEAFS, DEC_MODELS, DEC_TEXINFO, DEC_LEAF_FACES, DEC_LEAF_BRUSHES, DEC_CLIPNODES,
+    DEC_BRUSHES, DEC_BRUSHSIDES, DEC_TEXDATA, DEC_STRING_TABLE, DEC_AREAS, DEC_AREAPORTALS,
+    DEC_CUBEMAPS, DEC_COUNT
+} bk_decoded;
+
+/* Converts `count` records of the file layout at `src` into native structs. */
+typedef void (*bk_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);
+
+/* How one lump is stored in this particular map. */
+typedef struct bk_layout {
+    uint32_t record_size; /* file bytes per record; 0 = not an array lump */
+    size_t native_size;   /* sizeof the native struct */
+    bk_decode_fn decode;  /* NULL when bspkit does not decode the records */
+    int decoded;          /* bk_decoded slot, or -1 */
+} bk_layout;
+
+typedef struct bk_lump {
+    uint32_t offset, length;
+    int32_t version;
+    uint32_t fourcc;
+    bool compressed;
+    uint32_t uncompressed_length;
+    bk_layout layout;
+} bk_lump;
+
+typedef struct bk_bytes_cache {
+    bool done;
+    bspkit_result result;
+    bspkit_error error;
+    uint8_t *owned; /* decompressed copy, or NULL when borrowed from the file */
+    const uint8_t *data;
+    size_t size;
+} bk_bytes_cache;
+
+typedef struct bk_array_cache {
+    bool done;
+    bspkit_result result;
+    bspkit_error error;
+    void *items;
+    size_t count;
+} bk_array_cache;
+
+struct bspkit_map {
+    const uint8_t *data;
+    size_t size;
+    void *mapping;    /* mmap base, or NULL */
+    size_t mapping_size;
+    uint8_t *owned;   /* heap copy of the file, or NULL */
+
+    bspkit_format format;
+    bspkit_options opts; /* defaults resolved */
+    uint64_t memory_used;
+
+    int lump_count;
+    bk_lump lumps[BK_MAX_LUMPS];
+    bk_bytes_cache bytes[BK_MAX_LUMPS];
+    bk_array_cache arrays[DEC_COUNT];
+
+    /* Caches that are not plain record arrays. */
+    bk_array_cache miptex;
+    bk_array_cache game_lumps;
+    bk_bytes_cache *game_lump_bytes; /* one per game lump */
+    bspkit_entities *entities;
+    bool entities_done;
+    bspkit_result entities_result;
+    bspkit_error entities_error;
+    char *string_data; /* TEXDATA_STRING_DATA with a guaranteed final NUL */
+    size_t string_data_size;
+    bool string_data_done;
+};
+
+/* ---- errors ---- */
+void bk_error_clear(bspkit_error *err);
+/* Fill `err` (if not NULL) and return `code`. */
+bspkit_result bk_fail(bspkit_error *err, bspkit_result code, int lump, int64_t offset, int64_t lump_offset,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+void bk_error_copy(bspkit_error *dst, const bspkit_error *src);
+
+/* ---- memory accounting against opts.max_memory ---- */
+void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err);
+void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
+void bk_free(bspkit_map *map, void *ptr, size_t size);
+
+/* ---- lump helpers ---- */
+const char *bk_lump_name(const bspkit_map *map, int index);
+const char *bk_lump_key(const bspkit_map *map, int index);
+/* Absolute file offset of byte `ofs` of lump `index`, or -1 if compressed. */
+int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs);
+/* Decompressed lump bytes (cached). */
+bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err);
+/* Decoded record array for slot `dec` (cached). */
+bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void **items, size_t *count,
+                           bspkit_error *err);
+
+/* ---- detection and per-family layouts ---- */
+/* Reads the directory of an already detected file into map->lumps. */
+bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
+bk_layout bk_quake_layout(const bspkit_map *map, int lump);
+bk_layout bk_source_layout(const bspkit_map *map, int lump);
+bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err);
+bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
+
+/* ---- LZMA (Valve's 17-byte header) ---- */
+#define BK_LZMA_HEADER_SIZE 17
+#define BK_LZMA_ID 0x414D5A4Cu /* "LZMA" read little-endian */
+bool bk_is_lzma(const uint8_t *data, size_t size);
+/* Reads actualSize from the header; false when the header is invalid. */
+bool bk_lzma_sizes(const uint8_t *data, size_t size, uint32_t *actual, uint32_t *compressed);
+/* Decompresses into a caller buffer of exactly `actual` bytes. */
+bspkit_result bk_lzma_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
+                                 int lump, bspkit_error *err);
+
+/* ---- CRC32 (zlib polynomial) ---- */
+uint32_t bk_crc32(const uint8_t *data, size_t size, uint32_t crc);
+
+#endif
