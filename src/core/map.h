@@ -115,6 +115,11 @@ bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, si
 bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void **items, size_t *count,
                            bspkit_error *err);
 
+/* ---- decoders shared by every family (endian-aware) ---- */
+void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst);
+void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst);
+void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst);
+
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */
 bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);

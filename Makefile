@@ -1,0 +1,77 @@
+# Convenience front end over CMake. `make run` builds and tries the tool on
+# generated sample maps; `make test` runs the full suite twice: a normal build
+# and an AddressSanitizer + UndefinedBehaviorSanitizer build.
+
+BUILD_DIR   ?= build
+ASAN_DIR    ?= build-asan
+FUZZ_DIR    ?= build-fuzz
+BUILD_TYPE  ?= RelWithDebInfo
+PREFIX      ?= /usr/local
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 30
+SAMPLES     := $(BUILD_DIR)/samples
+BSPKIT      := ./$(BUILD_DIR)/bspkit
+FUZZ_TARGETS := open entities vis detect
+
+# Sanitizer reports must fail the run and say where they came from.
+export ASAN_OPTIONS  ?= detect_leaks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps build run test test-asan bench fuzz install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	rm -rf $(SAMPLES)
+	$(BSPKIT) generate --all -o $(SAMPLES)
+	@set -e; for f in $(SAMPLES)/*.bsp; do \
+	  echo "== bspkit info $$f"; $(BSPKIT) info "$$f"; \
+	done
+	@echo "== bspkit check"
+	$(BSPKIT) check $(SAMPLES)/*.bsp
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory test-asan
+
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	cd $(ASAN_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# BENCH_MAPS: files or directories to measure (default: ../shared/maps).
+bench: build
+	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
+	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
+
+# libFuzzer needs clang. Each target starts from the generated seeds and
+# keeps what it finds in $(FUZZ_DIR)/corpus/<target>.
+fuzz:
+	@scripts/install-deps.sh --fuzz
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DBSPKIT_FUZZ=ON -DBSPKIT_BENCH=OFF -DBSPKIT_TESTS=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target make_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
+	./$(FUZZ_DIR)/fuzz/make_seeds $(FUZZ_DIR)/seeds
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  seeds=$(FUZZ_DIR)/seeds/$$t; [ -d "$$seeds" ] || seeds=$(FUZZ_DIR)/seeds/open; \
+	  case $$t in entities) dict=-dict=fuzz/entities.dict ;; open|detect) dict=-dict=fuzz/bsp.dict ;; *) dict= ;; esac; \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS)s"; \
+	  ./$(FUZZ_DIR)/fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_DIR)/corpus/$$t $$seeds; \
+	done
+
+install: build
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --install $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)

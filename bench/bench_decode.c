@@ -1,0 +1,259 @@
+/* Decode throughput: for every map, open from memory, run every accessor and
+ * validation, close — and, in the same run, memcpy the same bytes, so the
+ * decode rate can be read against the machine's memory bandwidth.
+ *
+ *   bench_decode [-n REPS] [-t SECONDS] [FILE|DIR...]
+ *
+ * Directories are searched recursively for *.bsp; without arguments the
+ * shared map corpus is used. Files bspkit does not read are skipped and
+ * counted. Without -n the repetitions are chosen so decoding takes at least
+ * -t seconds (default 1). */
+#include "bspkit/bspkit.h"
+#include "exercise.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#ifndef BSPKIT_SHARED_MAPS
+#define BSPKIT_SHARED_MAPS "../shared/maps"
+#endif
+
+typedef struct map_file {
+    char *path;
+    uint8_t *data;
+    size_t size;
+    bspkit_family family;
+} map_file;
+
+typedef struct totals {
+    unsigned files;
+    double bytes;
+    double decode_s;
+    double copy_s;
+} totals;
+
+static map_file *g_maps;
+static size_t g_count, g_cap;
+static unsigned g_unsupported, g_unopenable, g_unreadable;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    uint8_t *data = NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && st.st_size >= 0) {
+        *size = (size_t)st.st_size;
+        data = malloc(*size ? *size : 1);
+        if (data != NULL && fread(data, 1, *size, f) != *size) {
+            free(data);
+            data = NULL;
+        }
+    }
+    fclose(f);
+    return data;
+}
+
+static void add_file(const char *path)
+{
+    size_t size = 0;
+    uint8_t *data = read_file(path, &size);
+    if (data == NULL) {
+        g_unreadable++;
+        return;
+    }
+    bspkit_format fmt;
+    bspkit_map *map = NULL;
+    if (bspkit_detect(data, size, &fmt, NULL) != BSPKIT_OK) {
+        g_unsupported++;
+        free(data);
+        return;
+    }
+    if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK) {
+        g_unopenable++;
+        free(data);
+        return;
+    }
+    bspkit_close(map);
+    if (g_count == g_cap) {
+        g_cap = g_cap ? g_cap * 2 : 64;
+        map_file *grown = realloc(g_maps, g_cap * sizeof *g_maps);
+        if (grown == NULL) {
+            fprintf(stderr, "bench_decode: out of memory\n");
+            exit(1);
+        }
+        g_maps = grown;
+    }
+    g_maps[g_count++] = (map_file){strdup(path), data, size, fmt.family};
+}
+
+static int has_bsp_suffix(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcasecmp(name + n - 4, ".bsp") == 0;
+}
+
+/* Explicitly named files are taken whatever their name; inside directories
+ * only *.bsp. */
+static void add_path(const char *path, int named)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "bench_decode: %s: %s\n", path, strerror(errno));
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        if (named || has_bsp_suffix(path))
+            add_file(path);
+        return;
+    }
+    DIR *dir = opendir(path);
+    if (dir == NULL)
+        return;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        size_t len = strlen(path) + strlen(de->d_name) + 2;
+        char *child = malloc(len);
+        if (child == NULL)
+            break;
+        snprintf(child, len, "%s/%s", path, de->d_name);
+        add_path(child, 0);
+        free(child);
+    }
+    closedir(dir);
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const map_file *)a)->path, ((const map_file *)b)->path);
+}
+
+/* Decode each map once; returns the seconds taken. */
+static double decode_all(exercise *ex)
+{
+    double t0 = now();
+    for (size_t i = 0; i < g_count; i++)
+        exercise_bytes(ex, g_maps[i].data, g_maps[i].size, NULL, NULL);
+    return now() - t0;
+}
+
+static void print_row(const char *name, const totals *t)
+{
+    double mb = t->bytes / 1e6;
+    double dec = t->decode_s > 0 ? t->bytes / t->decode_s / 1e9 : 0;
+    double cpy = t->copy_s > 0 ? t->bytes / t->copy_s / 1e9 : 0;
+    double ratio = t->copy_s > 0 ? t->decode_s / t->copy_s : 0;
+    printf("%-8s %6u %10.1f %10.3f %9.3f %10.4f %9.2f %10.0fx\n", name, t->files, mb, t->decode_s, dec,
+           t->copy_s, cpy, ratio);
+}
+
+int main(int argc, char **argv)
+{
+    long reps = 0;
+    double target = 1.0;
+    int named = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+            reps = strtol(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+            target = strtod(argv[++i], NULL);
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: bench_decode [-n REPS] [-t SECONDS] [FILE|DIR...]\n"
+                   "default input: %s\n",
+                   BSPKIT_SHARED_MAPS);
+            return 0;
+        } else {
+            add_path(argv[i], 1);
+            named = 1;
+        }
+    }
+    if (!named)
+        add_path(BSPKIT_SHARED_MAPS, 0);
+    if (g_count == 0) {
+        fprintf(stderr, "bench_decode: no map bspkit can open (%u unsupported, %u failed to open)\n",
+                g_unsupported, g_unopenable);
+        return 1;
+    }
+    qsort(g_maps, g_count, sizeof *g_maps, by_path);
+
+    size_t largest = 0;
+    for (size_t i = 0; i < g_count; i++)
+        if (g_maps[i].size > largest)
+            largest = g_maps[i].size;
+    uint8_t *copy = malloc(largest ? largest : 1);
+    if (copy == NULL)
+        return 1;
+
+    /* Bytes are not re-read for hashing: only the library's work is timed. */
+    exercise ex = {.touch = 0};
+    double once = decode_all(&ex); /* also warms caches and the allocator */
+    if (reps <= 0) {
+        reps = once > 0 ? (long)(target / once) + 1 : 1;
+        if (reps > 100000)
+            reps = 100000;
+    }
+
+    totals fam[BSPKIT_FAMILY_SOURCE + 1];
+    memset(fam, 0, sizeof fam);
+    for (size_t i = 0; i < g_count; i++)
+        fam[g_maps[i].family].files++;
+    for (long r = 0; r < reps; r++) {
+        for (size_t i = 0; i < g_count; i++) {
+            const map_file *m = &g_maps[i];
+            totals *t = &fam[m->family];
+            double t0 = now();
+            exercise_bytes(&ex, m->data, m->size, NULL, NULL);
+            double t1 = now();
+            memcpy(copy, m->data, m->size);
+            /* Keep the copy from being optimised away. */
+            __asm__ __volatile__("" : : "r"(copy) : "memory");
+            double t2 = now();
+            t->bytes += (double)m->size;
+            t->decode_s += t1 - t0;
+            t->copy_s += t2 - t1;
+        }
+    }
+
+    printf("bspkit %s decode benchmark: %zu maps, %ld repetitions", BSPKIT_VERSION_STRING, g_count, reps);
+    printf(" (skipped: %u unsupported, %u failed to open, %u unreadable)\n", g_unsupported, g_unopenable,
+           g_unreadable);
+    printf("%-8s %6s %10s %10s %9s %10s %9s %11s\n", "family", "files", "MB", "decode s", "GB/s", "memcpy s",
+           "GB/s", "decode/cpy");
+    totals all;
+    memset(&all, 0, sizeof all);
+    for (int f = BSPKIT_FAMILY_QUAKE; f <= BSPKIT_FAMILY_SOURCE; f++) {
+        if (fam[f].files == 0)
+            continue;
+        print_row(bspkit_family_name((bspkit_family)f), &fam[f]);
+        all.files += fam[f].files;
+        all.bytes += fam[f].bytes;
+        all.decode_s += fam[f].decode_s;
+        all.copy_s += fam[f].copy_s;
+    }
+    print_row("total", &all);
+    printf("(calls per pass: %llu)\n", (unsigned long long)(ex.calls / (unsigned long long)(reps + 1)));
+
+    for (size_t i = 0; i < g_count; i++) {
+        free(g_maps[i].path);
+        free(g_maps[i].data);
+    }
+    free(g_maps);
+    free(copy);
+    return 0;
+}

@@ -1,0 +1,330 @@
+/* bspkit check: open and validate maps, report problems per map. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Defined in util.c. */
+int cli_parse_count(const char *text, uint64_t max, uint64_t *out);
+int cli_option_value(int argc, char **argv, int *index, const char *name, const char **value);
+void cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cli_finish_output(void);
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+json_t *cli_json_string(const char *text);
+
+/* Above this many files a terminal gets a progress line. */
+#define PROGRESS_MIN_FILES 10
+
+void cmd_check_help(FILE *out)
+{
+    fprintf(out,
+            "usage: bspkit check MAP... [--json] [--quiet] [--max-problems N]\n"
+            "\n"
+            "Open each map and validate it: lump ranges and record sizes, every\n"
+            "cross-reference between lumps, visibility and lightmap offsets, and counts\n"
+            "against the engine limits (limits only give warnings).\n"
+            "\n"
+            "options:\n"
+            "  --json            print a JSON array with one object per map\n"
+            "  -q, --quiet       print nothing for maps that are ok, no progress line and\n"
+            "                    no summary\n"
+            "  --max-problems N  list at most N problems per map (default: all that were\n"
+            "                    recorded, up to 1000); totals still count every problem\n"
+            "  -h, --help        show this help\n"
+            "\n"
+            "Text output, one status line per map, then one line per problem:\n"
+            "  FILE: ok (W warnings)\n"
+            "  FILE: INVALID (E errors, W warnings)\n"
+            "  FILE: unreadable: MESSAGE\n"
+            "    error|warning LUMP[RECORD] @OFFSET: MESSAGE\n"
+            "where the lump, record and file offset are left out when they do not apply.\n"
+            "With more than one map a summary line goes to stderr, and with more than\n"
+            "%d maps and stderr on a terminal, a progress line.\n"
+            "\n"
+            "JSON output: an array of objects with keys file, status (\"ok\", \"invalid\",\n"
+            "\"unreadable\"), format, version (null when unreadable), errors, warnings,\n"
+            "problems (objects with severity, code, lump, lump_index, record, offset,\n"
+            "message; null where not applicable) and, for unreadable files, error.\n"
+            "\n"
+            "exit codes:\n"
+            "  0   every map is valid (warnings allowed)\n"
+            "  1   at least one map is invalid\n"
+            "  2   at least one file could not be read or is not a supported map, or\n"
+            "      the output could not be written (wins over 1)\n"
+            "  64  usage error\n",
+            PROGRESS_MIN_FILES);
+}
+
+typedef enum map_status { STATUS_OK, STATUS_INVALID, STATUS_UNREADABLE } map_status;
+
+static const char *const STATUS_NAMES[] = {"ok", "invalid", "unreadable"};
+
+typedef struct check_options {
+    bool json;
+    bool quiet;
+    uint64_t max_problems;
+} check_options;
+
+static const char *lump_name(const bspkit_map *map, int lump)
+{
+    bspkit_lump_info info;
+    if (lump < 0 || bspkit_lump_info_get(map, lump, &info) != BSPKIT_OK || info.name == NULL)
+        return NULL;
+    return info.name;
+}
+
+static const char *severity_name(bspkit_severity s)
+{
+    return s == BSPKIT_SEVERITY_ERROR ? "error" : "warning";
+}
+
+static size_t shown_problems(const bspkit_report *report, const check_options *opt)
+{
+    return (uint64_t)report->count < opt->max_problems ? report->count : (size_t)opt->max_problems;
+}
+
+static void print_problem(const bspkit_map *map, const bspkit_problem *p)
+{
+    printf("  %s", severity_name(p->severity));
+    const char *name = lump_name(map, p->lump);
+    if (name != NULL)
+        printf(" %s", name);
+    else if (p->lump >= 0)
+        printf(" lump %d", p->lump);
+    if (p->record >= 0)
+        printf("%s[%" PRId64 "]", p->lump >= 0 ? "" : " ", p->record);
+    if (p->offset >= 0)
+        printf(" @%" PRId64, p->offset);
+    printf(": %s\n", p->message[0] ? p->message : bspkit_strerror(p->code));
+}
+
+static void print_text(const char *file, map_status status, const bspkit_map *map, const bspkit_report *report,
+                       const check_options *opt)
+{
+    if (status == STATUS_OK && opt->quiet)
+        return;
+    uint64_t errors = report->errors, warnings = report->warnings;
+    if (status == STATUS_OK)
+        printf("%s: ok (%" PRIu64 " %s)\n", file, warnings, cli_plural(warnings, "warning", "warnings"));
+    else
+        printf("%s: INVALID (%" PRIu64 " %s, %" PRIu64 " %s)\n", file, errors,
+               cli_plural(errors, "error", "errors"), warnings, cli_plural(warnings, "warning", "warnings"));
+
+    size_t shown = shown_problems(report, opt);
+    for (size_t i = 0; i < shown; i++)
+        print_problem(map, &report->problems[i]);
+    uint64_t total = errors + warnings;
+    if (total > shown)
+        printf("  ... %" PRIu64 " more %s not shown\n", total - shown,
+               cli_plural(total - shown, "problem", "problems"));
+}
+
+static json_t *int_or_null(int64_t v)
+{
+    return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+/* Returns false on allocation failure. */
+static bool add(json_t *obj, const char *key, json_t *value)
+{
+    return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+static json_t *problem_json(const bspkit_map *map, const bspkit_problem *p)
+{
+    json_t *o = json_object();
+    const char *name = lump_name(map, p->lump);
+    if (o == NULL)
+        return NULL;
+    bool ok = add(o, "severity", json_string(severity_name(p->severity))) &&
+              add(o, "code", json_string(bspkit_strerror(p->code))) &&
+              add(o, "lump", name ? cli_json_string(name) : json_null()) &&
+              add(o, "lump_index", int_or_null(p->lump)) && add(o, "record", int_or_null(p->record)) &&
+              add(o, "offset", int_or_null(p->offset)) &&
+              add(o, "message", cli_json_string(p->message[0] ? p->message : bspkit_strerror(p->code)));
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *map_json(const char *file, map_status status, const bspkit_map *map, const bspkit_report *report,
+                        const bspkit_error *err, const check_options *opt)
+{
+    json_t *o = json_object();
+    json_t *problems = json_array();
+    bool ok = o != NULL && problems != NULL;
+    const bspkit_format *f = map ? bspkit_map_format(map) : NULL;
+
+    if (ok && map != NULL) {
+        size_t shown = shown_problems(report, opt);
+        for (size_t i = 0; ok && i < shown; i++) {
+            json_t *p = problem_json(map, &report->problems[i]);
+            ok = p != NULL && json_array_append_new(problems, p) == 0;
+        }
+    }
+    ok = ok && add(o, "file", cli_json_string(file)) && add(o, "status", json_string(STATUS_NAMES[status])) &&
+         add(o, "format", f ? json_string(bspkit_family_name(f->family)) : json_null()) &&
+         add(o, "version", f ? json_integer(f->version) : json_null()) &&
+         add(o, "errors", json_integer((json_int_t)(map ? report->errors : 0))) &&
+         add(o, "warnings", json_integer((json_int_t)(map ? report->warnings : 0))) &&
+         add(o, "problems", json_incref(problems));
+    if (ok && status == STATUS_UNREADABLE)
+        ok = add(o, "error", cli_json_string(err->message[0] ? err->message : bspkit_strerror(err->code)));
+    json_decref(problems);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Checks one file and prints (text) or appends (JSON) its result. Returns
+ * the file's status, or -1 when memory ran out. */
+static int check_one(const char *file, const check_options *opt, json_t *results)
+{
+    bspkit_map *map = NULL;
+    bspkit_error err;
+    bspkit_report report;
+    memset(&report, 0, sizeof report);
+    memset(&err, 0, sizeof err);
+    map_status status;
+
+    if (bspkit_open_file(file, NULL, &map, &err) != BSPKIT_OK) {
+        map = NULL;
+        status = STATUS_UNREADABLE;
+    } else if (bspkit_validate(map, &report, &err) != BSPKIT_OK) {
+        /* The check could not run at all (e.g. out of memory): no verdict. */
+        bspkit_report_free(&report);
+        memset(&report, 0, sizeof report);
+        bspkit_close(map);
+        map = NULL;
+        status = STATUS_UNREADABLE;
+    } else {
+        status = report.errors > 0 ? STATUS_INVALID : STATUS_OK;
+    }
+
+    int result = (int)status;
+    if (opt->json) {
+        json_t *o = map_json(file, status, map, &report, &err, opt);
+        if (o == NULL || json_array_append_new(results, o) != 0)
+            result = -1;
+    } else if (status == STATUS_UNREADABLE) {
+        printf("%s: unreadable: %s\n", file, err.message[0] ? err.message : bspkit_strerror(err.code));
+    } else {
+        print_text(file, status, map, &report, opt);
+    }
+
+    bspkit_report_free(&report);
+    bspkit_close(map);
+    return result;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_options opt = {false, false, UINT64_MAX};
+    bool options_done = false;
+    /* Files are collected first so that usage errors are found before any
+     * map is read. */
+    char **files = calloc((size_t)argc, sizeof *files);
+    size_t nfiles = 0;
+    if (files == NULL) {
+        fprintf(stderr, "bspkit: out of memory\n");
+        return CLI_EXIT_UNREADABLE;
+    }
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = NULL;
+        int m;
+        if (options_done || arg[0] != '-' || arg[1] == '\0') {
+            files[nfiles++] = argv[i];
+        } else if (strcmp(arg, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(arg, "--json") == 0) {
+            opt.json = true;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            opt.quiet = true;
+        } else if ((m = cli_option_value(argc, argv, &i, "--max-problems", &value)) != 0) {
+            if (m < 0) {
+                cli_usage_error("check", "--max-problems needs a value");
+                free(files);
+                return CLI_EXIT_USAGE;
+            }
+            if (cli_parse_count(value, UINT64_MAX, &opt.max_problems) != 0) {
+                cli_usage_error("check", "--max-problems needs a non-negative integer, got '%s'", value);
+                free(files);
+                return CLI_EXIT_USAGE;
+            }
+        } else {
+            cli_usage_error("check", "unknown option '%s'", arg);
+            free(files);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (nfiles == 0) {
+        cli_usage_error("check", "missing map file");
+        free(files);
+        return CLI_EXIT_USAGE;
+    }
+
+    json_t *results = opt.json ? json_array() : NULL;
+    if (opt.json && results == NULL) {
+        fprintf(stderr, "bspkit: out of memory\n");
+        free(files);
+        return CLI_EXIT_UNREADABLE;
+    }
+
+    bool progress = !opt.quiet && nfiles > PROGRESS_MIN_FILES && isatty(STDERR_FILENO);
+    size_t tally[3] = {0, 0, 0};
+    bool failed = false;
+    for (size_t i = 0; i < nfiles && !failed; i++) {
+        if (progress) {
+            /* Drawn in place and erased before the result is printed, so a
+             * shared terminal shows only the result lines. */
+            fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, nfiles, files[i]);
+            fflush(stderr);
+        }
+        int r = check_one(files[i], &opt, results);
+        if (progress) {
+            fputs("\r\033[K", stderr);
+            fflush(stderr);
+        }
+        if (r < 0) {
+            fprintf(stderr, "bspkit: out of memory\n");
+            failed = true;
+        } else {
+            tally[r]++;
+        }
+    }
+
+    if (opt.json && !failed) {
+        if (json_dumpf(results, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            failed = true;
+        else
+            fputc('\n', stdout);
+    }
+    json_decref(results);
+    free(files);
+
+    if (cli_finish_output() != 0 || failed)
+        return CLI_EXIT_UNREADABLE;
+    if (!opt.json && !opt.quiet && nfiles > 1)
+        fprintf(stderr, "checked %zu maps: %zu ok, %zu invalid, %zu unreadable\n", nfiles, tally[STATUS_OK],
+                tally[STATUS_INVALID], tally[STATUS_UNREADABLE]);
+    if (tally[STATUS_UNREADABLE] > 0)
+        return CLI_EXIT_UNREADABLE;
+    if (tally[STATUS_INVALID] > 0)
+        return CLI_EXIT_INVALID;
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,412 @@
+/* bspkit info: format, lump directory, record counts, entity and texture
+ * counts and the Source map CRC of one map. */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Defined in util.c. */
+int cli_parse_count(const char *text, uint64_t max, uint64_t *out);
+int cli_option_value(int argc, char **argv, int *index, const char *name, const char **value);
+void cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cli_finish_output(void);
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+json_t *cli_json_string(const char *text);
+
+void cmd_info_help(FILE *out)
+{
+    fprintf(out,
+            "usage: bspkit info MAP [--json]\n"
+            "\n"
+            "Show what a BSP map file is and what it holds.\n"
+            "\n"
+            "options:\n"
+            "  --json      print one JSON object instead of text\n"
+            "  -h, --help  show this help\n"
+            "\n"
+            "Text output: file, format family (goldsrc, quake, source), format name,\n"
+            "version, byte order, variant notes (Blue Shift, BSP2, 2PSB, L4D2 directory,\n"
+            "LZMA lumps, BSPX, wide lumps), map revision (Source), file size, the\n"
+            "non-empty lumps (index, name, offset, length, version for Source,\n"
+            "uncompressed length when any lump is compressed, record count or '-'),\n"
+            "one record count per lump kind, the entity count, the texture count\n"
+            "(Quake/GoldSrc: miptex directory entries and how many are embedded;\n"
+            "Source: texdata entries) and the Source map CRC.\n"
+            "\n"
+            "JSON output keys: file, format, name, version, endian (\"little\"/\"big\"),\n"
+            "variant (array of strings), revision, size, lumps (every lump: index, name,\n"
+            "offset, length, version, uncompressed_length, compressed, records or null),\n"
+            "counts (record count per lower-case lump key, plus textures), entities\n"
+            "(count, or null when the entity text is malformed), crc (Source only:\n"
+            "8 lower-case hex digits).\n"
+            "\n"
+            "exit codes:\n"
+            "  0   success\n"
+            "  1   the map opened but its entities, textures or CRC could not be read;\n"
+            "      everything else is still printed and the error goes to stderr\n"
+            "  2   the file could not be read or is not a supported map (Quake 2/3,\n"
+            "      Respawn and zip files are recognised and named), or the output\n"
+            "      could not be written\n"
+            "  64  usage error\n");
+}
+
+/* Variant bits and the names shown for them, in display order. */
+static const struct {
+    unsigned bit;
+    const char *name;
+} VARIANTS[] = {
+    {BSPKIT_VARIANT_BLUESHIFT, "Blue Shift"},
+    {BSPKIT_VARIANT_BSP2, "BSP2"},
+    {BSPKIT_VARIANT_2PSB, "2PSB"},
+    {BSPKIT_VARIANT_L4D2_DIRECTORY, "L4D2 directory"},
+    {BSPKIT_VARIANT_COMPRESSED, "LZMA lumps"},
+    {BSPKIT_VARIANT_BSPX, "BSPX"},
+    {BSPKIT_VARIANT_WIDE_LUMPS, "wide lumps"},
+};
+#define VARIANT_COUNT (sizeof VARIANTS / sizeof VARIANTS[0])
+
+typedef struct lump_row {
+    bspkit_lump_info info;
+    bool has_records;
+    uint64_t records;
+} lump_row;
+
+typedef struct count_row {
+    const char *key;
+    uint64_t count;
+} count_row;
+
+/* Everything info prints, gathered once so both renderers agree. */
+typedef struct info_data {
+    const char *file;
+    const bspkit_format *format;
+    size_t size;
+    int lump_count;
+    lump_row lumps[BSPKIT_S_LUMP_COUNT];
+    bool any_compressed;
+    count_row counts[BSPKIT_S_LUMP_COUNT];
+    size_t count_rows;
+
+    bool entities_ok;
+    size_t entities;
+    bool textures_ok;
+    size_t textures;
+    size_t textures_embedded;
+    bool has_crc;
+    bool crc_ok;
+    uint32_t crc;
+} info_data;
+
+static bool is_source(const info_data *d)
+{
+    return d->format->family == BSPKIT_FAMILY_SOURCE;
+}
+
+/* Collects the data; returns the exit status so far (0 or 1), or 2 when the
+ * directory itself cannot be read. */
+static int gather(bspkit_map *map, info_data *d)
+{
+    int status = CLI_EXIT_OK;
+    bspkit_error err;
+
+    d->format = bspkit_map_format(map);
+    bspkit_map_bytes(map, &d->size);
+    d->lump_count = bspkit_lump_count(map);
+    if (d->lump_count < 0 || d->lump_count > BSPKIT_S_LUMP_COUNT) {
+        fprintf(stderr, "bspkit: %s: unexpected lump count %d\n", d->file, d->lump_count);
+        return CLI_EXIT_UNREADABLE;
+    }
+
+    for (int i = 0; i < d->lump_count; i++) {
+        lump_row *row = &d->lumps[i];
+        bspkit_result r = bspkit_lump_info_get(map, i, &row->info);
+        if (r != BSPKIT_OK) {
+            fprintf(stderr, "bspkit: %s: lump %d: %s\n", d->file, i, bspkit_strerror(r));
+            return CLI_EXIT_UNREADABLE;
+        }
+        row->has_records = bspkit_lump_record_count(map, i, &row->records) == BSPKIT_OK;
+        if (row->info.compressed)
+            d->any_compressed = true;
+
+        /* One count per key; should two lumps share a key, the first wins so
+         * the JSON object never holds duplicates. */
+        if (!row->has_records || row->info.key == NULL)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < d->count_rows; k++)
+            seen = seen || strcmp(d->counts[k].key, row->info.key) == 0;
+        if (!seen && strcmp(row->info.key, "textures") != 0) {
+            d->counts[d->count_rows].key = row->info.key;
+            d->counts[d->count_rows].count = row->records;
+            d->count_rows++;
+        }
+    }
+
+    const bspkit_entities *ents = NULL;
+    if (bspkit_get_entities(map, &ents, &err) == BSPKIT_OK) {
+        d->entities_ok = true;
+        d->entities = ents->count;
+    } else {
+        cli_report_error(d->file, &err);
+        status = CLI_EXIT_INVALID;
+    }
+
+    if (is_source(d)) {
+        uint64_t n = 0;
+        /* A map without a TEXDATA entry simply has no textures. */
+        if (bspkit_lump_record_count(map, BSPKIT_S_TEXDATA, &n) != BSPKIT_OK)
+            n = 0;
+        d->textures_ok = true;
+        d->textures = (size_t)n;
+    } else {
+        const bspkit_miptex *mip = NULL;
+        size_t n = 0;
+        if (bspkit_get_miptex(map, &mip, &n, &err) == BSPKIT_OK) {
+            d->textures_ok = true;
+            d->textures = n;
+            for (size_t i = 0; i < n; i++)
+                d->textures_embedded += mip[i].embedded ? 1 : 0;
+        } else {
+            cli_report_error(d->file, &err);
+            status = CLI_EXIT_INVALID;
+        }
+    }
+
+    if (is_source(d)) {
+        d->has_crc = true;
+        if (bspkit_map_crc(map, &d->crc, &err) == BSPKIT_OK) {
+            d->crc_ok = true;
+        } else {
+            cli_report_error(d->file, &err);
+            status = CLI_EXIT_INVALID;
+        }
+    }
+    return status;
+}
+
+static void print_text(const info_data *d)
+{
+    const bspkit_format *f = d->format;
+    printf("%-10s%s\n", "file:", d->file);
+    printf("%-10s%s\n", "format:", bspkit_family_name(f->family));
+    printf("%-10s%s\n", "name:", f->name);
+    printf("%-10s%" PRId32 "\n", "version:", f->version);
+    printf("%-10s%s\n", "endian:", f->big_endian ? "big" : "little");
+    printf("%-10s", "variant:");
+    bool first = true;
+    for (size_t i = 0; i < VARIANT_COUNT; i++) {
+        if (f->variant & VARIANTS[i].bit) {
+            printf("%s%s", first ? "" : ", ", VARIANTS[i].name);
+            first = false;
+        }
+    }
+    printf("%s\n", first ? "none" : "");
+    if (is_source(d))
+        printf("%-10s%" PRId32 "\n", "revision:", f->revision);
+    printf("%-10s%zu bytes\n", "size:", d->size);
+
+    /* Name column as wide as the longest name shown. */
+    int name_width = 4;
+    for (int i = 0; i < d->lump_count; i++) {
+        const lump_row *row = &d->lumps[i];
+        int len = (int)strlen(row->info.name ? row->info.name : "?");
+        if (row->info.length > 0 && len > name_width)
+            name_width = len;
+    }
+
+    printf("\nlumps (non-empty):\n");
+    printf("  %5s  %-*s  %10s  %10s", "index", name_width, "name", "offset", "length");
+    if (is_source(d))
+        printf("  %7s", "version");
+    if (d->any_compressed)
+        printf("  %12s", "uncompressed");
+    printf("  %10s\n", "records");
+    for (int i = 0; i < d->lump_count; i++) {
+        const lump_row *row = &d->lumps[i];
+        const bspkit_lump_info *li = &row->info;
+        if (li->length == 0)
+            continue;
+        printf("  %5d  %-*s  %10" PRIu32 "  %10" PRIu32, li->index, name_width, li->name ? li->name : "?",
+               li->offset, li->length);
+        if (is_source(d))
+            printf("  %7" PRId32, li->version);
+        if (d->any_compressed) {
+            if (li->compressed)
+                printf("  %12" PRIu32, li->uncompressed_length);
+            else
+                printf("  %12s", "-");
+        }
+        if (row->has_records)
+            printf("  %10" PRIu64 "\n", row->records);
+        else
+            printf("  %10s\n", "-");
+    }
+
+    int key_width = 8; /* "textures" */
+    for (size_t k = 0; k < d->count_rows; k++) {
+        int len = (int)strlen(d->counts[k].key);
+        if (len > key_width)
+            key_width = len;
+    }
+    printf("\ncounts:\n");
+    for (size_t k = 0; k < d->count_rows; k++)
+        printf("  %-*s  %10" PRIu64 "\n", key_width, d->counts[k].key, d->counts[k].count);
+
+    printf("\n");
+    if (d->entities_ok)
+        printf("%-10s%zu\n", "entities:", d->entities);
+    else
+        printf("%-10s%s\n", "entities:", "error");
+    if (!d->textures_ok)
+        printf("%-10s%s\n", "textures:", "error");
+    else if (is_source(d))
+        printf("%-10s%zu\n", "textures:", d->textures);
+    else
+        printf("%-10s%zu (%zu embedded)\n", "textures:", d->textures, d->textures_embedded);
+    if (d->has_crc) {
+        if (d->crc_ok)
+            printf("%-10s%08" PRIx32 "\n", "crc:", d->crc);
+        else
+            printf("%-10s%s\n", "crc:", "error");
+    }
+}
+
+/* json_object_set_new only fails on allocation failure or invalid UTF-8
+ * keys; the keys here are ASCII, so an allocation failure is the one case
+ * and it is checked once at the end through the NULL it leaves behind. */
+static bool set(json_t *obj, const char *key, json_t *value)
+{
+    return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+static json_t *build_json(const info_data *d)
+{
+    const bspkit_format *f = d->format;
+    json_t *root = json_object();
+    json_t *variant = json_array();
+    json_t *lumps = json_array();
+    json_t *counts = json_object();
+    bool ok = root && variant && lumps && counts;
+
+    for (size_t i = 0; ok && i < VARIANT_COUNT; i++)
+        if (f->variant & VARIANTS[i].bit)
+            ok = json_array_append_new(variant, json_string(VARIANTS[i].name)) == 0;
+
+    for (int i = 0; ok && i < d->lump_count; i++) {
+        const lump_row *row = &d->lumps[i];
+        const bspkit_lump_info *li = &row->info;
+        json_t *lump = json_object();
+        ok = lump != NULL && set(lump, "index", json_integer(li->index)) &&
+             set(lump, "name", li->name ? cli_json_string(li->name) : json_null()) &&
+             set(lump, "offset", json_integer(li->offset)) && set(lump, "length", json_integer(li->length)) &&
+             set(lump, "version", json_integer(li->version)) &&
+             set(lump, "uncompressed_length",
+                 json_integer(li->compressed ? li->uncompressed_length : li->length)) &&
+             set(lump, "compressed", json_boolean(li->compressed)) &&
+             set(lump, "records", row->has_records ? json_integer((json_int_t)row->records) : json_null());
+        if (lump != NULL && json_array_append_new(lumps, lump) != 0)
+            ok = false;
+    }
+
+    for (size_t k = 0; ok && k < d->count_rows; k++)
+        ok = set(counts, d->counts[k].key, json_integer((json_int_t)d->counts[k].count));
+    if (ok)
+        ok = set(counts, "textures", d->textures_ok ? json_integer((json_int_t)d->textures) : json_null());
+
+    if (ok) {
+        ok = set(root, "file", cli_json_string(d->file)) &&
+             set(root, "format", json_string(bspkit_family_name(f->family))) &&
+             set(root, "name", cli_json_string(f->name)) && set(root, "version", json_integer(f->version)) &&
+             set(root, "endian", json_string(f->big_endian ? "big" : "little")) &&
+             set(root, "variant", json_incref(variant)) && set(root, "revision", json_integer(f->revision)) &&
+             set(root, "size", json_integer((json_int_t)d->size)) && set(root, "lumps", json_incref(lumps)) &&
+             set(root, "counts", json_incref(counts)) &&
+             set(root, "entities", d->entities_ok ? json_integer((json_int_t)d->entities) : json_null());
+    }
+    if (ok && d->has_crc) {
+        char hex[9];
+        snprintf(hex, sizeof hex, "%08" PRIx32, d->crc);
+        ok = set(root, "crc", d->crc_ok ? json_string(hex) : json_null());
+    }
+
+    json_decref(variant);
+    json_decref(lumps);
+    json_decref(counts);
+    if (!ok) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *file = NULL;
+    bool json = false;
+    bool options_done = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!options_done && strcmp(arg, "--") == 0) {
+            options_done = true;
+        } else if (!options_done && strcmp(arg, "--json") == 0) {
+            json = true;
+        } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+            cli_usage_error("info", "unknown option '%s'", arg);
+            return CLI_EXIT_USAGE;
+        } else if (file == NULL) {
+            file = arg;
+        } else {
+            cli_usage_error("info", "expects one map file, got '%s' and '%s'", file, arg);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (file == NULL) {
+        cli_usage_error("info", "missing map file");
+        return CLI_EXIT_USAGE;
+    }
+
+    bspkit_map *map = NULL;
+    bspkit_error err;
+    if (bspkit_open_file(file, NULL, &map, &err) != BSPKIT_OK) {
+        cli_report_error(file, &err);
+        return CLI_EXIT_UNREADABLE;
+    }
+
+    info_data data;
+    memset(&data, 0, sizeof data);
+    data.file = file;
+    int status = gather(map, &data);
+    if (status == CLI_EXIT_UNREADABLE) {
+        bspkit_close(map);
+        return status;
+    }
+
+    if (json) {
+        json_t *root = build_json(&data);
+        if (root == NULL) {
+            fprintf(stderr, "bspkit: out of memory\n");
+            bspkit_close(map);
+            return CLI_EXIT_UNREADABLE;
+        }
+        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            status = CLI_EXIT_UNREADABLE;
+        else
+            fputc('\n', stdout);
+        json_decref(root);
+    } else {
+        print_text(&data);
+    }
+    bspkit_close(map);
+
+    if (cli_finish_output() != 0)
+        return CLI_EXIT_UNREADABLE;
+    return status;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install the Debian packages bspkit needs to build and test, but only the
+# ones that are missing, so repeated runs are quiet and need no network.
+#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh --fuzz   also clang and its libFuzzer runtime
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 64 ;;
+  esac
+done
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps.sh: not a Debian-based system; install these yourself: ${packages[*]}" >&2
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "install-deps.sh: missing packages (${missing[*]}) and no root or sudo to install them" >&2
+  exit 1
+fi
+
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,338 @@
+/* KeyValues entity-lump parser.
+ *
+ * Grammar, as the Quake, GoldSrc and Source tokenizers accept it:
+ *   text  := { blank | comment } ( block { blank | comment } )* [ junk ]
+ *   block := '{' ( token token )* '}'
+ *   token := '"' any byte but '"' '"'  |  run of bytes other than blank, '"', '{', '}'
+ * Blanks are bytes 0x01-0x20; comments are "//" to the end of the line and are
+ * only recognised where a token could start. Quoted strings have no escapes,
+ * so GoldSrc wad paths keep their backslashes. The text ends at the first NUL.
+ *
+ * All strings are copied once into a single arena. Each copied string costs
+ * its bytes plus one NUL, and every string but a final unquoted one is paid
+ * for by at least one input byte that is not copied (a quote or the byte that
+ * ends an unquoted token), so the arena never needs more than size + 1 bytes.
+ */
+#include "bspkit/bspkit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ent_storage {
+    char *arena;
+    size_t used, cap;
+} ent_storage;
+
+typedef enum tok_kind { TOK_END, TOK_OPEN, TOK_CLOSE, TOK_STRING } tok_kind;
+
+typedef struct token {
+    tok_kind kind;
+    size_t pos;     /* offset of the token's first byte (the quote for quoted strings) */
+    uint64_t line;  /* line of that byte */
+    const uint8_t *s;
+    size_t len;
+} token;
+
+typedef struct parser {
+    const uint8_t *base, *p, *end;
+    uint64_t line;
+    bspkit_entities *out;
+    ent_storage *store;
+    size_t ent_cap, pair_cap;
+    bspkit_error *err;
+} parser;
+
+static bspkit_result fail(bspkit_error *err, bspkit_result code, int64_t pos, uint64_t line, const char *what)
+{
+    if (err) {
+        err->code = code;
+        err->lump = -1;
+        err->offset = -1;
+        err->lump_offset = pos;
+        if (pos >= 0)
+            snprintf(err->message, sizeof err->message, "entities: line %llu, byte %lld: %s",
+                     (unsigned long long)line, (long long)pos, what);
+        else
+            snprintf(err->message, sizeof err->message, "entities: %s", what);
+    }
+    return code;
+}
+
+static bspkit_result fail_at(parser *ps, size_t pos, uint64_t line, const char *what)
+{
+    return fail(ps->err, BSPKIT_ERR_ENTITIES, (int64_t)pos, line, what);
+}
+
+static bspkit_result fail_nomem(parser *ps)
+{
+    return fail(ps->err, BSPKIT_ERR_NOMEM, -1, 0, "out of memory");
+}
+
+/* Skips blanks and // comments, counting lines. */
+static void skip_blank(parser *ps)
+{
+    const uint8_t *p = ps->p, *end = ps->end;
+    uint64_t line = ps->line;
+    while (p < end) {
+        uint8_t c = *p;
+        if (c == '\n') {
+            line++;
+            p++;
+        } else if (c <= ' ') {
+            p++;
+        } else if (c == '/' && end - p >= 2 && p[1] == '/') {
+            /* The newline itself is left for the next round to count. */
+            const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl : end;
+        } else {
+            break;
+        }
+    }
+    ps->p = p;
+    ps->line = line;
+}
+
+static uint64_t count_newlines(const uint8_t *p, const uint8_t *end)
+{
+    uint64_t n = 0;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+static bspkit_result next_token(parser *ps, token *t)
+{
+    skip_blank(ps);
+    t->pos = (size_t)(ps->p - ps->base);
+    t->line = ps->line;
+    t->s = NULL;
+    t->len = 0;
+    if (ps->p >= ps->end) {
+        t->kind = TOK_END;
+        return BSPKIT_OK;
+    }
+    uint8_t c = *ps->p;
+    if (c == '{' || c == '}') {
+        t->kind = c == '{' ? TOK_OPEN : TOK_CLOSE;
+        ps->p++;
+        return BSPKIT_OK;
+    }
+    t->kind = TOK_STRING;
+    if (c == '"') {
+        const uint8_t *s = ps->p + 1;
+        const uint8_t *q = memchr(s, '"', (size_t)(ps->end - s));
+        if (!q)
+            return fail_at(ps, t->pos, t->line, "unterminated quoted string");
+        ps->line += count_newlines(s, q);
+        t->s = s;
+        t->len = (size_t)(q - s);
+        ps->p = q + 1;
+        return BSPKIT_OK;
+    }
+    /* Unquoted: runs to a blank, a quote or a brace. Bytes >= 0x80 belong to it. */
+    const uint8_t *s = ps->p, *p = s, *end = ps->end;
+    while (p < end && *p > ' ' && *p != '"' && *p != '{' && *p != '}')
+        p++;
+    t->s = s;
+    t->len = (size_t)(p - s);
+    ps->p = p;
+    return BSPKIT_OK;
+}
+
+/* Doubles *cap until it exceeds `need`, guarding the byte-size multiply. */
+static void *grow(void *ptr, size_t *cap, size_t need, size_t elem)
+{
+    if (need < *cap)
+        return ptr;
+    size_t n = *cap ? *cap : 64;
+    while (n <= need) {
+        if (n > SIZE_MAX / 2)
+            return NULL;
+        n *= 2;
+    }
+    if (n > SIZE_MAX / elem)
+        return NULL;
+    void *p = realloc(ptr, n * elem);
+    if (p)
+        *cap = n;
+    return p;
+}
+
+static const char *arena_copy(ent_storage *st, const uint8_t *s, size_t len)
+{
+    /* Unreachable by the size argument at the top of the file; kept as a hard guard. */
+    if (len >= st->cap - st->used)
+        return NULL;
+    char *d = st->arena + st->used;
+    if (len)
+        memcpy(d, s, len);
+    d[len] = '\0';
+    st->used += len + 1;
+    return d;
+}
+
+static bspkit_result push_pair(parser *ps, const token *key, const token *value)
+{
+    if (key->len > UINT32_MAX || value->len > UINT32_MAX)
+        return fail_at(ps, key->len > UINT32_MAX ? key->pos : value->pos,
+                       key->len > UINT32_MAX ? key->line : value->line, "string longer than 4 GiB");
+    bspkit_entities *out = ps->out;
+    bspkit_keyvalue *pairs = grow(out->pairs, &ps->pair_cap, out->pair_count, sizeof *pairs);
+    if (!pairs)
+        return fail_nomem(ps);
+    out->pairs = pairs;
+    const char *k = arena_copy(ps->store, key->s, key->len);
+    const char *v = k ? arena_copy(ps->store, value->s, value->len) : NULL;
+    if (!v)
+        return fail_at(ps, key->pos, key->line, "string storage exhausted");
+    bspkit_keyvalue *kv = &pairs[out->pair_count++];
+    kv->key = k;
+    kv->value = v;
+    kv->key_length = (uint32_t)key->len;
+    kv->value_length = (uint32_t)value->len;
+    return BSPKIT_OK;
+}
+
+/* Parses one block; ps->p is just past its opening brace at `pos`/`line`. */
+static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
+{
+    bspkit_entities *out = ps->out;
+    size_t first = out->pair_count;
+    bspkit_result r;
+    for (;;) {
+        token key, value;
+        if ((r = next_token(ps, &key)) != BSPKIT_OK)
+            return r;
+        if (key.kind == TOK_CLOSE)
+            break;
+        if (key.kind == TOK_END)
+            return fail_at(ps, pos, line, "unterminated block");
+        if (key.kind == TOK_OPEN)
+            return fail_at(ps, key.pos, key.line, "'{' inside a block");
+        if ((r = next_token(ps, &value)) != BSPKIT_OK)
+            return r;
+        if (value.kind == TOK_OPEN)
+            return fail_at(ps, value.pos, value.line, "'{' inside a block");
+        if (value.kind != TOK_STRING)
+            return fail_at(ps, key.pos, key.line, "key without a value");
+        if ((r = push_pair(ps, &key, &value)) != BSPKIT_OK)
+            return r;
+    }
+    bspkit_entity *ents = grow(out->entities, &ps->ent_cap, out->count, sizeof *ents);
+    if (!ents)
+        return fail_nomem(ps);
+    out->entities = ents;
+    bspkit_entity *e = &ents[out->count++];
+    e->first_pair = first;
+    e->num_pairs = out->pair_count - first;
+    e->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+    e->offset = pos;
+    return BSPKIT_OK;
+}
+
+static bspkit_result parse_text(parser *ps)
+{
+    bspkit_entities *out = ps->out;
+    for (;;) {
+        skip_blank(ps);
+        if (ps->p >= ps->end)
+            return BSPKIT_OK;
+        size_t pos = (size_t)(ps->p - ps->base);
+        if (*ps->p == '{') {
+            uint64_t line = ps->line;
+            ps->p++;
+            bspkit_result r = parse_block(ps, pos, line);
+            if (r != BSPKIT_OK)
+                return r;
+            continue;
+        }
+        if (out->count == 0)
+            return fail_at(ps, pos, ps->line, *ps->p == '}' ? "stray '}'" : "text before the first '{'");
+        /* Junk after the last block: nothing past here is parsed, not even a
+         * later '{', since leftover bytes often hold fragments of old blocks. */
+        out->trailing_offset = pos;
+        uint64_t n = 0;
+        for (const uint8_t *p = ps->p; p < ps->end; p++)
+            n += *p > ' ';
+        out->trailing_bytes = n;
+        return BSPKIT_OK;
+    }
+}
+
+void bspkit_entities_free(bspkit_entities *ents)
+{
+    if (!ents)
+        return;
+    ent_storage *st = ents->storage_;
+    if (st)
+        free(st->arena);
+    free(st);
+    free(ents->entities);
+    free(ents->pairs);
+    free(ents);
+}
+
+/* Gives back the slack of a doubled array; keeps the old block if realloc fails. */
+static void *shrink(void *ptr, size_t count, size_t elem)
+{
+    if (!ptr || count == 0)
+        return ptr;
+    void *p = realloc(ptr, count * elem);
+    return p ? p : ptr;
+}
+
+bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entities **out, bspkit_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!out || (!text && size))
+        return fail(err, BSPKIT_ERR_ARGUMENT, -1, 0, "invalid argument");
+
+    const uint8_t *base = (const uint8_t *)text;
+    size_t len = size;
+    if (size) {
+        const uint8_t *nul = memchr(base, '\0', size);
+        if (nul)
+            len = (size_t)(nul - base);
+    }
+
+    bspkit_entities *ents = calloc(1, sizeof *ents);
+    ent_storage *st = calloc(1, sizeof *st);
+    if (ents)
+        ents->storage_ = st;
+    if (!ents || !st || len == SIZE_MAX || !(st->arena = malloc(len + 1))) {
+        bspkit_entities_free(ents);
+        if (!ents)
+            free(st);
+        return fail(err, BSPKIT_ERR_NOMEM, -1, 0, "out of memory");
+    }
+    st->cap = len + 1;
+
+    parser ps = {
+        .base = base, .p = base, .end = base + len, .line = 1, .out = ents, .store = st, .err = err,
+    };
+    bspkit_result r = parse_text(&ps);
+    if (r != BSPKIT_OK) {
+        bspkit_entities_free(ents);
+        return r;
+    }
+    ents->entities = shrink(ents->entities, ents->count, sizeof *ents->entities);
+    ents->pairs = shrink(ents->pairs, ents->pair_count, sizeof *ents->pairs);
+    *out = ents;
+    return BSPKIT_OK;
+}
+
+const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const char *key)
+{
+    if (!ents || !key || index >= ents->count)
+        return NULL;
+    const bspkit_entity *e = &ents->entities[index];
+    const bspkit_keyvalue *kv = ents->pairs + e->first_pair;
+    for (size_t i = 0; i < e->num_pairs; i++)
+        if (strcmp(kv[i].key, key) == 0)
+            return kv[i].value;
+    return NULL;
+}

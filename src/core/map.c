@@ -1,0 +1,646 @@
+/* Opening maps, memory accounting, errors and the lazy lump caches. */
+#include "core/map.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const char *const RESULT_TEXT[BSPKIT_RESULT_COUNT] = {
+    [BSPKIT_OK] = "ok",
+    [BSPKIT_ERR_ARGUMENT] = "invalid argument",
+    [BSPKIT_ERR_IO] = "input/output error",
+    [BSPKIT_ERR_NOMEM] = "out of memory",
+    [BSPKIT_ERR_LIMIT] = "configured limit exceeded",
+    [BSPKIT_ERR_EMPTY] = "empty file",
+    [BSPKIT_ERR_TRUNCATED] = "truncated file",
+    [BSPKIT_ERR_UNKNOWN_FORMAT] = "unknown format",
+    [BSPKIT_ERR_UNSUPPORTED] = "unsupported format",
+    [BSPKIT_ERR_LUMP_RANGE] = "lump out of range",
+    [BSPKIT_ERR_LUMP_SIZE] = "lump size not a multiple of its record size",
+    [BSPKIT_ERR_COMPRESSION] = "invalid compressed lump",
+    [BSPKIT_ERR_ENTITIES] = "malformed entities",
+    [BSPKIT_ERR_VISIBILITY] = "malformed visibility data",
+    [BSPKIT_ERR_TEXTURES] = "malformed texture lump",
+    [BSPKIT_ERR_GAME_LUMP] = "malformed game lump directory",
+    [BSPKIT_ERR_INDEX] = "index out of range",
+    [BSPKIT_ERR_ENGINE_LIMIT] = "engine limit exceeded",
+    [BSPKIT_ERR_NOT_FOUND] = "not found",
+};
+
+const char *bspkit_strerror(bspkit_result code)
+{
+    if ((unsigned)code >= BSPKIT_RESULT_COUNT)
+        return "unknown result code";
+    return RESULT_TEXT[code];
+}
+
+void bk_error_clear(bspkit_error *err)
+{
+    if (!err)
+        return;
+    err->code = BSPKIT_OK;
+    err->lump = -1;
+    err->offset = -1;
+    err->lump_offset = -1;
+    err->message[0] = '\0';
+}
+
+bspkit_result bk_fail(bspkit_error *err, bspkit_result code, int lump, int64_t offset, int64_t lump_offset,
+                      const char *fmt, ...)
+{
+    if (err) {
+        err->code = code;
+        err->lump = lump;
+        err->offset = offset;
+        err->lump_offset = lump_offset;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void bk_error_copy(bspkit_error *dst, const bspkit_error *src)
+{
+    if (dst && src)
+        *dst = *src;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory accounting                                                         */
+/* ------------------------------------------------------------------------ */
+
+void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err)
+{
+    if (size == 0)
+        size = 1; /* a valid pointer for empty arrays */
+    if (size > map->opts.max_memory || map->memory_used > map->opts.max_memory - size) {
+        bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
+                "%s: decoding needs %zu more bytes, over the memory limit of %llu bytes",
+                bk_lump_name(map, lump), size, (unsigned long long)map->opts.max_memory);
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (!p) {
+        bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
+                bk_lump_name(map, lump), size);
+        return NULL;
+    }
+    map->memory_used += size;
+    return p;
+}
+
+void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    if (elem && count > SIZE_MAX / elem) {
+        bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "%s: %zu records overflow the address space",
+                bk_lump_name(map, lump), count);
+        return NULL;
+    }
+    size_t bytes = count * elem;
+    void *p = bk_alloc(map, bytes, lump, err);
+    if (p && bytes)
+        memset(p, 0, bytes);
+    return p;
+}
+
+void bk_free(bspkit_map *map, void *ptr, size_t size)
+{
+    if (!ptr)
+        return;
+    if (size == 0)
+        size = 1;
+    map->memory_used -= size < map->memory_used ? size : map->memory_used;
+    free(ptr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Opening                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void resolve_options(bspkit_options *dst, const bspkit_options *src)
+{
+    memset(dst, 0, sizeof *dst);
+    if (src)
+        *dst = *src;
+    if (!dst->max_file_size)
+        dst->max_file_size = BK_DEFAULT_MAX_FILE;
+    if (!dst->max_lump_size)
+        dst->max_lump_size = BK_DEFAULT_MAX_LUMP;
+    if (!dst->max_memory)
+        dst->max_memory = BK_DEFAULT_MAX_MEMORY;
+}
+
+/* Shared tail of both open paths: detection and the lump directory. */
+static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error *err)
+{
+    bspkit_result r = bspkit_detect(map->data, map->size, &map->format, err);
+    if (r == BSPKIT_OK)
+        r = bk_read_directory(map, err);
+    if (r != BSPKIT_OK) {
+        bspkit_close(map);
+        return r;
+    }
+    *out = map;
+    return BSPKIT_OK;
+}
+
+static bspkit_map *new_map(const bspkit_options *opts, bspkit_error *err)
+{
+    bspkit_map *map = calloc(1, sizeof *map);
+    if (!map) {
+        bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        return NULL;
+    }
+    resolve_options(&map->opts, opts);
+    return map;
+}
+
+bspkit_result bspkit_open_memory(const void *data, size_t size, const bspkit_options *opts, bspkit_map **out,
+                                 bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!out || (!data && size))
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_open_memory: NULL argument");
+    *out = NULL;
+    bspkit_map *map = new_map(opts, err);
+    if (!map)
+        return BSPKIT_ERR_NOMEM;
+    if (size > map->opts.max_file_size) {
+        uint64_t limit = map->opts.max_file_size;
+        bspkit_close(map);
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "input of %zu bytes exceeds the limit of %llu bytes",
+                       size, (unsigned long long)limit);
+    }
+    if (map->opts.flags & BSPKIT_OPEN_COPY) {
+        map->owned = malloc(size ? size : 1);
+        if (!map->owned) {
+            bspkit_close(map);
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory copying %zu bytes", size);
+        }
+        if (size)
+            memcpy(map->owned, data, size);
+        map->data = map->owned;
+    } else {
+        map->data = data;
+    }
+    map->size = size;
+    return finish_open(map, out, err);
+}
+
+bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bspkit_map **out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!path || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_open_file: NULL argument");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "not a regular file");
+    }
+    bspkit_map *map = new_map(opts, err);
+    if (!map) {
+        close(fd);
+        return BSPKIT_ERR_NOMEM;
+    }
+    uint64_t fsize = (uint64_t)st.st_size;
+    if (fsize > map->opts.max_file_size || fsize > SIZE_MAX) {
+        uint64_t limit = map->opts.max_file_size;
+        close(fd);
+        bspkit_close(map);
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "file of %llu bytes exceeds the limit of %llu bytes",
+                       (unsigned long long)fsize, (unsigned long long)limit);
+    }
+    map->size = (size_t)fsize;
+    if (fsize == 0) {
+        map->data = (const uint8_t *)"";
+    } else if (!(map->opts.flags & BSPKIT_OPEN_NO_MMAP)) {
+        void *p = mmap(NULL, map->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            map->mapping = p;
+            map->mapping_size = map->size;
+            map->data = p;
+        }
+    }
+    if (!map->data) { /* read fallback: NO_MMAP, or mmap refused (e.g. special filesystems) */
+        map->owned = malloc(map->size);
+        if (!map->owned) {
+            close(fd);
+            bspkit_close(map);
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory reading %llu bytes",
+                           (unsigned long long)fsize);
+        }
+        size_t got = 0;
+        while (got < map->size) {
+            ssize_t n = read(fd, map->owned + got, map->size - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                int e = errno;
+                close(fd);
+                bspkit_close(map);
+                return bk_fail(err, BSPKIT_ERR_IO, -1, (int64_t)got, -1, "read failed at byte %zu: %s", got,
+                               n == 0 ? "unexpected end of file" : strerror(e));
+            }
+            got += (size_t)n;
+        }
+        map->data = map->owned;
+    }
+    close(fd);
+    return finish_open(map, out, err);
+}
+
+void bspkit_close(bspkit_map *map)
+{
+    if (!map)
+        return;
+    for (int i = 0; i < BK_MAX_LUMPS; i++)
+        free(map->bytes[i].owned);
+    for (int i = 0; i < DEC_COUNT; i++)
+        free(map->arrays[i].items);
+    free(map->miptex.items);
+    if (map->game_lump_bytes) {
+        for (size_t i = 0; i < map->game_lumps.count; i++)
+            free(map->game_lump_bytes[i].owned);
+        free(map->game_lump_bytes);
+    }
+    free(map->game_lumps.items);
+    bspkit_entities_free(map->entities);
+    free(map->string_data);
+    if (map->mapping)
+        munmap(map->mapping, map->mapping_size);
+    free(map->owned);
+    free(map);
+}
+
+const bspkit_format *bspkit_map_format(const bspkit_map *map) { return map ? &map->format : NULL; }
+
+const uint8_t *bspkit_map_bytes(const bspkit_map *map, size_t *size)
+{
+    if (!map)
+        return NULL;
+    if (size)
+        *size = map->size;
+    return map->data;
+}
+
+uint64_t bspkit_map_memory_used(const bspkit_map *map) { return map ? map->memory_used : 0; }
+
+/* ------------------------------------------------------------------------ */
+/* Lumps                                                                     */
+/* ------------------------------------------------------------------------ */
+
+int bspkit_lump_count(const bspkit_map *map) { return map ? map->lump_count : 0; }
+
+bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out)
+{
+    if (!map || !out || index < 0 || index >= map->lump_count)
+        return BSPKIT_ERR_ARGUMENT;
+    const bk_lump *l = &map->lumps[index];
+    out->index = index;
+    out->name = bk_lump_name(map, index);
+    out->key = bk_lump_key(map, index);
+    out->offset = l->offset;
+    out->length = l->length;
+    out->version = l->version;
+    out->fourcc = l->fourcc;
+    out->compressed = l->compressed;
+    out->uncompressed_length = l->uncompressed_length;
+    out->record_size = l->layout.record_size;
+    return BSPKIT_OK;
+}
+
+static int ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= 'A' && ca <= 'Z')
+            ca += 32;
+        if (cb >= 'A' && cb <= 'Z')
+            cb += 32;
+        if (ca != cb || !ca)
+            return ca - cb;
+    }
+}
+
+int bspkit_lump_find(const bspkit_map *map, const char *name)
+{
+    if (!map || !name)
+        return -1;
+    for (int i = 0; i < map->lump_count; i++) {
+        const char *n = bk_lump_name(map, i), *k = bk_lump_key(map, i);
+        if ((n && ascii_casecmp(n, name) == 0) || (k && ascii_casecmp(k, name) == 0))
+            return i;
+    }
+    return -1;
+}
+
+int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs)
+{
+    if (index < 0 || index >= map->lump_count || map->lumps[index].compressed)
+        return -1;
+    return (int64_t)(map->lumps[index].offset + ofs);
+}
+
+bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_t *count)
+{
+    if (!map || !count || index < 0 || index >= map->lump_count)
+        return BSPKIT_ERR_ARGUMENT;
+    const bk_lump *l = &map->lumps[index];
+    if (!l->layout.record_size)
+        return BSPKIT_ERR_NOT_FOUND;
+    *count = l->uncompressed_length / l->layout.record_size;
+    return BSPKIT_OK;
+}
+
+bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
+{
+    bk_bytes_cache *c = &map->bytes[index];
+    if (!c->done) {
+        const bk_lump *l = &map->lumps[index];
+        c->done = true;
+        c->result = BSPKIT_OK;
+        bk_error_clear(&c->error);
+        if (!l->compressed) {
+            /* Range was checked when the directory was read. */
+            c->data = l->length ? map->data + l->offset : (const uint8_t *)"";
+            c->size = l->length;
+        } else if (l->uncompressed_length > map->opts.max_lump_size) {
+            c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, index, l->offset, -1,
+                                "%s: decompressed size %u exceeds the lump limit of %llu bytes",
+                                bk_lump_name(map, index), l->uncompressed_length,
+                                (unsigned long long)map->opts.max_lump_size);
+        } else {
+            uint8_t *buf = bk_alloc(map, l->uncompressed_length, index, &c->error);
+            if (!buf) {
+                c->result = c->error.code;
+            } else {
+                c->result = bk_lzma_decompress(map->data + l->offset, l->length, buf, l->uncompressed_length,
+                                               index, &c->error);
+                if (c->result != BSPKIT_OK) {
+                    if (c->error.offset < 0)
+                        c->error.offset = l->offset;
+                    bk_free(map, buf, l->uncompressed_length);
+                } else {
+                    c->owned = buf;
+                    c->data = buf;
+                    c->size = l->uncompressed_length;
+                }
+            }
+        }
+    }
+    if (c->result != BSPKIT_OK) {
+        bk_error_copy(err, &c->error);
+        return c->result;
+    }
+    *data = c->data;
+    *size = c->size;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !data || !size || index < 0 || index >= map->lump_count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, index, -1, -1, "bspkit_lump_bytes: invalid argument");
+    return bk_lump_bytes(map, index, data, size, err);
+}
+
+bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void **items, size_t *count,
+                           bspkit_error *err)
+{
+    bk_array_cache *c = &map->arrays[dec];
+    if (!c->done) {
+        c->done = true;
+        c->result = BSPKIT_OK;
+        bk_error_clear(&c->error);
+        const bk_lump *l = lump >= 0 && lump < map->lump_count ? &map->lumps[lump] : NULL;
+        if (!l || !l->layout.decode || l->layout.decoded != (int)dec) {
+            c->count = 0; /* the family has no such lump */
+        } else {
+            const uint8_t *bytes;
+            size_t size;
+            c->result = bk_lump_bytes(map, lump, &bytes, &size, &c->error);
+            if (c->result == BSPKIT_OK && size % l->layout.record_size) {
+                /* Only reachable for compressed lumps whose real size disagrees with the directory. */
+                c->result = bk_fail(&c->error, BSPKIT_ERR_LUMP_SIZE, lump, l->offset, -1,
+                                    "%s: %zu bytes is not a multiple of the %u-byte record",
+                                    bk_lump_name(map, lump), size, l->layout.record_size);
+            }
+            if (c->result == BSPKIT_OK) {
+                size_t n = size / l->layout.record_size;
+                c->items = bk_calloc_array(map, n, l->layout.native_size, lump, &c->error);
+                if (!c->items) {
+                    c->result = c->error.code;
+                } else {
+                    l->layout.decode(bytes, n, map->format.big_endian, c->items);
+                    c->count = n;
+                }
+            }
+        }
+    }
+    if (c->result != BSPKIT_OK) {
+        bk_error_copy(err, &c->error);
+        return c->result;
+    }
+    *items = c->items;
+    *count = c->count;
+    return BSPKIT_OK;
+}
+
+/* Public accessors: each maps to a decoded slot and the family's lump. */
+#define ACCESSOR(fn, type, dec, qlump, slump)                                                          \
+    bspkit_result fn(bspkit_map *map, const type **out, size_t *count, bspkit_error *err)              \
+    {                                                                                                  \
+        bk_error_clear(err);                                                                           \
+        if (!map || !out || !count)                                                                    \
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, #fn ": NULL argument");               \
+        int lump = map->format.family == BSPKIT_FAMILY_SOURCE ? (slump) : (qlump);                     \
+        const void *items = NULL;                                                                      \
+        bspkit_result r = bk_get_array(map, dec, lump, &items, count, err);                            \
+        *out = r == BSPKIT_OK ? items : NULL;                                                          \
+        if (r != BSPKIT_OK)                                                                            \
+            *count = 0;                                                                                \
+        return r;                                                                                      \
+    }
+
+ACCESSOR(bspkit_get_planes, bspkit_plane, DEC_PLANES, BSPKIT_Q_PLANES, BSPKIT_S_PLANES)
+ACCESSOR(bspkit_get_vertexes, bspkit_vec3, DEC_VERTEXES, BSPKIT_Q_VERTEXES, BSPKIT_S_VERTEXES)
+ACCESSOR(bspkit_get_edges, bspkit_edge, DEC_EDGES, BSPKIT_Q_EDGES, BSPKIT_S_EDGES)
+ACCESSOR(bspkit_get_surfedges, int32_t, DEC_SURFEDGES, BSPKIT_Q_SURFEDGES, BSPKIT_S_SURFEDGES)
+ACCESSOR(bspkit_get_faces, bspkit_face, DEC_FACES, BSPKIT_Q_FACES, BSPKIT_S_FACES)
+ACCESSOR(bspkit_get_orig_faces, bspkit_face, DEC_ORIG_FACES, -1, BSPKIT_S_ORIGINALFACES)
+ACCESSOR(bspkit_get_hdr_faces, bspkit_face, DEC_HDR_FACES, -1, BSPKIT_S_FACES_HDR)
+ACCESSOR(bspkit_get_nodes, bspkit_node, DEC_NODES, BSPKIT_Q_NODES, BSPKIT_S_NODES)
+ACCESSOR(bspkit_get_leafs, bspkit_leaf, DEC_LEAFS, BSPKIT_Q_LEAFS, BSPKIT_S_LEAFS)
+ACCESSOR(bspkit_get_models, bspkit_model, DEC_MODELS, BSPKIT_Q_MODELS, BSPKIT_S_MODELS)
+ACCESSOR(bspkit_get_texinfo, bspkit_texinfo, DEC_TEXINFO, BSPKIT_Q_TEXINFO, BSPKIT_S_TEXINFO)
+ACCESSOR(bspkit_get_leaf_faces, uint32_t, DEC_LEAF_FACES, BSPKIT_Q_MARKSURFACES, BSPKIT_S_LEAFFACES)
+ACCESSOR(bspkit_get_leaf_brushes, uint32_t, DEC_LEAF_BRUSHES, -1, BSPKIT_S_LEAFBRUSHES)
+ACCESSOR(bspkit_get_clipnodes, bspkit_clipnode, DEC_CLIPNODES, BSPKIT_Q_CLIPNODES, -1)
+ACCESSOR(bspkit_get_brushes, bspkit_brush, DEC_BRUSHES, -1, BSPKIT_S_BRUSHES)
+ACCESSOR(bspkit_get_brushsides, bspkit_brushside, DEC_BRUSHSIDES, -1, BSPKIT_S_BRUSHSIDES)
+ACCESSOR(bspkit_get_texdata, bspkit_texdata, DEC_TEXDATA, -1, BSPKIT_S_TEXDATA)
+ACCESSOR(bspkit_get_texdata_string_table, int32_t, DEC_STRING_TABLE, -1, BSPKIT_S_TEXDATA_STRING_TABLE)
+ACCESSOR(bspkit_get_areas, bspkit_area, DEC_AREAS, -1, BSPKIT_S_AREAS)
+ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, DEC_AREAPORTALS, -1, BSPKIT_S_AREAPORTALS)
+ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, DEC_CUBEMAPS, -1, BSPKIT_S_CUBEMAPS)
+
+bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size_t *count, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_miptex: NULL argument");
+    *out = NULL;
+    *count = 0;
+    if (map->format.family == BSPKIT_FAMILY_SOURCE)
+        return BSPKIT_OK;
+    if (!map->miptex.done) {
+        map->miptex.done = true;
+        bk_error_clear(&map->miptex.error);
+        map->miptex.result = bk_decode_miptex(map, &map->miptex.error);
+    }
+    if (map->miptex.result != BSPKIT_OK) {
+        bk_error_copy(err, &map->miptex.error);
+        return map->miptex.result;
+    }
+    *out = map->miptex.items;
+    *count = map->miptex.count;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !data || !size)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_lighting: NULL argument");
+    int lump;
+    if (map->format.family == BSPKIT_FAMILY_SOURCE)
+        lump = hdr ? BSPKIT_S_LIGHTING_HDR : BSPKIT_S_LIGHTING;
+    else if (hdr) {
+        *data = (const uint8_t *)"";
+        *size = 0;
+        return BSPKIT_OK;
+    } else
+        lump = BSPKIT_Q_LIGHTING;
+    return bk_lump_bytes(map, lump, data, size, err);
+}
+
+bspkit_result bspkit_get_pakfile(bspkit_map *map, const uint8_t **data, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !data || !size)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_pakfile: NULL argument");
+    if (map->format.family != BSPKIT_FAMILY_SOURCE) {
+        *data = (const uint8_t *)"";
+        *size = 0;
+        return BSPKIT_OK;
+    }
+    return bk_lump_bytes(map, BSPKIT_S_PAKFILE, data, size, err);
+}
+
+const char *bspkit_texdata_name(bspkit_map *map, size_t index)
+{
+    if (!map || map->format.family != BSPKIT_FAMILY_SOURCE)
+        return NULL;
+    if (!map->string_data_done) {
+        map->string_data_done = true;
+        const uint8_t *bytes;
+        size_t size;
+        if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK) {
+            /* A private copy with a final NUL, so no name can run off the lump's end. */
+            char *s = bk_alloc(map, size + 1, BSPKIT_S_TEXDATA_STRING_DATA, NULL);
+            if (s) {
+                memcpy(s, bytes, size);
+                s[size] = '\0';
+                map->string_data = s;
+                map->string_data_size = size;
+            }
+        }
+    }
+    if (!map->string_data)
+        return NULL;
+    const bspkit_texdata *td;
+    const int32_t *table;
+    size_t ntd, ntable;
+    if (bspkit_get_texdata(map, &td, &ntd, NULL) != BSPKIT_OK || index >= ntd)
+        return NULL;
+    if (bspkit_get_texdata_string_table(map, &table, &ntable, NULL) != BSPKIT_OK)
+        return NULL;
+    int32_t id = td[index].name_id;
+    if (id < 0 || (size_t)id >= ntable)
+        return NULL;
+    int32_t ofs = table[id];
+    if (ofs < 0 || (size_t)ofs >= map->string_data_size)
+        return NULL;
+    return map->string_data + ofs;
+}
+
+bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_entities: NULL argument");
+    *out = NULL;
+    if (!map->entities_done) {
+        map->entities_done = true;
+        bk_error_clear(&map->entities_error);
+        const uint8_t *bytes;
+        size_t size;
+        map->entities_result = bk_lump_bytes(map, 0, &bytes, &size, &map->entities_error);
+        if (map->entities_result == BSPKIT_OK) {
+            map->entities_result =
+                bspkit_entities_parse((const char *)bytes, size, &map->entities, &map->entities_error);
+            if (map->entities_result != BSPKIT_OK) {
+                bspkit_error *e = &map->entities_error;
+                e->lump = 0;
+                if (e->lump_offset >= 0)
+                    e->offset = bk_file_offset(map, 0, (uint64_t)e->lump_offset);
+            }
+        }
+    }
+    if (map->entities_result != BSPKIT_OK) {
+        bk_error_copy(err, &map->entities_error);
+        return map->entities_result;
+    }
+    *out = map->entities;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !crc)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_map_crc: NULL argument");
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "the map CRC is defined for Source maps only");
+    uint32_t c = 0;
+    for (int i = 0; i < map->lump_count; i++) {
+        if (i == BSPKIT_S_ENTITIES)
+            continue;
+        const bk_lump *l = &map->lumps[i];
+        if (l->length) /* empty lumps may carry any offset */
+            c = bk_crc32(map->data + l->offset, l->length, c);
+    }
+    *crc = c;
+    return BSPKIT_OK;
+}

@@ -1,0 +1,96 @@
+/* Visibility rows: per cluster (Source, PVS and PAS) or per visible leaf
+ * (Quake/GoldSrc, PVS). The run-length decoder lives in vis_rle.c. */
+#include "core/map.h"
+
+#include <string.h>
+
+static int vis_lump(const bspkit_map *map)
+{
+    return map->format.family == BSPKIT_FAMILY_SOURCE ? BSPKIT_S_VISIBILITY : BSPKIT_Q_VISIBILITY;
+}
+
+bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *row_bytes, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !rows || !row_bytes)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_vis_dimensions: NULL argument");
+    *rows = *row_bytes = 0;
+    int lump = vis_lump(map);
+    const uint8_t *d;
+    size_t size;
+    bspkit_result r = bk_lump_bytes(map, lump, &d, &size, err);
+    if (r != BSPKIT_OK || size == 0)
+        return r;
+    uint64_t n;
+    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
+        int32_t clusters = size >= 4 ? rd_i32(d, map->format.big_endian) : -1;
+        if (clusters < 0 || (uint64_t)clusters * 8 > size - 4)
+            return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, bk_file_offset(map, lump, 0), 0,
+                           "VISIBILITY: cluster count %d does not fit the %zu-byte lump", (int)clusters, size);
+        n = (uint64_t)clusters;
+    } else {
+        const bspkit_model *models;
+        const bspkit_leaf *leafs;
+        size_t nmodels, nleafs;
+        if ((r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK ||
+            (r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)
+            return r;
+        if (nmodels == 0)
+            return BSPKIT_OK;
+        int32_t visleafs = models[0].vis_leafs;
+        if (visleafs < 0 || (uint64_t)visleafs >= (nleafs ? nleafs : 1))
+            return bk_fail(err, BSPKIT_ERR_VISIBILITY, BSPKIT_Q_MODELS, bk_file_offset(map, BSPKIT_Q_MODELS, 52), 52,
+                           "MODELS: model 0 claims %d visible leafs but the map has %zu leafs", (int)visleafs, nleafs);
+        n = (uint64_t)visleafs;
+    }
+    *rows = (uint32_t)n;
+    *row_bytes = (uint32_t)((n + 7) / 8);
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
+                             bspkit_error *err)
+{
+    uint32_t rows, row_bytes;
+    bspkit_result r = bspkit_vis_dimensions(map, &rows, &row_bytes, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (!out || out_size < row_bytes || (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS))
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_vis_row: output of %zu bytes, need %u",
+                       out_size, row_bytes);
+    int lump = vis_lump(map);
+    const uint8_t *d;
+    size_t size;
+    if ((r = bk_lump_bytes(map, lump, &d, &size, err)) != BSPKIT_OK)
+        return r;
+    int64_t ofs;
+    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
+        if (index >= rows)
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "cluster %u of %u does not exist", index, rows);
+        uint64_t at = 4 + 8ull * index + 4ull * kind;
+        ofs = rd_i32(d + at, map->format.big_endian);
+    } else {
+        if (kind != BSPKIT_VIS_PVS)
+            return bk_fail(err, BSPKIT_ERR_NOT_FOUND, lump, -1, -1, "Quake and GoldSrc maps store no PAS");
+        const bspkit_leaf *leafs;
+        size_t nleafs;
+        if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)
+            return r;
+        if (index == 0 || index > rows)
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "leaf %u is not a visible leaf (1..%u)", index, rows);
+        ofs = leafs[index].vis_offset;
+        if (ofs < 0) { /* no vis data for this leaf: the engines treat everything as visible */
+            memset(out, 0xFF, row_bytes);
+            return BSPKIT_OK;
+        }
+    }
+    if (ofs < 0 || (uint64_t)ofs >= size)
+        return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, -1, -1, "VISIBILITY: row %u offset %lld outside the %zu-byte lump",
+                       index, (long long)ofs, size);
+    r = bspkit_vis_decompress(d + ofs, size - (size_t)ofs, out, row_bytes, NULL);
+    if (r != BSPKIT_OK)
+        return bk_fail(err, r, lump, bk_file_offset(map, lump, (uint64_t)ofs), ofs,
+                       "VISIBILITY: row %u at lump byte %lld ends before its %u bytes are decoded", index,
+                       (long long)ofs, row_bytes);
+    return BSPKIT_OK;
+}

@@ -1,0 +1,45 @@
+/* PVS/PAS run-length decoding, identical in Quake, GoldSrc and Source: a
+ * nonzero byte stands for itself, a zero byte is followed by a count of zero
+ * bytes (a count of 0 writes nothing, as the engines' loops do).
+ *
+ * Compilers pad the last run of a row, so a run that reaches past the row end
+ * is clamped rather than rejected; the engines clamp the same way in effect.
+ * Only a source that ends before the row is full is an error. */
+#include "bspkit/bspkit.h"
+
+#include <string.h>
+
+bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes,
+                                    size_t *consumed)
+{
+    if (consumed)
+        *consumed = 0;
+    if ((!src && src_size) || (!dst && row_bytes))
+        return BSPKIT_ERR_ARGUMENT;
+
+    size_t in = 0, out = 0;
+    while (out < row_bytes) {
+        if (in >= src_size)
+            break;
+        uint8_t b = src[in++];
+        if (b) {
+            dst[out++] = b;
+            continue;
+        }
+        if (in >= src_size)
+            break;
+        size_t run = src[in++];
+        if (run > row_bytes - out)
+            run = row_bytes - out;
+        memset(dst + out, 0, run);
+        out += run;
+    }
+    if (consumed)
+        *consumed = in;
+    if (out < row_bytes) {
+        /* Leave no uninitialised bytes behind for callers that ignore the result. */
+        memset(dst + out, 0, row_bytes - out);
+        return BSPKIT_ERR_VISIBILITY;
+    }
+    return BSPKIT_OK;
+}

@@ -1,0 +1,181 @@
+/* Source game-lump directory and per-entry bytes. Entry offsets are absolute
+ * on PC and relative to the game lump on some console builds; a compressed
+ * entry's stored size is the distance to the next entry's offset (writers
+ * append an empty terminating entry for that purpose). */
+#include "core/map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bspkit_result gl_fail(bspkit_map *map, bspkit_error *err, uint64_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bspkit_result gl_fail(bspkit_map *map, bspkit_error *err, uint64_t pos, const char *fmt, ...)
+{
+    char msg[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return bk_fail(err, BSPKIT_ERR_GAME_LUMP, BSPKIT_S_GAME_LUMP, bk_file_offset(map, BSPKIT_S_GAME_LUMP, pos),
+                   (int64_t)pos, "GAME_LUMP: %s", msg);
+}
+
+bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
+{
+    const uint8_t *d;
+    size_t size;
+    bspkit_result r = bk_lump_bytes(map, BSPKIT_S_GAME_LUMP, &d, &size, err);
+    if (r != BSPKIT_OK || size == 0)
+        return r;
+    bool be = map->format.big_endian;
+    if (size < 4)
+        return gl_fail(map, err, 0, "%zu bytes cannot hold the entry count", size);
+    int32_t count = rd_i32(d, be);
+    if (count < 0 || (uint64_t)count > (size - 4) / 16)
+        return gl_fail(map, err, 0, "entry count %d needs %lld bytes but the lump has %zu", (int)count,
+                       16ll * count + 4, size);
+    bspkit_game_lump *gl = bk_calloc_array(map, (size_t)count, sizeof *gl, BSPKIT_S_GAME_LUMP, err);
+    if (!gl)
+        return err ? err->code : BSPKIT_ERR_NOMEM;
+    uint64_t base = map->lumps[BSPKIT_S_GAME_LUMP].offset;
+    /* Relative offsets: every non-empty entry would fall outside the file or inside the directory otherwise. */
+    bool relative = false;
+    for (int32_t i = 0; i < count; i++) {
+        const uint8_t *e = d + 4 + 16 * (size_t)i;
+        uint32_t ofs = rd_u32(e + 8, be), len = rd_u32(e + 12, be);
+        if (len && ofs < base + 4 + 16ull * (uint32_t)count && range_ok(ofs, len, size)) {
+            relative = true;
+            break;
+        }
+    }
+    for (int32_t i = 0; i < count; i++) {
+        const uint8_t *e = d + 4 + 16 * (size_t)i;
+        bspkit_game_lump *g = &gl[i];
+        g->id = rd_u32(e, be);
+        g->flags = rd_u16(e + 4, be);
+        g->version = rd_u16(e + 6, be);
+        uint64_t ofs = rd_u32(e + 8, be) + (relative ? base : 0);
+        uint32_t len = rd_u32(e + 12, be);
+        g->compressed = g->flags & 1;
+        if (g->compressed && len) {
+            /* Stored size runs to the next entry's offset, or to the end of the lump. */
+            uint64_t next = base + size;
+            if (i + 1 < count)
+                next = rd_u32(e + 16 + 8, be) + (relative ? base : 0);
+            if (next < ofs || !range_ok(ofs, next - ofs, map->size)) {
+                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i, "entry %d: compressed data at %llu..%llu outside the file",
+                            (int)i, (unsigned long long)ofs, (unsigned long long)next);
+                goto fail;
+            }
+            uint32_t actual, packed;
+            if (!bk_lzma_sizes(map->data + ofs, next - ofs, &actual, &packed)) {
+                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i, "entry %d: invalid LZMA header at file offset %llu",
+                            (int)i, (unsigned long long)ofs);
+                goto fail;
+            }
+            g->length = (uint32_t)(next - ofs);
+            g->uncompressed_length = actual;
+        } else {
+            g->compressed = false;
+            g->length = len;
+            g->uncompressed_length = len;
+            if (len && !range_ok(ofs, len, map->size)) {
+                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i,
+                            "entry %d: offset %llu + length %u runs past the end of the %zu-byte file", (int)i,
+                            (unsigned long long)ofs, len, map->size);
+                goto fail;
+            }
+        }
+        g->offset = (uint32_t)ofs;
+    }
+    map->game_lumps.items = gl;
+    map->game_lumps.count = (size_t)count;
+    return BSPKIT_OK;
+fail:
+    bk_free(map, gl, (size_t)count * sizeof *gl);
+    return r;
+}
+
+bspkit_result bspkit_get_game_lumps(bspkit_map *map, const bspkit_game_lump **out, size_t *count, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_game_lumps: NULL argument");
+    *out = NULL;
+    *count = 0;
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return BSPKIT_OK;
+    bk_array_cache *c = &map->game_lumps;
+    if (!c->done) {
+        c->done = true;
+        bk_error_clear(&c->error);
+        c->result = bk_decode_game_lumps(map, &c->error);
+    }
+    if (c->result != BSPKIT_OK) {
+        bk_error_copy(err, &c->error);
+        return c->result;
+    }
+    *out = c->items;
+    *count = c->count;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_t **data, size_t *size,
+                                     bspkit_error *err)
+{
+    const bspkit_game_lump *gl;
+    size_t count;
+    if (!data || !size)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_game_lump_bytes: NULL argument");
+    bspkit_result r = bspkit_get_game_lumps(map, &gl, &count, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (index >= count)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, BSPKIT_S_GAME_LUMP, -1, -1, "game lump %zu of %zu does not exist",
+                       index, count);
+    if (!map->game_lump_bytes) {
+        map->game_lump_bytes = calloc(count, sizeof *map->game_lump_bytes);
+        if (!map->game_lump_bytes)
+            return bk_fail(err, BSPKIT_ERR_NOMEM, BSPKIT_S_GAME_LUMP, -1, -1, "out of memory");
+    }
+    bk_bytes_cache *c = &map->game_lump_bytes[index];
+    const bspkit_game_lump *g = &gl[index];
+    if (!c->done) {
+        c->done = true;
+        c->result = BSPKIT_OK;
+        bk_error_clear(&c->error);
+        if (!g->compressed) {
+            c->data = g->length ? map->data + g->offset : (const uint8_t *)"";
+            c->size = g->length;
+        } else if (g->uncompressed_length > map->opts.max_lump_size) {
+            c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, BSPKIT_S_GAME_LUMP, g->offset, -1,
+                                "game lump %zu: decompressed size %u exceeds the lump limit of %llu bytes", index,
+                                g->uncompressed_length, (unsigned long long)map->opts.max_lump_size);
+        } else {
+            uint8_t *buf = bk_alloc(map, g->uncompressed_length, BSPKIT_S_GAME_LUMP, &c->error);
+            if (!buf) {
+                c->result = c->error.code;
+            } else {
+                c->result = bk_lzma_decompress(map->data + g->offset, g->length, buf, g->uncompressed_length,
+                                               BSPKIT_S_GAME_LUMP, &c->error);
+                if (c->result != BSPKIT_OK) {
+                    c->error.offset = g->offset;
+                    bk_free(map, buf, g->uncompressed_length);
+                } else {
+                    c->owned = buf;
+                    c->data = buf;
+                    c->size = g->uncompressed_length;
+                }
+            }
+        }
+    }
+    if (c->result != BSPKIT_OK) {
+        bk_error_copy(err, &c->error);
+        return c->result;
+    }
+    *data = c->data;
+    *size = c->size;
+    return BSPKIT_OK;
+}

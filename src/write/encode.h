@@ -1,0 +1,67 @@
+/* Internal interface of the writer: native record -> file layout encoders
+ * (encode.c) and Valve LZMA lump compression (lzma_encode.c), used by the
+ * builder. Nothing here is part of the public API. */
+#ifndef BSPKIT_WRITE_ENCODE_H
+#define BSPKIT_WRITE_ENCODE_H
+
+#include "bspkit/write.h"
+#include "core/bytes.h"
+#include "core/map.h"
+
+/* Record arrays the builder can hold and encode. */
+typedef enum bk_rec {
+    BK_REC_PLANES,
+    BK_REC_VERTEXES,
+    BK_REC_EDGES,
+    BK_REC_SURFEDGES,
+    BK_REC_FACES,
+    BK_REC_NODES,
+    BK_REC_LEAFS,
+    BK_REC_MODELS,
+    BK_REC_TEXINFO,
+    BK_REC_CLIPNODES,
+    BK_REC_LEAF_FACES,
+    BK_REC_LEAF_BRUSHES,
+    BK_REC_BRUSHES,
+    BK_REC_BRUSHSIDES,
+    BK_REC_TEXDATA,
+    BK_REC_STRING_TABLE,
+    BK_REC_AREAS,
+    BK_REC_AREAPORTALS,
+    BK_REC_CUBEMAPS,
+    BK_REC_COUNT
+} bk_rec;
+
+/* Everything that decides a record's file layout. */
+typedef struct bk_target {
+    bspkit_family family;
+    int32_t version;      /* header version */
+    int32_t lump_version; /* Source directory version of the lump being encoded */
+    bool big_endian;
+} bk_target;
+
+/* sizeof the native struct behind a record kind. */
+size_t bk_rec_native_size(bk_rec kind);
+
+/* Lump index holding `kind` in `family` (FACES for BK_REC_FACES), or -1 when
+ * the family has no such lump. */
+int bk_rec_lump(bspkit_family family, bk_rec kind);
+
+/* File bytes per record for the target, 0 when the family lacks the kind. */
+size_t bk_rec_file_size(const bk_target *t, bk_rec kind);
+
+/* Checks that every record fits the layout and, when `dst` is not NULL,
+ * writes count * bk_rec_file_size() bytes there. `lump` names the lump in
+ * error messages. */
+bspkit_result bk_encode_records(const bk_target *t, bk_rec kind, const void *items, size_t count, uint8_t *dst,
+                                int lump, bspkit_error *err);
+
+/* Quake/GoldSrc TEXTURES lump bytes (little-endian) into a new buffer. */
+bspkit_result bk_encode_miptex(bspkit_family family, const bspkit_miptex *tex, size_t count, uint8_t **out,
+                               size_t *size, bspkit_error *err);
+
+/* Valve LZMA lump: 17-byte header + raw LZMA1 stream, into a new buffer. */
+bspkit_result bk_lzma_compress(const uint8_t *src, size_t size, uint8_t **out, size_t *out_size, int lump,
+                               bspkit_error *err);
+
+#endif

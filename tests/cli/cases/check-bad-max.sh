@@ -1,0 +1,1 @@
+"$BSPKIT" check --max-problems -1 a.bsp

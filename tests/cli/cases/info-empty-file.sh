@@ -1,0 +1,2 @@
+: >empty.bsp
+"$BSPKIT" info empty.bsp

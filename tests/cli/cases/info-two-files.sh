@@ -1,0 +1,1 @@
+"$BSPKIT" info a.bsp b.bsp

@@ -1,0 +1,303 @@
+/*
+ * Corpus test over the real maps in ../shared/maps (skipped, saying so, when
+ * the directory is absent). For every map file:
+ *  - supported formats must open, decode every lump and validate with no
+ *    errors, unless listed in known_failures.tsv with a reason;
+ *  - record counts must agree with Valve's vbspinfo / ericw-tools bspinfo
+ *    output (`<map>.info.txt`) where one exists;
+ *  - out-of-scope formats (Quake 2/3, Titanfall, Call of Duty) must give
+ *    BSPKIT_ERR_UNSUPPORTED with a message naming what the file is.
+ * Usage: corpus_test MAPS_DIR KNOWN_FAILURES_TSV [-v]
+ */
+#include "bspkit/bspkit.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int verbose;
+static int failures;
+static int checked, supported, unsupported_ok, known, info_compared;
+
+typedef struct {
+    char path[1024];
+    char reason[1024];
+    int seen;
+} known_failure;
+
+static known_failure known_list[64];
+static int known_count;
+
+static void load_known(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f) && known_count < 64) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            continue;
+        *tab = '\0';
+        line[strcspn(line, "\n")] = '\0';
+        tab[1 + strcspn(tab + 1, "\n")] = '\0';
+        snprintf(known_list[known_count].path, sizeof known_list[0].path, "%s", line);
+        snprintf(known_list[known_count].reason, sizeof known_list[0].reason, "%s", tab + 1);
+        known_count++;
+    }
+    fclose(f);
+}
+
+static known_failure *find_known(const char *rel)
+{
+    for (int i = 0; i < known_count; i++)
+        if (strcmp(known_list[i].path, rel) == 0)
+            return &known_list[i];
+    return NULL;
+}
+
+static void fail(const char *rel, const char *fmt, const char *detail)
+{
+    printf("FAIL %s: ", rel);
+    printf(fmt, detail);
+    printf("\n");
+    failures++;
+}
+
+/* Maps vbspinfo / bspinfo row names to our counting keys. */
+static const struct {
+    const char *info;
+    const char *key;
+} INFO_KEYS[] = {
+    {"models", "models"},         {"brushes", "brushes"},     {"brushsides", "brushsides"},
+    {"planes", "planes"},         {"vertexes", "vertexes"},   {"nodes", "nodes"},
+    {"texinfos", "texinfo"},      {"texdata", "texdata"},     {"faces", "faces"},
+    {"origfaces", "origfaces"},   {"leaves", "leafs"},        {"leafs", "leafs"},
+    {"leaffaces", "leaffaces"},   {"leafbrushes", "leafbrushes"}, {"areas", "areas"},
+    {"surfedges", "surfedges"},   {"edges", "edges"},         {"clipnodes", "clipnodes"},
+    {"marksurfaces", "marksurfaces"}, {"cubemapsamples", "cubemaps"}, {"dispinfos", "dispinfo"},
+    {"disp_verts", "dispverts"},  {"disp_tris", "disptris"},
+};
+
+/* Compare counts with a vbspinfo/bspinfo dump: lines "<name> <count>/<max> ..." or "<count> <name> ...". */
+static void compare_info(bspkit_map *map, const char *rel, const char *info_path)
+{
+    FILE *f = fopen(info_path, "r");
+    if (!f)
+        return;
+    char line[512];
+    int compared = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[64];
+        unsigned long long count;
+        int ok = 0;
+        if (sscanf(line, " %63s %llu/", name, &count) == 2)
+            ok = 1;
+        else if (sscanf(line, " %llu %63s", &count, name) == 2)
+            ok = 1;
+        if (!ok)
+            continue;
+        for (size_t k = 0; k < sizeof INFO_KEYS / sizeof INFO_KEYS[0]; k++) {
+            if (strcmp(name, INFO_KEYS[k].info) != 0)
+                continue;
+            int lump = bspkit_lump_find(map, INFO_KEYS[k].key);
+            uint64_t ours = 0;
+            if (lump >= 0 && bspkit_lump_record_count(map, lump, &ours) != BSPKIT_OK)
+                break;
+            /* vbspinfo counts HDR faces as "faces" when the LDR lump is empty (console maps). */
+            if (strcmp(INFO_KEYS[k].key, "faces") == 0 && ours == 0) {
+                int hdr = bspkit_lump_find(map, "FACES_HDR");
+                if (hdr >= 0)
+                    bspkit_lump_record_count(map, hdr, &ours);
+            }
+            if (ours != count) {
+                char detail[160];
+                snprintf(detail, sizeof detail, "%s: ours %llu, reference %llu", name, (unsigned long long)ours,
+                         count);
+                fail(rel, "count differs from the reference dump: %s", detail);
+            }
+            compared++;
+            break;
+        }
+    }
+    fclose(f);
+    if (compared) {
+        info_compared++;
+        if (verbose)
+            printf("     compared %d counts with %s\n", compared, info_path);
+    }
+}
+
+/* Every accessor, every lump, every vis row: a full decode. */
+static int decode_everything(bspkit_map *map, bspkit_error *err)
+{
+    const void *p;
+    size_t n;
+#define TRY(call)                                                                                      \
+    do {                                                                                               \
+        if ((call) != BSPKIT_OK)                                                                       \
+            return 0;                                                                                  \
+    } while (0)
+    TRY(bspkit_get_planes(map, (const bspkit_plane **)&p, &n, err));
+    TRY(bspkit_get_vertexes(map, (const bspkit_vec3 **)&p, &n, err));
+    TRY(bspkit_get_edges(map, (const bspkit_edge **)&p, &n, err));
+    TRY(bspkit_get_surfedges(map, (const int32_t **)&p, &n, err));
+    TRY(bspkit_get_faces(map, (const bspkit_face **)&p, &n, err));
+    TRY(bspkit_get_orig_faces(map, (const bspkit_face **)&p, &n, err));
+    TRY(bspkit_get_hdr_faces(map, (const bspkit_face **)&p, &n, err));
+    TRY(bspkit_get_nodes(map, (const bspkit_node **)&p, &n, err));
+    TRY(bspkit_get_leafs(map, (const bspkit_leaf **)&p, &n, err));
+    TRY(bspkit_get_models(map, (const bspkit_model **)&p, &n, err));
+    TRY(bspkit_get_texinfo(map, (const bspkit_texinfo **)&p, &n, err));
+    TRY(bspkit_get_leaf_faces(map, (const uint32_t **)&p, &n, err));
+    TRY(bspkit_get_leaf_brushes(map, (const uint32_t **)&p, &n, err));
+    TRY(bspkit_get_clipnodes(map, (const bspkit_clipnode **)&p, &n, err));
+    TRY(bspkit_get_brushes(map, (const bspkit_brush **)&p, &n, err));
+    TRY(bspkit_get_brushsides(map, (const bspkit_brushside **)&p, &n, err));
+    TRY(bspkit_get_texdata(map, (const bspkit_texdata **)&p, &n, err));
+    TRY(bspkit_get_texdata_string_table(map, (const int32_t **)&p, &n, err));
+    TRY(bspkit_get_areas(map, (const bspkit_area **)&p, &n, err));
+    TRY(bspkit_get_areaportals(map, (const bspkit_areaportal **)&p, &n, err));
+    TRY(bspkit_get_cubemaps(map, (const bspkit_cubemap **)&p, &n, err));
+    TRY(bspkit_get_miptex(map, (const bspkit_miptex **)&p, &n, err));
+    const bspkit_game_lump *gl;
+    size_t ngl;
+    TRY(bspkit_get_game_lumps(map, &gl, &ngl, err));
+    for (size_t i = 0; i < ngl; i++) {
+        const uint8_t *b;
+        size_t s;
+        TRY(bspkit_game_lump_bytes(map, i, &b, &s, err));
+    }
+    for (int i = 0; i < bspkit_lump_count(map); i++) {
+        const uint8_t *b;
+        size_t s;
+        TRY(bspkit_lump_bytes(map, i, &b, &s, err));
+    }
+    const bspkit_entities *ents;
+    TRY(bspkit_get_entities(map, &ents, err));
+    return 1;
+#undef TRY
+}
+
+static int is_map_name(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 4 && strcmp(name + n - 4, ".bsp") == 0) || (n > 7 && strcmp(name + n - 7, ".d3dbsp") == 0);
+}
+
+static void check_file(const char *root, const char *rel)
+{
+    char path[2048], info[2100];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    checked++;
+    known_failure *kf = find_known(rel);
+    bspkit_map *map = NULL;
+    bspkit_error err;
+    bspkit_result r = bspkit_open_file(path, NULL, &map, &err);
+    if (r == BSPKIT_ERR_UNSUPPORTED) {
+        unsupported_ok++;
+        if (verbose)
+            printf("ok   %s: %s\n", rel, err.message);
+        if (strncmp(err.message, "not supported: ", 15) != 0)
+            fail(rel, "unsupported error does not say what the file is: %s", err.message);
+        return;
+    }
+    if (r != BSPKIT_OK) {
+        if (kf) {
+            kf->seen = 1;
+            known++;
+            printf("known %s: %s (%s)\n", rel, err.message, kf->reason);
+        } else {
+            fail(rel, "does not open: %s", err.message);
+        }
+        return;
+    }
+    supported++;
+    int ok = decode_everything(map, &err);
+    bspkit_report report = {0};
+    if (ok && bspkit_validate(map, &report, &err) != BSPKIT_OK)
+        ok = 0;
+    if (!ok || report.errors) {
+        char detail[400];
+        if (!ok)
+            snprintf(detail, sizeof detail, "%s", err.message);
+        else
+            snprintf(detail, sizeof detail, "%zu errors, first: %s", report.errors,
+                     report.count ? report.problems[0].message : "?");
+        if (kf) {
+            kf->seen = 1;
+            known++;
+            printf("known %s: %s (%s)\n", rel, detail, kf->reason);
+        } else {
+            fail(rel, ok ? "validation errors: %s" : "decode failed: %s", detail);
+        }
+    } else {
+        if (kf)
+            fail(rel, "listed in known_failures.tsv but now passes: %s", kf->reason);
+        if (verbose)
+            printf("ok   %s: %s, %zu warnings\n", rel, bspkit_map_format(map)->name, report.warnings);
+    }
+    bspkit_report_free(&report);
+    snprintf(info, sizeof info, "%s.info.txt", path);
+    compare_info(map, rel, info);
+    bspkit_close(map);
+}
+
+static void walk(const char *root, const char *rel)
+{
+    char dirpath[2048];
+    snprintf(dirpath, sizeof dirpath, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    DIR *dir = opendir(dirpath);
+    if (!dir)
+        return;
+    struct dirent **names;
+    closedir(dir);
+    int n = scandir(dirpath, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        if (name[0] != '.') {
+            char child[1024], full[3100];
+            snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", name);
+            snprintf(full, sizeof full, "%s/%s", root, child);
+            struct stat st;
+            if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
+                walk(root, child);
+            else if (is_map_name(name))
+                check_file(root, child);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: corpus_test MAPS_DIR KNOWN_FAILURES_TSV [-v]\n");
+        return 2;
+    }
+    verbose = argc > 3 && strcmp(argv[3], "-v") == 0;
+    struct stat st;
+    if (stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        printf("skipped: %s not present, corpus checks not run\n", argv[1]);
+        return 0;
+    }
+    load_known(argv[2]);
+    walk(argv[1], "");
+    for (int i = 0; i < known_count; i++)
+        if (!known_list[i].seen)
+            fail(known_list[i].path, "listed in known_failures.tsv but not found or not failing: %s",
+                 known_list[i].reason);
+    printf("corpus: %d map files, %d supported and decoded, %d out of scope rejected as unsupported, "
+           "%d known failures, %d compared with reference dumps, %d failures\n",
+           checked, supported, unsupported_ok, known, info_compared, failures);
+    if (checked == 0) {
+        printf("FAIL: no map files found under %s\n", argv[1]);
+        return 1;
+    }
+    return failures ? 1 : 0;
+}

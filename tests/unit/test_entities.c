@@ -1,0 +1,466 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspkit/bspkit.h"
+
+static bspkit_entities *parse_ok(const char *text, size_t size)
+{
+    bspkit_entities *ents = NULL;
+    bspkit_error err;
+    memset(&err, 0, sizeof err);
+    bspkit_result r = bspkit_entities_parse(text, size, &ents, &err);
+    if (r != BSPKIT_OK)
+        fail_msg("parse failed: %s", err.message);
+    assert_non_null(ents);
+    return ents;
+}
+
+static bspkit_entities *parse_str(const char *text)
+{
+    return parse_ok(text, strlen(text));
+}
+
+static const bspkit_keyvalue *pair(const bspkit_entities *ents, size_t ent, size_t i)
+{
+    assert_true(ent < ents->count);
+    assert_true(i < ents->entities[ent].num_pairs);
+    return &ents->pairs[ents->entities[ent].first_pair + i];
+}
+
+static void assert_pair(const bspkit_entities *ents, size_t ent, size_t i, const char *key, const char *value)
+{
+    const bspkit_keyvalue *kv = pair(ents, ent, i);
+    assert_string_equal(kv->key, key);
+    assert_string_equal(kv->value, value);
+    assert_int_equal(kv->key_length, strlen(key));
+    assert_int_equal(kv->value_length, strlen(value));
+}
+
+/* Parses `text`, expecting failure; checks every error field and the message. */
+static void expect_error(const char *text, size_t size, int64_t pos, const char *message)
+{
+    bspkit_entities *ents = (bspkit_entities *)&ents; /* must be reset to NULL */
+    bspkit_error err;
+    memset(&err, 0x55, sizeof err);
+    assert_int_equal(bspkit_entities_parse(text, size, &ents, &err), BSPKIT_ERR_ENTITIES);
+    assert_null(ents);
+    assert_int_equal(err.code, BSPKIT_ERR_ENTITIES);
+    assert_int_equal(err.lump, -1);
+    assert_int_equal(err.offset, -1);
+    assert_int_equal(err.lump_offset, pos);
+    assert_string_equal(err.message, message);
+    /* A NULL error pointer is allowed and gives the same result. */
+    assert_int_equal(bspkit_entities_parse(text, size, &ents, NULL), BSPKIT_ERR_ENTITIES);
+}
+
+/* Byte offsets below are counted from the literals: "{\n" is bytes 0-1, etc. */
+static void test_order_and_duplicates(void **state)
+{
+    (void)state;
+    const char *text = "{\n"                                     /* 0-1 */
+                       "\"classname\" \"worldspawn\"\n"          /* 2-26 */
+                       "\"wad\" \"\\quiver\\valve\\halflife.wad\"\n" /* 27-61 */
+                       "}\n"                                     /* 62-63 */
+                       "{\n"                                     /* 64-65, line 5 */
+                       "\"classname\" \"logic_relay\"\n"
+                       "\"OnTrigger\" \"door,Open,,0,-1\"\n"
+                       "\"targetname\" \"relay\"\n"
+                       "\"OnTrigger\" \"door,Close,,5,-1\"\n"
+                       "}\n";
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 2);
+    assert_int_equal(ents->pair_count, 6);
+    assert_int_equal(ents->trailing_bytes, 0);
+
+    assert_int_equal(ents->entities[0].first_pair, 0);
+    assert_int_equal(ents->entities[0].num_pairs, 2);
+    assert_int_equal(ents->entities[0].line, 1);
+    assert_int_equal(ents->entities[0].offset, 0);
+    assert_int_equal(ents->entities[1].first_pair, 2);
+    assert_int_equal(ents->entities[1].num_pairs, 4);
+    assert_int_equal(ents->entities[1].line, 5);
+    assert_int_equal(ents->entities[1].offset, 64);
+
+    assert_pair(ents, 0, 0, "classname", "worldspawn");
+    assert_pair(ents, 0, 1, "wad", "\\quiver\\valve\\halflife.wad");
+    assert_pair(ents, 1, 0, "classname", "logic_relay");
+    assert_pair(ents, 1, 1, "OnTrigger", "door,Open,,0,-1");
+    assert_pair(ents, 1, 2, "targetname", "relay");
+    assert_pair(ents, 1, 3, "OnTrigger", "door,Close,,5,-1");
+    bspkit_entities_free(ents);
+}
+
+static void test_entity_value(void **state)
+{
+    (void)state;
+    bspkit_entities *ents = parse_str("{ \"classname\" \"a\" \"OnTrigger\" \"first\" \"OnTrigger\" \"second\" }"
+                                      "{ \"classname\" \"b\" }");
+    assert_string_equal(bspkit_entity_value(ents, 0, "OnTrigger"), "first");
+    assert_string_equal(bspkit_entity_value(ents, 0, "classname"), "a");
+    assert_string_equal(bspkit_entity_value(ents, 1, "classname"), "b");
+    assert_null(bspkit_entity_value(ents, 1, "OnTrigger"));  /* key of another entity */
+    assert_null(bspkit_entity_value(ents, 0, "ClassName"));  /* case-sensitive */
+    assert_null(bspkit_entity_value(ents, 0, "class"));      /* no prefix match */
+    assert_null(bspkit_entity_value(ents, 2, "classname"));  /* index out of range */
+    assert_null(bspkit_entity_value(ents, 0, NULL));
+    assert_null(bspkit_entity_value(NULL, 0, "classname"));
+    bspkit_entities_free(ents);
+}
+
+static void test_braces_and_newlines_in_values(void **state)
+{
+    (void)state;
+    const char *text = "{ \"message\" \"a { b } c\" \"m\" \"x\ny\nz\" \"k\" \"}\" }\n" /* line 1-3 */
+                       "{ \"after\" \"{\" }";                                    /* line 4 */
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 2);
+    assert_pair(ents, 0, 0, "message", "a { b } c");
+    assert_pair(ents, 0, 1, "m", "x\ny\nz");
+    assert_pair(ents, 0, 2, "k", "}");
+    assert_pair(ents, 1, 0, "after", "{");
+    /* Newlines inside the value still count as lines. */
+    assert_int_equal(ents->entities[1].line, 4);
+    assert_int_equal(ents->entities[1].offset, 46);
+    bspkit_entities_free(ents);
+}
+
+static void test_backslashes_literal(void **state)
+{
+    (void)state;
+    /* A trailing backslash does not escape the closing quote. */
+    bspkit_entities *ents = parse_str("{ \"dir\" \"C:\\maps\\\" \"wad\" \"\\\\server\\share\\x.wad;\\n\" }");
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->pair_count, 2);
+    assert_pair(ents, 0, 0, "dir", "C:\\maps\\");
+    assert_pair(ents, 0, 1, "wad", "\\\\server\\share\\x.wad;\\n");
+    bspkit_entities_free(ents);
+}
+
+static void test_unquoted_tokens(void **state)
+{
+    (void)state;
+    bspkit_entities *ents = parse_str("{ classname info_player_start origin \"0 0 64\" angle 90 }\n"
+                                      "{classname light}\n"
+                                      "{\"target\"t1 key\"value\" url http://example.com/x }");
+    assert_int_equal(ents->count, 3);
+    assert_int_equal(ents->entities[0].num_pairs, 3);
+    assert_pair(ents, 0, 0, "classname", "info_player_start");
+    assert_pair(ents, 0, 1, "origin", "0 0 64");
+    assert_pair(ents, 0, 2, "angle", "90");
+    assert_int_equal(ents->entities[1].num_pairs, 1);
+    assert_pair(ents, 1, 0, "classname", "light");
+    assert_int_equal(ents->entities[2].num_pairs, 3);
+    assert_pair(ents, 2, 0, "target", "t1");
+    assert_pair(ents, 2, 1, "key", "value");
+    /* "//" inside a token is not a comment. */
+    assert_pair(ents, 2, 2, "url", "http://example.com/x");
+    bspkit_entities_free(ents);
+}
+
+static void test_comments(void **state)
+{
+    (void)state;
+    const char *text = "// header { \"not\" \"parsed\" }\n" /* 0-28, line 1 */
+                       "{ // opening\n"                   /* brace at 29, line 2 */
+                       "\"a\" // between key and value\n"
+                       "\"b\" // after value\n"
+                       "\"c\" \"// kept\"\n"
+                       "}\n"
+                       "// footer with no newline";
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->entities[0].line, 2);
+    assert_int_equal(ents->entities[0].offset, 29);
+    assert_int_equal(ents->pair_count, 2);
+    assert_pair(ents, 0, 0, "a", "b");
+    assert_pair(ents, 0, 1, "c", "// kept");
+    assert_int_equal(ents->trailing_bytes, 0);
+    bspkit_entities_free(ents);
+}
+
+static void test_crlf(void **state)
+{
+    (void)state;
+    const char *text = "{\r\n\"a\" \"b\"\r\n}\r\n"  /* 0-14 */
+                       "{\r\n\"c\" \"two\r\nlines\"\r\n}\r\n";
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 2);
+    assert_pair(ents, 0, 0, "a", "b");
+    assert_pair(ents, 1, 0, "c", "two\r\nlines");
+    assert_int_equal(ents->entities[1].line, 4);
+    assert_int_equal(ents->entities[1].offset, 15);
+    assert_int_equal(ents->trailing_bytes, 0);
+    bspkit_entities_free(ents);
+}
+
+static void test_non_ascii(void **state)
+{
+    (void)state;
+    const char text[] = "{ \"message\" \"caf\xc3\xa9 \xff\x80\" name \xe9t\xe9 }";
+    bspkit_entities *ents = parse_ok(text, sizeof text - 1);
+    assert_int_equal(ents->count, 1);
+    assert_pair(ents, 0, 0, "message", "caf\xc3\xa9 \xff\x80");
+    assert_int_equal(pair(ents, 0, 0)->value_length, 8);
+    assert_pair(ents, 0, 1, "name", "\xe9t\xe9");
+    bspkit_entities_free(ents);
+}
+
+static void test_empty_strings_and_blocks(void **state)
+{
+    (void)state;
+    bspkit_entities *ents = parse_str("{}{ \"\" \"\" }{ \"k\" \"\" }");
+    assert_int_equal(ents->count, 3);
+    assert_int_equal(ents->entities[0].num_pairs, 0);
+    assert_int_equal(ents->entities[1].num_pairs, 1);
+    assert_pair(ents, 1, 0, "", "");
+    assert_pair(ents, 2, 0, "k", "");
+    assert_string_equal(bspkit_entity_value(ents, 2, "k"), "");
+    bspkit_entities_free(ents);
+}
+
+/* Strings are copies: the input may change or go away after parsing. */
+static void test_strings_are_copies(void **state)
+{
+    (void)state;
+    char text[] = "{ \"classname\" \"worldspawn\" }";
+    bspkit_entities *ents = parse_ok(text, strlen(text));
+    memset(text, 'X', strlen(text));
+    assert_pair(ents, 0, 0, "classname", "worldspawn");
+    bspkit_entities_free(ents);
+}
+
+static void test_nul_terminates(void **state)
+{
+    (void)state;
+    /* Everything after the NUL, even an unterminated string, is ignored. */
+    const char text[] = "{ \"a\" \"b\" }\n\0{ garbage \"unterminated";
+    bspkit_entities *ents = parse_ok(text, sizeof text - 1);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->trailing_bytes, 0);
+    assert_pair(ents, 0, 0, "a", "b");
+    bspkit_entities_free(ents);
+
+    /* A NUL inside a quoted string ends the text, leaving the string open. */
+    const char cut[] = "{ \"a\" \"b\0c\" }";
+    expect_error(cut, sizeof cut - 1, 6, "entities: line 1, byte 6: unterminated quoted string");
+}
+
+static void test_trailing_junk(void **state)
+{
+    (void)state;
+    const char *text = "{\n"             /* 0-1 */
+                       "\"a\" \"b\"\n"   /* 2-9 */
+                       "}\n"             /* 10-11 */
+                       "JUNK } x\n  \n"; /* J at 12; non-blank: JUNK, }, x = 6 */
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 1);
+    assert_pair(ents, 0, 0, "a", "b");
+    assert_int_equal(ents->trailing_offset, 12);
+    assert_int_equal(ents->trailing_bytes, 6);
+    bspkit_entities_free(ents);
+
+    /* Nothing after the junk is parsed, not even a well-formed block. */
+    ents = parse_str("{ }\n} { \"a\" \"b\" }");
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->pair_count, 0);
+    assert_int_equal(ents->trailing_offset, 4);
+    assert_int_equal(ents->trailing_bytes, 9); /* } { "a" "b" } */
+    bspkit_entities_free(ents);
+
+    /* Junk that looks like an open string is still junk, not an error. */
+    ents = parse_str("{ } \"abc");
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->trailing_offset, 4);
+    assert_int_equal(ents->trailing_bytes, 4);
+    bspkit_entities_free(ents);
+
+    /* Binary junk up to the end of the lump. */
+    const char bin[] = "{ }\x01\x7f\x80\xff";
+    ents = parse_ok(bin, sizeof bin - 1);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->trailing_offset, 4);
+    assert_int_equal(ents->trailing_bytes, 3); /* 0x01 is blank */
+    bspkit_entities_free(ents);
+
+    /* Blanks and comments after the last block are not junk. */
+    ents = parse_str("{ }\r\n\t // done\n  ");
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->trailing_bytes, 0);
+    bspkit_entities_free(ents);
+}
+
+static void test_error_unterminated_string(void **state)
+{
+    (void)state;
+    /* "{\n" 0-1, "\"classname\"" 2-12, space 13, opening quote 14 on line 2. */
+    const char *text = "{\n\"classname\" \"worldspawn\n}\n";
+    expect_error(text, strlen(text), 14, "entities: line 2, byte 14: unterminated quoted string");
+    /* Unterminated key. */
+    text = "{ \"a\" \"b\" }\n{\n\n\"key";
+    expect_error(text, strlen(text), 15, "entities: line 4, byte 15: unterminated quoted string");
+}
+
+static void test_error_unterminated_block(void **state)
+{
+    (void)state;
+    /* First block is 0-10, newlines at 11 and 12, second brace at 13 on line 3. */
+    const char *text = "{ \"a\" \"b\" }\n\n{\n\"c\" \"d\"\n";
+    expect_error(text, strlen(text), 13, "entities: line 3, byte 13: unterminated block");
+    expect_error("{", 1, 0, "entities: line 1, byte 0: unterminated block");
+}
+
+static void test_error_key_without_value(void **state)
+{
+    (void)state;
+    /* "{\n" 0-1, "\"a\" \"b\"\n" 2-9, "\"lonely\"" at 10 on line 3. */
+    const char *text = "{\n\"a\" \"b\"\n\"lonely\"\n}\n";
+    expect_error(text, strlen(text), 10, "entities: line 3, byte 10: key without a value");
+    /* Unquoted key at the end of the text: 'k' at 10. */
+    text = "{ \"a\" \"b\" key";
+    expect_error(text, strlen(text), 10, "entities: line 1, byte 10: key without a value");
+}
+
+static void test_error_stray_close(void **state)
+{
+    (void)state;
+    const char *text = "\n  }\n{ }";
+    expect_error(text, strlen(text), 3, "entities: line 2, byte 3: stray '}'");
+}
+
+static void test_error_text_before_block(void **state)
+{
+    (void)state;
+    /* "// c\n" is 0-4; the token starts at 5 on line 2. */
+    const char *text = "// c\nclassname worldspawn\n{ }";
+    expect_error(text, strlen(text), 5, "entities: line 2, byte 5: text before the first '{'");
+    text = "\"a\" \"b\"";
+    expect_error(text, strlen(text), 0, "entities: line 1, byte 0: text before the first '{'");
+}
+
+static void test_error_nested_open(void **state)
+{
+    (void)state;
+    /* "{\n" 0-1, "\"a\" \"b\"\n" 2-9, inner brace at 10 on line 3. */
+    const char *text = "{\n\"a\" \"b\"\n{\n\"c\" \"d\"\n}\n";
+    expect_error(text, strlen(text), 10, "entities: line 3, byte 10: '{' inside a block");
+    /* As a value: brace at 6. */
+    text = "{ \"a\" { }";
+    expect_error(text, strlen(text), 6, "entities: line 1, byte 6: '{' inside a block");
+}
+
+static void test_empty_input(void **state)
+{
+    (void)state;
+    bspkit_entities_free(NULL);
+
+    const char *inputs[] = {"", " \n\t\r\n ", "// only a comment\n// and another"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        bspkit_entities *ents = parse_str(inputs[i]);
+        assert_int_equal(ents->count, 0);
+        assert_int_equal(ents->pair_count, 0);
+        assert_int_equal(ents->trailing_bytes, 0);
+        assert_null(bspkit_entity_value(ents, 0, "classname"));
+        bspkit_entities_free(ents);
+    }
+    const char nuls[] = "\0\0\0{ junk";
+    bspkit_entities *ents = parse_ok(nuls, sizeof nuls - 1);
+    assert_int_equal(ents->count, 0);
+    bspkit_entities_free(ents);
+
+    ents = parse_ok(NULL, 0);
+    assert_int_equal(ents->count, 0);
+    bspkit_entities_free(ents);
+}
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    bspkit_error err;
+    memset(&err, 0x55, sizeof err);
+    assert_int_equal(bspkit_entities_parse("{}", 2, NULL, &err), BSPKIT_ERR_ARGUMENT);
+    assert_int_equal(err.code, BSPKIT_ERR_ARGUMENT);
+    assert_int_equal(err.lump, -1);
+    assert_int_equal(err.offset, -1);
+    assert_int_equal(err.lump_offset, -1);
+    bspkit_entities *ents = (bspkit_entities *)&ents;
+    assert_int_equal(bspkit_entities_parse(NULL, 5, &ents, NULL), BSPKIT_ERR_ARGUMENT);
+    assert_null(ents);
+}
+
+static void test_large_input(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    const size_t cap = (size_t)N * 128;
+    char *text = malloc(cap);
+    uint64_t *offsets = malloc(N * sizeof *offsets);
+    assert_non_null(text);
+    assert_non_null(offsets);
+    size_t len = 0;
+    for (int i = 0; i < N; i++) {
+        offsets[i] = len;
+        int n = snprintf(text + len, cap - len,
+                         "{\n\"classname\" \"info_node\"\n\"origin\" \"%d 0 0\"\n"
+                         "\"OnTrigger\" \"a\"\n\"OnTrigger\" \"b\"\n}\n",
+                         i);
+        assert_true(n > 0 && (size_t)n < cap - len);
+        len += (size_t)n;
+    }
+    bspkit_entities *ents = parse_ok(text, len);
+    free(text); /* the result must not point into the input */
+    assert_int_equal(ents->count, N);
+    assert_int_equal(ents->pair_count, (size_t)N * 4);
+    assert_int_equal(ents->trailing_bytes, 0);
+    for (int i = 0; i < N; i++) {
+        /* Six lines per entity. */
+        assert_int_equal(ents->entities[i].line, 1 + 6 * (uint32_t)i);
+        assert_int_equal(ents->entities[i].offset, offsets[i]);
+        assert_int_equal(ents->entities[i].first_pair, (size_t)i * 4);
+        assert_int_equal(ents->entities[i].num_pairs, 4);
+    }
+    const int spot[] = {0, 1, 4242, N - 1};
+    for (size_t s = 0; s < sizeof spot / sizeof spot[0]; s++) {
+        char want[32];
+        snprintf(want, sizeof want, "%d 0 0", spot[s]);
+        assert_string_equal(bspkit_entity_value(ents, (size_t)spot[s], "origin"), want);
+        assert_string_equal(bspkit_entity_value(ents, (size_t)spot[s], "OnTrigger"), "a");
+        assert_pair(ents, (size_t)spot[s], 3, "OnTrigger", "b");
+    }
+    free(offsets);
+    bspkit_entities_free(ents);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_order_and_duplicates),
+        cmocka_unit_test(test_entity_value),
+        cmocka_unit_test(test_braces_and_newlines_in_values),
+        cmocka_unit_test(test_backslashes_literal),
+        cmocka_unit_test(test_unquoted_tokens),
+        cmocka_unit_test(test_comments),
+        cmocka_unit_test(test_crlf),
+        cmocka_unit_test(test_non_ascii),
+        cmocka_unit_test(test_empty_strings_and_blocks),
+        cmocka_unit_test(test_strings_are_copies),
+        cmocka_unit_test(test_nul_terminates),
+        cmocka_unit_test(test_trailing_junk),
+        cmocka_unit_test(test_error_unterminated_string),
+        cmocka_unit_test(test_error_unterminated_block),
+        cmocka_unit_test(test_error_key_without_value),
+        cmocka_unit_test(test_error_stray_close),
+        cmocka_unit_test(test_error_text_before_block),
+        cmocka_unit_test(test_error_nested_open),
+        cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_large_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
