@@ -51,6 +51,9 @@ typedef struct vctx {
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
         texinfo, leaf_faces, leaf_brushes, clipnodes, brushes, brushsides, texdata, string_table,
         areas, areaportals, miptex;
+    /* The face array nodes, leafs and models index: FACES, or FACES_HDR in
+     * HDR-only maps (Xbox 360), whose FACES lump is empty. */
+    const varr *tree_faces;
 
     /* Record counts that come from the directory, not from a decoder. */
     bool have_dispinfo;
@@ -287,41 +290,60 @@ static uint64_t lightmap_bytes(const vctx *c, const bspkit_face *f, bool *known)
     if (c->source) {
         if (f->lightmap_size[0] < 0 || f->lightmap_size[1] < 0)
             return 0;
-        uint64_t luxels = (uint64_t)(f->lightmap_size[0] + 1) * (uint64_t)(f->lightmap_size[1] + 1);
-        bool bumped = ti && (ti->flags & S_SURF_BUMPLIGHT) && !(ti->flags & S_SURF_NOLIGHT);
         *known = true;
+        /* Far beyond any engine's lightmap page; also keeps the product
+         * below 2^64. */
+        if (f->lightmap_size[0] >= (1 << 20) || f->lightmap_size[1] >= (1 << 20))
+            return UINT64_MAX;
+        uint64_t luxels = ((uint64_t)f->lightmap_size[0] + 1) * ((uint64_t)f->lightmap_size[1] + 1);
+        bool bumped = ti && (ti->flags & S_SURF_BUMPLIGHT) && !(ti->flags & S_SURF_NOLIGHT);
         /* Bumped faces store the flat lightmap plus three bump directions. */
         return luxels * (uint64_t)styles * (bumped ? 4u : 1u) * 4u;
     }
 
     /* Quake/GoldSrc: the luxel grid comes from the texture-space extents of
-     * the face's vertices, one luxel per 16 texels, as the engines compute. */
+     * the face's vertices, one luxel per 16 texels. id's and Valve's tools
+     * and engines sum in float, newer ones (ericw-tools, QuakeSpasm) in
+     * double; a vertex lying on a 16-texel boundary can give one luxel more
+     * in either, so the smaller grid of the two is the one required. */
     if (!ti || !c->surfedges.ok || !c->edges.ok || !c->vertexes.ok)
         return 0;
     if (ti->flags & Q_TEX_SPECIAL)
         return 0;
     if (f->first_edge < 0 || f->num_edges <= 0)
         return 0;
-    double mins[2] = {1e300, 1e300}, maxs[2] = {-1e300, -1e300};
+    double dmin[2] = {1e300, 1e300}, dmax[2] = {-1e300, -1e300};
+    double fmin[2] = {1e300, 1e300}, fmax[2] = {-1e300, -1e300};
     for (int32_t k = 0; k < f->num_edges; k++) {
         bspkit_vec3 v;
         if (!surfedge_vertex(c, (int64_t)f->first_edge + k, &v))
             return 0;
         for (int axis = 0; axis < 2; axis++) {
             const float *tv = ti->texture_vecs[axis];
-            double val = (double)v.x * tv[0] + (double)v.y * tv[1] + (double)v.z * tv[2] + tv[3];
-            if (val < mins[axis])
-                mins[axis] = val;
-            if (val > maxs[axis])
-                maxs[axis] = val;
+            double d = (double)v.x * tv[0] + (double)v.y * tv[1] + (double)v.z * tv[2] + tv[3];
+            /* Each assignment rounds to float, as the engines' code does. */
+            float fs = v.x * tv[0];
+            fs = fs + (float)(v.y * tv[1]);
+            fs = fs + (float)(v.z * tv[2]);
+            fs = fs + tv[3];
+            if (d < dmin[axis])
+                dmin[axis] = d;
+            if (d > dmax[axis])
+                dmax[axis] = d;
+            if (fs < fmin[axis])
+                fmin[axis] = fs;
+            if (fs > fmax[axis])
+                fmax[axis] = fs;
         }
     }
     uint64_t luxels = 1;
     for (int axis = 0; axis < 2; axis++) {
         /* NaN or absurd texture vectors: no meaningful extent. */
-        if (!(mins[axis] > -1e9 && maxs[axis] < 1e9))
+        if (!(dmin[axis] > -1e9 && dmax[axis] < 1e9 && fmin[axis] > -1e9 && fmax[axis] < 1e9))
             return 0;
-        double extent = ceil_d(maxs[axis] / 16.0) - floor_d(mins[axis] / 16.0) + 1.0;
+        double de = ceil_d(dmax[axis] / 16.0) - floor_d(dmin[axis] / 16.0) + 1.0;
+        double fe = ceil_d(fmax[axis] / 16.0) - floor_d(fmin[axis] / 16.0) + 1.0;
+        double extent = fe < de ? fe : de;
         if (extent > 1e6)
             return 0;
         luxels *= (uint64_t)extent;
@@ -334,7 +356,9 @@ static uint64_t lightmap_bytes(const vctx *c, const bspkit_face *f, bool *known)
 static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, const bspkit_face *f,
                                 const light_data *ld)
 {
-    if (f->light_offset == -1 || !ld->ok)
+    /* Without any lighting data the engines draw the map fullbright and
+     * never follow the offsets, which compilers then leave at 0. */
+    if (f->light_offset == -1 || !ld->ok || ld->size == 0)
         return;
     if (!c->source) {
         const bspkit_texinfo *ti = face_texinfo(c, f);
@@ -348,7 +372,7 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
     }
     bool known = false;
     uint64_t need = lightmap_bytes(c, f, &known);
-    if (known && (uint64_t)f->light_offset + need > ld->size)
+    if (known && need > ld->size - (size_t)f->light_offset)
         /* Only a warning: compilers round extents differently, and engines
          * clamp reads, so a slightly short lump still loads. */
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
@@ -421,10 +445,17 @@ static void check_texinfo(vctx *c)
      * odd but not a broken index. */
     if (!target->ok || (c->source && target->n == 0))
         return;
-    for (size_t i = 0; i < c->texinfo.n; i++)
-        if (ti[i].texture < 0 || (size_t)ti[i].texture >= target->n)
+    for (size_t i = 0; i < c->texinfo.n; i++) {
+        if (c->source && ti[i].texture < 0)
+            /* The Source engine loads a negative texdata as the empty
+             * material (with a developer message); buggy compilers write -1. */
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_S_TEXINFO, (int64_t)i,
+                        rec_offset(c, BSPKIT_S_TEXINFO, i), "texinfo %zu: texture %" PRId32 " names no texdata", i,
+                        ti[i].texture);
+        else if (ti[i].texture < 0 || (size_t)ti[i].texture >= target->n)
             index_error(c, BSPKIT_S_TEXINFO, i, "texinfo", "texture %" PRId32 " exceeds %zu %s", ti[i].texture,
                         target->n, name);
+    }
 }
 
 static void check_texdata(vctx *c)
@@ -490,9 +521,9 @@ static void check_nodes(vctx *c)
                 index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " is leaf %" PRId64
                             " but there are %zu leafs", k, ch, -((int64_t)ch + 1), c->leafs.n);
         }
-        if (!range_ok(&c->faces, n->first_face, n->num_faces))
+        if (!range_ok(c->tree_faces, n->first_face, n->num_faces))
             index_error(c, BSPKIT_S_NODES, i, "node", "first_face+num_faces %" PRIu64 " exceeds %zu faces",
-                        (uint64_t)n->first_face + n->num_faces, c->faces.n);
+                        (uint64_t)n->first_face + n->num_faces, c->tree_faces->n);
     }
 }
 
@@ -517,18 +548,22 @@ static void check_leafs(vctx *c)
                 (l->cluster < 0 || (uint32_t)l->cluster >= c->vis_rows))
                 index_error(c, BSPKIT_S_LEAFS, i, "leaf", "cluster %" PRId32 " exceeds %" PRIu32 " clusters",
                             l->cluster, c->vis_rows);
-        } else if (l->vis_offset != -1 && (l->vis_offset < 0 || (uint32_t)l->vis_offset >= vis_size)) {
+        } else if (i > 0 && vis_size > 0 && l->vis_offset != -1 &&
+                   (l->vis_offset < 0 || (uint32_t)l->vis_offset >= vis_size)) {
+            /* Leaf 0 is the shared solid leaf, never looked up, and an
+             * empty VISIBILITY lump makes engines ignore every offset; both
+             * often carry 0 rather than -1. */
             index_error(c, BSPKIT_Q_LEAFS, i, "leaf", "vis_offset %" PRId32 " outside %" PRIu32 " bytes of VISIBILITY",
                         l->vis_offset, vis_size);
         }
     }
 
     const uint32_t *lf = c->leaf_faces.items;
-    if (c->leaf_faces.ok && c->faces.ok)
+    if (c->leaf_faces.ok && c->tree_faces->ok)
         for (size_t i = 0; i < c->leaf_faces.n; i++)
-            if (lf[i] >= c->faces.n)
+            if (lf[i] >= c->tree_faces->n)
                 index_error(c, c->lump_leaffaces, i, c->source ? "leafface" : "marksurface",
-                            "face %" PRIu32 " exceeds %zu faces", lf[i], c->faces.n);
+                            "face %" PRIu32 " exceeds %zu faces", lf[i], c->tree_faces->n);
 
     const uint32_t *lb = c->leaf_brushes.items;
     if (c->source && c->leaf_brushes.ok && c->brushes.ok)
@@ -554,8 +589,11 @@ static void check_models(vctx *c)
         if (!c->source && c->clipnodes.ok && c->clipnodes.n > 0)
             for (int h = 1; h < 4; h++) {
                 int32_t hn = m->headnode[h];
-                /* A negative head node is a hull that is all one contents. */
-                bool ok = hn < 0 ? hn >= Q_CONTENTS_MIN : (size_t)hn < c->clipnodes.n;
+                /* A negative head node is a hull that is all one contents.
+                 * hlbsp leaves the head node of a hull it did not write
+                 * (non-solid models such as func_illusionary) at the clipnode
+                 * count; nothing traces those hulls. */
+                bool ok = hn < 0 ? hn >= Q_CONTENTS_MIN : (size_t)hn <= c->clipnodes.n;
                 if (!ok)
                     index_error(c, BSPKIT_Q_MODELS, i, "model", "headnode[%d] %" PRId32 " exceeds %zu clipnodes", h,
                                 hn, c->clipnodes.n);
@@ -563,9 +601,9 @@ static void check_models(vctx *c)
         if (m->first_face < 0 || m->num_faces < 0)
             index_error(c, BSPKIT_S_MODELS, i, "model", "first_face %" PRId32 " / num_faces %" PRId32 " negative",
                         m->first_face, m->num_faces);
-        else if (!range_ok(&c->faces, m->first_face, m->num_faces))
+        else if (!range_ok(c->tree_faces, m->first_face, m->num_faces))
             index_error(c, BSPKIT_S_MODELS, i, "model", "first_face+num_faces %" PRId64 " exceeds %zu faces",
-                        (int64_t)m->first_face + m->num_faces, c->faces.n);
+                        (int64_t)m->first_face + m->num_faces, c->tree_faces->n);
     }
 }
 
@@ -793,6 +831,7 @@ static void load_all(vctx *c)
     LOAD(c, c->models, bspkit_model, bspkit_get_models, BSPKIT_S_MODELS);
     LOAD(c, c->texinfo, bspkit_texinfo, bspkit_get_texinfo, BSPKIT_S_TEXINFO);
     LOAD(c, c->leaf_faces, uint32_t, bspkit_get_leaf_faces, c->lump_leaffaces);
+    c->tree_faces = &c->faces;
     if (c->source) {
         LOAD(c, c->orig_faces, bspkit_face, bspkit_get_orig_faces, BSPKIT_S_ORIGINALFACES);
         LOAD(c, c->hdr_faces, bspkit_face, bspkit_get_hdr_faces, BSPKIT_S_FACES_HDR);
@@ -804,6 +843,8 @@ static void load_all(vctx *c)
         LOAD(c, c->areas, bspkit_area, bspkit_get_areas, BSPKIT_S_AREAS);
         LOAD(c, c->areaportals, bspkit_areaportal, bspkit_get_areaportals, BSPKIT_S_AREAPORTALS);
 
+        if (c->faces.ok && c->faces.n == 0 && c->hdr_faces.ok && c->hdr_faces.n > 0)
+            c->tree_faces = &c->hdr_faces;
         c->have_dispinfo = bspkit_lump_record_count(c->map, BSPKIT_S_DISPINFO, &c->dispinfo_n) == BSPKIT_OK;
         /* CLIPPORTALVERTS is a plain array of 12-byte vectors. */
         if (c->info_ok[BSPKIT_S_CLIPPORTALVERTS]) {

@@ -393,10 +393,51 @@ static void test_model_clip_headnode(void **state)
     (void)state;
     testmap t;
     build_lumps(&t, base_entities);
-    wr_u32(field(&t, BSPKIT_Q_MODELS, SZ_MODEL, 0, 36 + 4 * 2), 1); /* headnode[2] = clipnode 1 */
+    wr_u32(field(&t, BSPKIT_Q_MODELS, SZ_MODEL, 0, 36 + 4 * 2), 2); /* headnode[2] = clipnode 2 */
     open_map(&t);
     expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_Q_MODELS, 0, t.ofs[BSPKIT_Q_MODELS],
-               "headnode[2] 1 exceeds 1 clipnodes");
+               "headnode[2] 2 exceeds 1 clipnodes");
+    free_map(&t);
+}
+
+static void expect_clean(testmap *t)
+{
+    bspkit_report rep;
+    validate_ok(t, &rep);
+    if (rep.count)
+        print_report(&rep);
+    assert_int_equal(rep.count, 0);
+    bspkit_report_free(&rep);
+}
+
+/* Tolerated by the engines and written by real compilers: a clip head node
+ * equal to the clipnode count (hull not written, e.g. func_illusionary), a
+ * hull that is all one contents, leaf 0 with vis offset 0, and light offsets
+ * of 0 in a map without lighting. */
+static void test_compiler_conventions_accepted(void **state)
+{
+    (void)state;
+    testmap t;
+    build_lumps(&t, base_entities);
+    wr_u32(field(&t, BSPKIT_Q_MODELS, SZ_MODEL, 0, 36 + 4 * 1), 1);          /* headnode[1] = count */
+    wr_u32(field(&t, BSPKIT_Q_MODELS, SZ_MODEL, 0, 36 + 4 * 3), (uint32_t)-2); /* hull 3 all solid */
+    wr_u32(field(&t, BSPKIT_Q_LEAFS, SZ_LEAF, 0, 4), 0);
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+
+    build_lumps(&t, base_entities);
+    t.lump[BSPKIT_Q_LIGHTING].size = 0;
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+
+    /* Without vis data no offset is followed, whatever its value. */
+    build_lumps(&t, base_entities);
+    t.lump[BSPKIT_Q_VISIBILITY].size = 0;
+    wr_u32(field(&t, BSPKIT_Q_LEAFS, SZ_LEAF, 1, 4), 0);
+    open_map(&t);
+    expect_clean(&t);
     free_map(&t);
 }
 
@@ -831,6 +872,59 @@ static void test_corpus_limits_match_vbspinfo(void **state)
         return;
     compare_with_vbspinfo("bsp_tool/maps/Team Fortress 2/mp_lobby.bsp",
                           "bsp_tool/maps/Team Fortress 2/mp_lobby.bsp.info.txt");
+    compare_with_vbspinfo("bsp_tool/maps/Team Fortress 2/test2.bsp",
+                          "bsp_tool/maps/Team Fortress 2/test2.bsp.info.txt");
+    /* Strata Source (v25): wider structs and its own maxima. */
+    compare_with_vbspinfo("bsp_tool/maps/Momentum Mod/mp_lobby.bsp",
+                          "bsp_tool/maps/Momentum Mod/mp_lobby.bsp.info.txt");
+}
+
+/* Maps whose quirks once looked like broken indices; each is fine in its
+ * engine, so validation must find no index problem at all:
+ *  - aim_ak-colt3, de_cbble, brick1: lightmaps sized with float sums end
+ *    exactly at the lump end (double sums give one luxel row more);
+ *  - awp_nightdust: func_illusionary models with clip head node = count;
+ *  - car_fight, b_batt0: leaf 0 with vis offset 0 and no vis data;
+ *  - 123kill, gmod_tooltextures: light offsets 0 and no lighting lump;
+ *  - shack.360: Xbox 360 HDR-only map, FACES empty, tree indexes FACES_HDR;
+ *  - test2 (TF2): brush sides with dispinfo 0 besides real displacements,
+ *    stale original-face texinfos. */
+static void test_corpus_no_false_positives(void **state)
+{
+    (void)state;
+    if (!have_corpus())
+        return;
+    static const char *const maps[] = {
+        "barnuri+cs1.6-server/maps/aim_ak-colt3.bsp",
+        "barnuri+cs1.6-server/maps/de_cbble.bsp",
+        "c0burn+Slipgate/maps/brick1.bsp",
+        "barnuri+cs1.6-server/maps/awp_nightdust.bsp",
+        "barnuri+cs1.6-server/maps/car_fight.bsp",
+        "c0burn+Slipgate/maps/b_batt0.bsp",
+        "barnuri+cs1.6-server/maps/123kill.bsp",
+        ("ata4+bspsrc/bspsrc-decompiler/src/test/resources/info/ata4/bspsrc/decompiler/modules/texture/"
+         "gmod_tooltextures.bsp"),
+        "bsp_tool/maps/Xbox360/The Orange Box/shack.360.bsp",
+        "bsp_tool/maps/Team Fortress 2/test2.bsp",
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        bspkit_map *map = open_corpus(maps[i]);
+        bspkit_report rep;
+        bspkit_error err;
+        assert_int_equal(bspkit_validate(map, &rep, &err), BSPKIT_OK);
+        size_t index_problems = 0;
+        for (size_t k = 0; k < rep.count; k++)
+            if (rep.problems[k].code == BSPKIT_ERR_INDEX)
+                index_problems++;
+        if (rep.errors || index_problems) {
+            print_message("%s:\n", maps[i]);
+            print_report(&rep);
+        }
+        assert_int_equal(rep.errors, 0);
+        assert_int_equal(index_problems, 0);
+        bspkit_report_free(&rep);
+        bspkit_close(map);
+    }
 }
 
 int main(void)
@@ -846,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_face_texinfo_past_texinfo),
         cmocka_unit_test(test_model_faces_past_faces),
         cmocka_unit_test(test_model_clip_headnode),
+        cmocka_unit_test(test_compiler_conventions_accepted),
         cmocka_unit_test(test_light_offset_past_lighting),
         cmocka_unit_test(test_lightmap_extent_overruns),
         cmocka_unit_test(test_lightmap_styles_count),
@@ -866,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_corpus_clean),
         cmocka_unit_test(test_corpus_limits_match_vbspinfo),
+        cmocka_unit_test(test_corpus_no_false_positives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
