@@ -65,8 +65,3 @@ bspkit_result bk_lzma_decompress(const uint8_t *src, size_t src_size, uint8_t *d
                        "lump %d: LZMA stream ends after %zu of %zu bytes", lump, produced, dst_size);
     return BSPKIT_OK;
 }
-
-uint32_t bk_crc32(const uint8_t *data, size_t size, uint32_t crc)
-{
-    return lzma_crc32(data, size, crc);
-}
