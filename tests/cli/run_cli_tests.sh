@@ -69,7 +69,7 @@ compare_stream() {
         expected=$(cat "$case_file.$stream.exact")
         if [ "$actual" != "$expected" ]; then
             echo "  $stream differs from $stream.exact:"
-            diff -u <(printf '%s\n' "$expected") <(printf '%s\n' "$actual") | sed 's/^/    /'
+            diff -u --label expected --label actual <(printf '%s\n' "$expected") <(printf '%s\n' "$actual") | sed 's/^/    /'
             return 1
         fi
     elif [ -f "$case_file.$stream.glob" ]; then

@@ -1,2 +1,2 @@
 cd "$GEN" || exit 1
-"$BSPKIT" check goldsrc-room.bsp source-room.bsp source-room-be.bsp source-room-lzma.bsp
+"$BSPKIT" check goldsrc-room.bsp quake-room.bsp source-room.bsp source-room-be.bsp source-room-lzma.bsp

@@ -1,8 +1,9 @@
 # A copy of source-room.bsp whose first face points at plane 65535.
 source "$CASES/lib.bash"
 cp "$GEN/source-room.bsp" corrupt.bsp && chmod u+w corrupt.bsp || exit 1
-faces=$(rd_u32 corrupt.bsp $((8 + 7 * 16)) little)    # FACES directory entry: offset
-[ "$(rd_u32 corrupt.bsp $(($((8 + 7 * 16)) + 4)) little)" -gt 0 ] || { echo "no faces in source-room.bsp"; exit 1; }
+dirent=$((8 + 7 * 16))    # FACES directory entry: offset, length
+faces=$(rd_u32 corrupt.bsp "$dirent" little)
+[ "$(rd_u32 corrupt.bsp $((dirent + 4)) little)" -gt 0 ] || { echo "no faces in source-room.bsp"; exit 1; }
 # Every face record starts with its 16-bit plane index; 0xffff reads the same in either byte order.
 patch_bytes corrupt.bsp "$faces" '\377\377'
 "$BSPKIT" check --max-problems 0 corrupt.bsp

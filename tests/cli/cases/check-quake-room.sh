@@ -1,0 +1,2 @@
+cd "$GEN" || exit 1
+"$BSPKIT" check quake-room.bsp
