@@ -9,17 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Defined in util.c. */
-int cli_parse_count(const char *text, uint64_t max, uint64_t *out);
-int cli_option_value(int argc, char **argv, int *index, const char *name, const char **value);
-void cli_usage_error(const char *command, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-int cli_finish_output(void);
-const char *cli_plural(uint64_t n, const char *one, const char *many);
-json_t *cli_json_string(const char *text);
 
 /* Above this many files a terminal gets a progress line. */
 #define PROGRESS_MIN_FILES 10

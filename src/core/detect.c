@@ -56,6 +56,8 @@ const char *bk_lump_name(const bspkit_map *map, int index)
         return Q_NAMES[index];
     if (index >= 22 && index <= 25 && map->format.version >= 21)
         return S_NAMES_V21[index - 22];
+    if (index == BSPKIT_S_PROP_BLOB && map->format.version >= 21)
+        return "PROP_BLOB";
     return S_NAMES[index];
 }
 
