@@ -483,9 +483,11 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
 
 /**
  * Run-length decoding shared by all families: a zero byte is followed by a
- * count of zero bytes. Fills `row_bytes` bytes of `dst`; `*consumed` gets the
- * number of source bytes read. Fails with BSPKIT_ERR_VISIBILITY when the
- * source ends early or a run overflows the row.
+ * count of zero bytes. Fills `row_bytes` bytes of `dst`; `*consumed` (may be
+ * NULL) gets the number of source bytes read. A zero run reaching past the
+ * row end is clamped to it, as the engines do (compilers pad rows this way).
+ * Fails with BSPKIT_ERR_VISIBILITY when the source ends before the row is
+ * full; the unfilled rest of the row is then zeroed.
  */
 bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes,
                                     size_t *consumed);

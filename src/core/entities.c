@@ -8,10 +8,12 @@
  * only recognised where a token could start. Quoted strings have no escapes,
  * so GoldSrc wad paths keep their backslashes. The text ends at the first NUL.
  *
- * All strings are copied once into a single arena. Each copied string costs
- * its bytes plus one NUL, and every string but a final unquoted one is paid
- * for by at least one input byte that is not copied (a quote or the byte that
- * ends an unquoted token), so the arena never needs more than size + 1 bytes.
+ * Strings are copied into a single arena while they are scanned. A copy
+ * costs its bytes plus one NUL; a quoted string pays for the NUL with its
+ * quotes, an unquoted one with the byte that ends it (blank, brace or the
+ * opening quote of the next string, whose own quotes leave one to spare). So
+ * before each token the arena has used at most one byte more than the text
+ * consumed, and size + 2 bytes always suffice.
  */
 #include "bspkit/bspkit.h"
 
@@ -30,7 +32,7 @@ typedef struct token {
     tok_kind kind;
     size_t pos;     /* offset of the token's first byte (the quote for quoted strings) */
     uint64_t line;  /* line of that byte */
-    const uint8_t *s;
+    const char *s;  /* NUL-terminated copy in the arena */
     size_t len;
 } token;
 
@@ -93,16 +95,6 @@ static void skip_blank(parser *ps)
     ps->line = line;
 }
 
-static uint64_t count_newlines(const uint8_t *p, const uint8_t *end)
-{
-    uint64_t n = 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        n++;
-        p++;
-    }
-    return n;
-}
-
 static bspkit_result next_token(parser *ps, token *t)
 {
     skip_blank(ps);
@@ -110,34 +102,47 @@ static bspkit_result next_token(parser *ps, token *t)
     t->line = ps->line;
     t->s = NULL;
     t->len = 0;
-    if (ps->p >= ps->end) {
+    const uint8_t *p = ps->p, *end = ps->end;
+    if (p >= end) {
         t->kind = TOK_END;
         return BSPKIT_OK;
     }
-    uint8_t c = *ps->p;
-    if (c == '{' || c == '}') {
-        t->kind = c == '{' ? TOK_OPEN : TOK_CLOSE;
-        ps->p++;
+    if (*p == '{' || *p == '}') {
+        t->kind = *p == '{' ? TOK_OPEN : TOK_CLOSE;
+        ps->p = p + 1;
         return BSPKIT_OK;
     }
     t->kind = TOK_STRING;
-    if (c == '"') {
-        const uint8_t *s = ps->p + 1;
-        const uint8_t *q = memchr(s, '"', (size_t)(ps->end - s));
-        if (!q)
+    /* A string is at most the rest of the text; this is what makes the
+     * unchecked copy loops below safe. */
+    ent_storage *st = ps->store;
+    if ((size_t)(end - p) >= st->cap - st->used)
+        return fail_at(ps, t->pos, t->line, "string storage exhausted");
+    char *d0 = st->arena + st->used, *d = d0;
+    if (*p == '"') {
+        /* One loop finds the closing quote, counts lines and copies: entity
+         * strings are short, so this beats separate memchr/memcpy calls. */
+        uint64_t lines = 0;
+        for (p++; p < end && *p != '"'; p++) {
+            lines += *p == '\n';
+            *d++ = (char)*p;
+        }
+        if (p >= end)
             return fail_at(ps, t->pos, t->line, "unterminated quoted string");
-        ps->line += count_newlines(s, q);
-        t->s = s;
-        t->len = (size_t)(q - s);
-        ps->p = q + 1;
-        return BSPKIT_OK;
-    }
-    /* Unquoted: runs to a blank, a quote or a brace. Bytes >= 0x80 belong to it. */
-    const uint8_t *s = ps->p, *p = s, *end = ps->end;
-    while (p < end && *p > ' ' && *p != '"' && *p != '{' && *p != '}')
+        ps->line += lines;
         p++;
-    t->s = s;
-    t->len = (size_t)(p - s);
+    } else {
+        /* Unquoted: runs to a blank, a quote or a brace. Bytes >= 0x80 belong to it. */
+        while (p < end && *p > ' ' && *p != '"' && *p != '{' && *p != '}')
+            *d++ = (char)*p++;
+    }
+    size_t len = (size_t)(d - d0);
+    if (len > UINT32_MAX)
+        return fail_at(ps, t->pos, t->line, "string longer than 4 GiB");
+    *d = '\0';
+    st->used += len + 1;
+    t->s = d0;
+    t->len = len;
     ps->p = p;
     return BSPKIT_OK;
 }
@@ -161,36 +166,16 @@ static void *grow(void *ptr, size_t *cap, size_t need, size_t elem)
     return p;
 }
 
-static const char *arena_copy(ent_storage *st, const uint8_t *s, size_t len)
-{
-    /* Unreachable by the size argument at the top of the file; kept as a hard guard. */
-    if (len >= st->cap - st->used)
-        return NULL;
-    char *d = st->arena + st->used;
-    if (len)
-        memcpy(d, s, len);
-    d[len] = '\0';
-    st->used += len + 1;
-    return d;
-}
-
 static bspkit_result push_pair(parser *ps, const token *key, const token *value)
 {
-    if (key->len > UINT32_MAX || value->len > UINT32_MAX)
-        return fail_at(ps, key->len > UINT32_MAX ? key->pos : value->pos,
-                       key->len > UINT32_MAX ? key->line : value->line, "string longer than 4 GiB");
     bspkit_entities *out = ps->out;
     bspkit_keyvalue *pairs = grow(out->pairs, &ps->pair_cap, out->pair_count, sizeof *pairs);
     if (!pairs)
         return fail_nomem(ps);
     out->pairs = pairs;
-    const char *k = arena_copy(ps->store, key->s, key->len);
-    const char *v = k ? arena_copy(ps->store, value->s, value->len) : NULL;
-    if (!v)
-        return fail_at(ps, key->pos, key->line, "string storage exhausted");
     bspkit_keyvalue *kv = &pairs[out->pair_count++];
-    kv->key = k;
-    kv->value = v;
+    kv->key = key->s;
+    kv->value = value->s;
     kv->key_length = (uint32_t)key->len;
     kv->value_length = (uint32_t)value->len;
     return BSPKIT_OK;
@@ -303,13 +288,13 @@ bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entiti
     ent_storage *st = calloc(1, sizeof *st);
     if (ents)
         ents->storage_ = st;
-    if (!ents || !st || len == SIZE_MAX || !(st->arena = malloc(len + 1))) {
+    if (!ents || !st || len > SIZE_MAX - 2 || !(st->arena = malloc(len + 2))) {
         bspkit_entities_free(ents);
         if (!ents)
             free(st);
         return fail(err, BSPKIT_ERR_NOMEM, -1, 0, "out of memory");
     }
-    st->cap = len + 1;
+    st->cap = len + 2;
 
     parser ps = {
         .base = base, .p = base, .end = base + len, .line = 1, .out = ents, .store = st, .err = err,
