@@ -51,22 +51,25 @@ bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 
-# libFuzzer needs clang. Each target starts from the generated seeds and
-# keeps what it finds in $(FUZZ_DIR)/corpus/<target>.
+# libFuzzer needs clang. Each target starts from the generated seeds, keeps
+# what it finds in $(FUZZ_DIR)/corpus/<target> and crashing inputs in
+# $(FUZZ_DIR)/crashes.
 fuzz:
 	@scripts/install-deps.sh --fuzz
 	cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DBSPKIT_FUZZ=ON -DBSPKIT_BENCH=OFF -DBSPKIT_TESTS=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target make_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
 	./$(FUZZ_DIR)/fuzz/make_seeds $(FUZZ_DIR)/seeds
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@failed=; for t in $(FUZZ_TARGETS); do \
 	  seeds=$(FUZZ_DIR)/seeds/$$t; [ -d "$$seeds" ] || seeds=$(FUZZ_DIR)/seeds/open; \
 	  case $$t in entities) dict=-dict=fuzz/entities.dict ;; open|detect) dict=-dict=fuzz/bsp.dict ;; *) dict= ;; esac; \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$t; \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes; \
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS)s"; \
 	  ./$(FUZZ_DIR)/fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-	    -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_DIR)/corpus/$$t $$seeds; \
-	done
+	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/crashes/$$t- \
+	    $(FUZZ_DIR)/corpus/$$t $$seeds || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failures in$$failed; inputs in $(FUZZ_DIR)/crashes"; exit 1; fi
 
 install: build
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)

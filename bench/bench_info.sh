@@ -26,7 +26,7 @@ echo "bspkit info on $map ($(stat -c %s "$map") bytes)"
 "$bspkit" info "$map" >/dev/null || echo "bench_info.sh: bspkit info exited $? on this map" >&2
 
 if command -v hyperfine >/dev/null 2>&1; then
-  hyperfine --warmup 5 --runs "$runs" --ignore-failure "'$bspkit' info '$map'"
+  hyperfine -N --warmup 5 --runs "$runs" --ignore-failure "'$bspkit' info '$map'"
   exit 0
 fi
 start=$(date +%s%N)

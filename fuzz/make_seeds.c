@@ -218,6 +218,12 @@ static void source_seeds(void)
     source_map(&b, 0x40014, 0, 0, &ents, 1);
     emit("source-dark-messiah", &b);
 
+    /* An entity block without pairs, then a stray brace. */
+    static const char empty_block[] = "{\n}}\n";
+    const source_lump bad_ents = {BSPKIT_S_ENTITIES, empty_block, sizeof empty_block, 0, 0};
+    source_map(&b, 20, 0, 0, &bad_ents, 1);
+    emit("source-entities-empty-block-stray-close", &b);
+
     /* Visibility: 2 clusters, {pvs, pas} offsets, then one run-length row each. */
     static const uint8_t vis[] = {2, 0, 0, 0,  20, 0, 0, 0, 22, 0, 0, 0,  24, 0, 0, 0, 26, 0, 0, 0,
                                   0x03, 0x00, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00};
@@ -300,6 +306,45 @@ static void other_seeds(void)
 
 /* ---- maps from the library's own generator ----------------------------- */
 
+/* Writes `name` as a copy of `data` with `len` bytes at `at` set to 0xFF. */
+static void emit_patched(const char *name, const uint8_t *data, size_t size, size_t at, size_t len)
+{
+    uint8_t *copy = malloc(size);
+    if (copy == NULL || at > size || len > size - at) {
+        free(copy);
+        return;
+    }
+    memcpy(copy, data, size);
+    memset(copy + at, 0xFF, len);
+    write_seed("open", name, copy, size);
+    free(copy);
+}
+
+/* Variants of a sample that reach the deepest checks: all-ones bytes are a
+ * NaN float in either byte order, and as LZMA properties they ask for a
+ * 4 GiB dictionary. */
+static void sample_variants(const char *sample, const uint8_t *data, size_t size)
+{
+    bspkit_map *map = NULL;
+    if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK)
+        return;
+    char name[96];
+    bspkit_lump_info info;
+    /* TEXINFO has index 6 in every family. */
+    if (bspkit_lump_info_get(map, BSPKIT_Q_TEXINFO, &info) == BSPKIT_OK && !info.compressed && info.length >= 4) {
+        snprintf(name, sizeof name, "%s-nan-texinfo", sample);
+        emit_patched(name, data, size, info.offset, 4);
+    }
+    for (int i = 0; i < bspkit_lump_count(map); i++) {
+        if (bspkit_lump_info_get(map, i, &info) == BSPKIT_OK && info.compressed) {
+            snprintf(name, sizeof name, "%s-huge-lzma-dictionary", sample);
+            emit_patched(name, data, size, (size_t)info.offset + 13, 4);
+            break;
+        }
+    }
+    bspkit_close(map);
+}
+
 static void sample_seeds(void)
 {
     for (int k = 0; k < BSPKIT_SAMPLE_COUNT; k++) {
@@ -317,6 +362,7 @@ static void sample_seeds(void)
         char name[64];
         snprintf(name, sizeof name, "sample-%s", bspkit_sample_name((bspkit_sample_kind)k));
         write_seed("open", name, data, size);
+        sample_variants(name, data, size);
         bspkit_free_buffer(data);
     }
 }
@@ -342,6 +388,7 @@ static void entity_seeds(void)
         {"key-without-value", "{\n\"classname\"\n}\n"},
         {"stray-close", "}\n{\n\"classname\" \"worldspawn\"\n}\n"},
         {"nested-open", "{\n{\n\"a\" \"b\"\n}\n"},
+        {"only-empty-block", "{\n}\n"},
         {"blank", " \t\r\n"},
         {"empty", ""},
     };

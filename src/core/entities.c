@@ -315,6 +315,8 @@ const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const
     if (!ents || !key || index >= ents->count)
         return NULL;
     const bspkit_entity *e = &ents->entities[index];
+    if (e->num_pairs == 0) /* pairs may be NULL when no entity has any */
+        return NULL;
     const bspkit_keyvalue *kv = ents->pairs + e->first_pair;
     for (size_t i = 0; i < e->num_pairs; i++)
         if (strcmp(kv[i].key, key) == 0)

@@ -34,6 +34,12 @@ bspkit_result bk_lzma_decompress(const uint8_t *src, size_t src_size, uint8_t *d
     lzma_filter filters[2] = {{.id = LZMA_FILTER_LZMA1, .options = NULL}, {.id = LZMA_VLI_UNKNOWN}};
     if (lzma_properties_decode(&filters[0], NULL, src + 12, 5) != LZMA_OK)
         return bk_fail(err, BSPKIT_ERR_COMPRESSION, lump, -1, 12, "lump %d: invalid LZMA properties", lump);
+    /* The dictionary never needs to exceed the output; without this cap a few
+     * hostile property bytes make liblzma allocate gigabytes. */
+    lzma_options_lzma *lz = filters[0].options;
+    uint32_t dict_cap = dst_size > LZMA_DICT_SIZE_MIN ? (uint32_t)dst_size : LZMA_DICT_SIZE_MIN;
+    if (lz->dict_size > dict_cap)
+        lz->dict_size = dict_cap;
     lzma_stream strm = LZMA_STREAM_INIT;
     lzma_ret ret = lzma_raw_decoder(&strm, filters);
     free(filters[0].options);

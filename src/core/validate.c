@@ -339,7 +339,9 @@ static uint64_t lightmap_bytes(const vctx *c, const bspkit_face *f, bool *known)
     uint64_t luxels = 1;
     for (int axis = 0; axis < 2; axis++) {
         /* NaN or absurd texture vectors: no meaningful extent. */
-        if (!(dmin[axis] > -1e9 && dmax[axis] < 1e9 && fmin[axis] > -1e9 && fmax[axis] < 1e9))
+        /* NaN coordinates leave the extremes unset (min > max): treat like out-of-range ones. */
+        if (!(dmin[axis] <= dmax[axis] && fmin[axis] <= fmax[axis] && dmin[axis] > -1e9 && dmax[axis] < 1e9 &&
+              fmin[axis] > -1e9 && fmax[axis] < 1e9))
             return 0;
         double de = ceil_d(dmax[axis] / 16.0) - floor_d(dmin[axis] / 16.0) + 1.0;
         double fe = ceil_d(fmax[axis] / 16.0) - floor_d(fmin[axis] / 16.0) + 1.0;
