@@ -80,16 +80,24 @@ void bk_error_copy(bspkit_error *dst, const bspkit_error *src)
 /* Memory accounting                                                         */
 /* ------------------------------------------------------------------------ */
 
-void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err)
+/* Charges `size` against max_memory before any allocation happens. */
+static bool charge(bspkit_map *map, size_t size, int lump, bspkit_error *err)
 {
-    if (size == 0)
-        size = 1; /* a valid pointer for empty arrays */
     if (size > map->opts.max_memory || map->memory_used > map->opts.max_memory - size) {
         bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
                 "%s: decoding needs %zu more bytes, over the memory limit of %llu bytes",
                 bk_lump_name(map, lump), size, (unsigned long long)map->opts.max_memory);
-        return NULL;
+        return false;
     }
+    return true;
+}
+
+void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err)
+{
+    if (size == 0)
+        size = 1; /* a valid pointer for empty arrays */
+    if (!charge(map, size, lump, err))
+        return NULL;
     void *p = malloc(size);
     if (!p) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
@@ -108,9 +116,18 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
         return NULL;
     }
     size_t bytes = count * elem;
-    void *p = bk_alloc(map, bytes, lump, err);
-    if (p && bytes)
-        memset(p, 0, bytes);
+    if (bytes == 0)
+        bytes = 1;
+    if (!charge(map, bytes, lump, err))
+        return NULL;
+    /* calloc: large blocks come as fresh pages the kernel already zeroed. */
+    void *p = calloc(1, bytes);
+    if (!p) {
+        bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
+                bk_lump_name(map, lump), bytes);
+        return NULL;
+    }
+    map->memory_used += bytes;
     return p;
 }
 

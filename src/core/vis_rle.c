@@ -21,11 +21,18 @@ bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t
     while (out < row_bytes) {
         if (in >= src_size)
             break;
-        uint8_t b = src[in++];
-        if (b) {
-            dst[out++] = b;
-            continue;
-        }
+        /* Copy the whole span of literal (nonzero) bytes at once: rows of
+         * open areas are mostly literals, and memchr scans them in bulk. */
+        size_t avail = src_size - in, room = row_bytes - out;
+        size_t limit = avail < room ? avail : room;
+        const uint8_t *zero = memchr(src + in, 0, limit);
+        size_t lit = zero ? (size_t)(zero - (src + in)) : limit;
+        memcpy(dst + out, src + in, lit);
+        in += lit;
+        out += lit;
+        if (!zero)
+            continue; /* row full or source exhausted: the loop condition decides */
+        in++; /* the zero byte */
         if (in >= src_size)
             break;
         size_t run = src[in++];
