@@ -389,42 +389,43 @@ bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_
     return BSPKIT_OK;
 }
 
-bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
+void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
+                         uint32_t length, bool compressed, uint32_t uncompressed_length)
 {
-    bk_bytes_cache *c = &map->bytes[index];
-    if (!c->done) {
-        const bk_lump *l = &map->lumps[index];
-        c->done = true;
-        c->result = BSPKIT_OK;
-        bk_error_clear(&c->error);
-        if (!l->compressed) {
-            /* Range was checked when the directory was read. */
-            c->data = l->length ? map->data + l->offset : (const uint8_t *)"";
-            c->size = l->length;
-        } else if (l->uncompressed_length > map->opts.max_lump_size) {
-            c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, index, l->offset, -1,
-                                "%s: decompressed size %u exceeds the lump limit of %llu bytes",
-                                bk_lump_name(map, index), l->uncompressed_length,
-                                (unsigned long long)map->opts.max_lump_size);
-        } else {
-            uint8_t *buf = bk_alloc(map, l->uncompressed_length, index, &c->error);
-            if (!buf) {
-                c->result = c->error.code;
-            } else {
-                c->result = bk_lzma_decompress(map->data + l->offset, l->length, buf, l->uncompressed_length,
-                                               index, &c->error);
-                if (c->result != BSPKIT_OK) {
-                    if (c->error.offset < 0)
-                        c->error.offset = l->offset;
-                    bk_free(map, buf, l->uncompressed_length);
-                } else {
-                    c->owned = buf;
-                    c->data = buf;
-                    c->size = l->uncompressed_length;
-                }
-            }
-        }
+    c->done = true;
+    c->result = BSPKIT_OK;
+    bk_error_clear(&c->error);
+    if (!compressed) {
+        /* Ranges were checked when the directory was read. */
+        c->data = length ? map->data + offset : (const uint8_t *)"";
+        c->size = length;
+        return;
     }
+    /* The limit is checked before anything is allocated. */
+    if (uncompressed_length > map->opts.max_lump_size) {
+        c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, lump, offset, -1,
+                            "%s: decompressed size %u exceeds the lump limit of %llu bytes", what,
+                            uncompressed_length, (unsigned long long)map->opts.max_lump_size);
+        return;
+    }
+    uint8_t *buf = bk_alloc(map, uncompressed_length, lump, &c->error);
+    if (!buf) {
+        c->result = c->error.code;
+        return;
+    }
+    c->result = bk_lzma_decompress(map->data + offset, length, buf, uncompressed_length, lump, &c->error);
+    if (c->result != BSPKIT_OK) {
+        c->error.offset = offset;
+        bk_free(map, buf, uncompressed_length);
+        return;
+    }
+    c->owned = buf;
+    c->data = buf;
+    c->size = uncompressed_length;
+}
+
+bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, size_t *size, bspkit_error *err)
+{
     if (c->result != BSPKIT_OK) {
         bk_error_copy(err, &c->error);
         return c->result;
@@ -432,6 +433,17 @@ bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, si
     *data = c->data;
     *size = c->size;
     return BSPKIT_OK;
+}
+
+bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
+{
+    bk_bytes_cache *c = &map->bytes[index];
+    if (!c->done) {
+        const bk_lump *l = &map->lumps[index];
+        bk_fill_bytes_cache(map, c, index, bk_lump_name(map, index), l->offset, l->length, l->compressed,
+                            l->uncompressed_length);
+    }
+    return bk_cached_bytes(c, data, size, err);
 }
 
 bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)

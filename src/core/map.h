@@ -109,6 +109,12 @@ const char *bk_lump_name(const bspkit_map *map, int index);
 const char *bk_lump_key(const bspkit_map *map, int index);
 /* Absolute file offset of byte `ofs` of lump `index`, or -1 if compressed. */
 int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs);
+/* Fill a bytes cache from a stored range: borrowed when stored plainly,
+ * decompressed into an owned buffer (after the size limit check) otherwise. */
+void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
+                         uint32_t length, bool compressed, uint32_t uncompressed_length);
+/* The cached result: bytes, or the error recorded when filling. */
+bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, size_t *size, bspkit_error *err);
 /* Decompressed lump bytes (cached). */
 bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err);
 /* Decoded record array for slot `dec` (cached). */

@@ -143,39 +143,10 @@ bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_
     bk_bytes_cache *c = &map->game_lump_bytes[index];
     const bspkit_game_lump *g = &gl[index];
     if (!c->done) {
-        c->done = true;
-        c->result = BSPKIT_OK;
-        bk_error_clear(&c->error);
-        if (!g->compressed) {
-            c->data = g->length ? map->data + g->offset : (const uint8_t *)"";
-            c->size = g->length;
-        } else if (g->uncompressed_length > map->opts.max_lump_size) {
-            c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, BSPKIT_S_GAME_LUMP, g->offset, -1,
-                                "game lump %zu: decompressed size %u exceeds the lump limit of %llu bytes", index,
-                                g->uncompressed_length, (unsigned long long)map->opts.max_lump_size);
-        } else {
-            uint8_t *buf = bk_alloc(map, g->uncompressed_length, BSPKIT_S_GAME_LUMP, &c->error);
-            if (!buf) {
-                c->result = c->error.code;
-            } else {
-                c->result = bk_lzma_decompress(map->data + g->offset, g->length, buf, g->uncompressed_length,
-                                               BSPKIT_S_GAME_LUMP, &c->error);
-                if (c->result != BSPKIT_OK) {
-                    c->error.offset = g->offset;
-                    bk_free(map, buf, g->uncompressed_length);
-                } else {
-                    c->owned = buf;
-                    c->data = buf;
-                    c->size = g->uncompressed_length;
-                }
-            }
-        }
+        char what[48];
+        snprintf(what, sizeof what, "game lump %zu", index);
+        bk_fill_bytes_cache(map, c, BSPKIT_S_GAME_LUMP, what, g->offset, g->length, g->compressed,
+                            g->uncompressed_length);
     }
-    if (c->result != BSPKIT_OK) {
-        bk_error_copy(err, &c->error);
-        return c->result;
-    }
-    *data = c->data;
-    *size = c->size;
-    return BSPKIT_OK;
+    return bk_cached_bytes(c, data, size, err);
 }
