@@ -5,9 +5,7 @@ void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst)
 {
     bspkit_plane *o = dst;
     for (size_t i = 0; i < n; i++, src += 20) {
-        o[i].normal.x = rd_f32(src, be);
-        o[i].normal.y = rd_f32(src + 4, be);
-        o[i].normal.z = rd_f32(src + 8, be);
+        bk_rd_vec3(src, be, &o[i].normal);
         o[i].dist = rd_f32(src + 12, be);
         o[i].type = rd_i32(src + 16, be);
     }
@@ -16,11 +14,8 @@ void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst)
 void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst)
 {
     bspkit_vec3 *o = dst;
-    for (size_t i = 0; i < n; i++, src += 12) {
-        o[i].x = rd_f32(src, be);
-        o[i].y = rd_f32(src + 4, be);
-        o[i].z = rd_f32(src + 8, be);
-    }
+    for (size_t i = 0; i < n; i++, src += 12)
+        bk_rd_vec3(src, be, &o[i]);
 }
 
 void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst)

@@ -5,20 +5,6 @@
 
 /* Quake/GoldSrc files are little-endian; `be` is accepted for the common decoder signature. */
 
-static void rd_vec3(const uint8_t *p, bspkit_vec3 *v)
-{
-    v->x = bits_to_float(rd_le32(p));
-    v->y = bits_to_float(rd_le32(p + 4));
-    v->z = bits_to_float(rd_le32(p + 8));
-}
-
-static void rd_short3(const uint8_t *p, bspkit_vec3 *v)
-{
-    v->x = (int16_t)rd_le16(p);
-    v->y = (int16_t)rd_le16(p + 2);
-    v->z = (int16_t)rd_le16(p + 4);
-}
-
 static void decode_nodes29(const uint8_t *src, size_t n, bool be, void *dst)
 {
     (void)be;
@@ -27,8 +13,8 @@ static void decode_nodes29(const uint8_t *src, size_t n, bool be, void *dst)
         o[i].plane = (int32_t)rd_le32(src);
         o[i].children[0] = (int16_t)rd_le16(src + 4);
         o[i].children[1] = (int16_t)rd_le16(src + 6);
-        rd_short3(src + 8, &o[i].mins);
-        rd_short3(src + 14, &o[i].maxs);
+        bk_rd_short3(src + 8, false, &o[i].mins);
+        bk_rd_short3(src + 14, false, &o[i].maxs);
         o[i].first_face = rd_le16(src + 20);
         o[i].num_faces = rd_le16(src + 22);
         o[i].area = -1;
@@ -43,8 +29,8 @@ static void decode_nodes_bsp2(const uint8_t *src, size_t n, bool be, void *dst)
         o[i].plane = (int32_t)rd_le32(src);
         o[i].children[0] = (int32_t)rd_le32(src + 4);
         o[i].children[1] = (int32_t)rd_le32(src + 8);
-        rd_vec3(src + 12, &o[i].mins);
-        rd_vec3(src + 24, &o[i].maxs);
+        bk_rd_vec3(src + 12, false, &o[i].mins);
+        bk_rd_vec3(src + 24, false, &o[i].maxs);
         o[i].first_face = rd_le32(src + 36);
         o[i].num_faces = rd_le32(src + 40);
         o[i].area = -1;
@@ -59,8 +45,8 @@ static void decode_nodes_2psb(const uint8_t *src, size_t n, bool be, void *dst)
         o[i].plane = (int32_t)rd_le32(src);
         o[i].children[0] = (int32_t)rd_le32(src + 4);
         o[i].children[1] = (int32_t)rd_le32(src + 8);
-        rd_short3(src + 12, &o[i].mins);
-        rd_short3(src + 18, &o[i].maxs);
+        bk_rd_short3(src + 12, false, &o[i].mins);
+        bk_rd_short3(src + 18, false, &o[i].maxs);
         o[i].first_face = rd_le32(src + 24);
         o[i].num_faces = rd_le32(src + 28);
         o[i].area = -1;
@@ -155,8 +141,8 @@ static void decode_leafs29(const uint8_t *src, size_t n, bool be, void *dst)
         leaf_defaults(&o[i]);
         o[i].contents = (int32_t)rd_le32(src);
         o[i].vis_offset = (int32_t)rd_le32(src + 4);
-        rd_short3(src + 8, &o[i].mins);
-        rd_short3(src + 14, &o[i].maxs);
+        bk_rd_short3(src + 8, false, &o[i].mins);
+        bk_rd_short3(src + 14, false, &o[i].maxs);
         o[i].first_leaf_face = rd_le16(src + 20);
         o[i].num_leaf_faces = rd_le16(src + 22);
         memcpy(o[i].ambient_sound, src + 24, 4);
@@ -171,8 +157,8 @@ static void decode_leafs_bsp2(const uint8_t *src, size_t n, bool be, void *dst)
         leaf_defaults(&o[i]);
         o[i].contents = (int32_t)rd_le32(src);
         o[i].vis_offset = (int32_t)rd_le32(src + 4);
-        rd_vec3(src + 8, &o[i].mins);
-        rd_vec3(src + 20, &o[i].maxs);
+        bk_rd_vec3(src + 8, false, &o[i].mins);
+        bk_rd_vec3(src + 20, false, &o[i].maxs);
         o[i].first_leaf_face = rd_le32(src + 32);
         o[i].num_leaf_faces = rd_le32(src + 36);
         memcpy(o[i].ambient_sound, src + 40, 4);
@@ -187,8 +173,8 @@ static void decode_leafs_2psb(const uint8_t *src, size_t n, bool be, void *dst)
         leaf_defaults(&o[i]);
         o[i].contents = (int32_t)rd_le32(src);
         o[i].vis_offset = (int32_t)rd_le32(src + 4);
-        rd_short3(src + 8, &o[i].mins);
-        rd_short3(src + 14, &o[i].maxs);
+        bk_rd_short3(src + 8, false, &o[i].mins);
+        bk_rd_short3(src + 14, false, &o[i].maxs);
         o[i].first_leaf_face = rd_le32(src + 20);
         o[i].num_leaf_faces = rd_le32(src + 24);
         memcpy(o[i].ambient_sound, src + 28, 4);
@@ -236,9 +222,9 @@ static void decode_models(const uint8_t *src, size_t n, bool be, void *dst)
     (void)be;
     bspkit_model *o = dst;
     for (size_t i = 0; i < n; i++, src += 64) {
-        rd_vec3(src, &o[i].mins);
-        rd_vec3(src + 12, &o[i].maxs);
-        rd_vec3(src + 24, &o[i].origin);
+        bk_rd_vec3(src, false, &o[i].mins);
+        bk_rd_vec3(src + 12, false, &o[i].maxs);
+        bk_rd_vec3(src + 24, false, &o[i].origin);
         for (int h = 0; h < 4; h++)
             o[i].headnode[h] = (int32_t)rd_le32(src + 36 + 4 * h);
         o[i].vis_leafs = (int32_t)rd_le32(src + 52);

@@ -3,25 +3,11 @@
  * lumps in v25) and, for brush sides, the Left 4 Dead 2 directory variant. */
 #include "core/map.h"
 
-static void rd_vec3(const uint8_t *p, bool be, bspkit_vec3 *v)
-{
-    v->x = rd_f32(p, be);
-    v->y = rd_f32(p + 4, be);
-    v->z = rd_f32(p + 8, be);
-}
-
-static void rd_short3(const uint8_t *p, bool be, bspkit_vec3 *v)
-{
-    v->x = rd_i16(p, be);
-    v->y = rd_i16(p + 2, be);
-    v->z = rd_i16(p + 4, be);
-}
-
 static void decode_texdata(const uint8_t *src, size_t n, bool be, void *dst)
 {
     bspkit_texdata *o = dst;
     for (size_t i = 0; i < n; i++, src += 32) {
-        rd_vec3(src, be, &o[i].reflectivity);
+        bk_rd_vec3(src, be, &o[i].reflectivity);
         o[i].name_id = rd_i32(src + 12, be);
         o[i].width = rd_i32(src + 16, be);
         o[i].height = rd_i32(src + 20, be);
@@ -37,8 +23,8 @@ static void decode_nodes(const uint8_t *src, size_t n, bool be, void *dst)
         o[i].plane = rd_i32(src, be);
         o[i].children[0] = rd_i32(src + 4, be);
         o[i].children[1] = rd_i32(src + 8, be);
-        rd_short3(src + 12, be, &o[i].mins);
-        rd_short3(src + 18, be, &o[i].maxs);
+        bk_rd_short3(src + 12, be, &o[i].mins);
+        bk_rd_short3(src + 18, be, &o[i].maxs);
         o[i].first_face = rd_u16(src + 24, be);
         o[i].num_faces = rd_u16(src + 26, be);
         o[i].area = rd_i16(src + 28, be);
@@ -52,8 +38,8 @@ static void decode_nodes_wide(const uint8_t *src, size_t n, bool be, void *dst)
         o[i].plane = rd_i32(src, be);
         o[i].children[0] = rd_i32(src + 4, be);
         o[i].children[1] = rd_i32(src + 8, be);
-        rd_vec3(src + 12, be, &o[i].mins);
-        rd_vec3(src + 24, be, &o[i].maxs);
+        bk_rd_vec3(src + 12, be, &o[i].mins);
+        bk_rd_vec3(src + 24, be, &o[i].maxs);
         o[i].first_face = rd_u32(src + 36, be);
         o[i].num_faces = rd_u32(src + 40, be);
         o[i].area = rd_i16(src + 44, be);
@@ -155,8 +141,8 @@ static void leaf_head(const uint8_t *src, bool be, bspkit_leaf *l)
     uint16_t bits = rd_u16(src + 6, be);
     l->area = bits & 0x1FF; /* area:9, flags:7 */
     l->flags = bits >> 9;
-    rd_short3(src + 8, be, &l->mins);
-    rd_short3(src + 14, be, &l->maxs);
+    bk_rd_short3(src + 8, be, &l->mins);
+    bk_rd_short3(src + 14, be, &l->maxs);
     l->first_leaf_face = rd_u16(src + 20, be);
     l->num_leaf_faces = rd_u16(src + 22, be);
     l->first_leaf_brush = rd_u16(src + 24, be);
@@ -194,8 +180,8 @@ static void decode_leafs_wide(const uint8_t *src, size_t n, bool be, void *dst)
         uint32_t bits = rd_u32(src + 8, be);
         o[i].area = (int32_t)(bits & 0x1FFFF); /* area:17, flags:15 */
         o[i].flags = (int32_t)(bits >> 17);
-        rd_vec3(src + 12, be, &o[i].mins);
-        rd_vec3(src + 24, be, &o[i].maxs);
+        bk_rd_vec3(src + 12, be, &o[i].mins);
+        bk_rd_vec3(src + 24, be, &o[i].maxs);
         o[i].first_leaf_face = rd_u32(src + 36, be);
         o[i].num_leaf_faces = rd_u32(src + 40, be);
         o[i].first_leaf_brush = rd_u32(src + 44, be);
@@ -241,9 +227,9 @@ static void decode_models(const uint8_t *src, size_t n, bool be, void *dst)
 {
     bspkit_model *o = dst;
     for (size_t i = 0; i < n; i++, src += 48) {
-        rd_vec3(src, be, &o[i].mins);
-        rd_vec3(src + 12, be, &o[i].maxs);
-        rd_vec3(src + 24, be, &o[i].origin);
+        bk_rd_vec3(src, be, &o[i].mins);
+        bk_rd_vec3(src + 12, be, &o[i].maxs);
+        bk_rd_vec3(src + 24, be, &o[i].origin);
         o[i].headnode[0] = rd_i32(src + 36, be);
         o[i].headnode[1] = o[i].headnode[2] = o[i].headnode[3] = -1;
         o[i].first_face = rd_i32(src + 40, be);
