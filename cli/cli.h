@@ -4,8 +4,10 @@
 #define BSPKIT_CLI_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/edit.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,6 +32,16 @@ int cmd_check(int argc, char **argv);
 void cmd_check_help(FILE *out);
 int cmd_generate(int argc, char **argv);
 void cmd_generate_help(FILE *out);
+int cmd_ent(int argc, char **argv);
+void cmd_ent_help(FILE *out);
+int cmd_lump(int argc, char **argv);
+void cmd_lump_help(FILE *out);
+int cmd_lmp(int argc, char **argv);
+void cmd_lmp_help(FILE *out);
+int cmd_pak(int argc, char **argv);
+void cmd_pak_help(FILE *out);
+int cmd_convert(int argc, char **argv);
+void cmd_convert_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */
@@ -48,6 +60,21 @@ int cli_finish_output(void);
 const char *cli_plural(uint64_t n, const char *one, const char *many);
 /* A JSON string for arbitrary bytes: invalid UTF-8 becomes '?'. */
 json_t *cli_json_string(const char *text);
+
+/* ---- util.c: writing commands ---- */
+/* Read a whole file ("-" = stdin) into a buffer with a NUL after its `size` bytes; prints the
+ * error and returns -1 on failure. */
+int cli_read_file(const char *path, uint8_t **data, size_t *size);
+/* Resolve where a writing command writes: `*out` from -o, or the map itself
+ * with --in-place. Refuses a missing -o and an -o naming the input without
+ * --in-place (usage error printed, returns -1). */
+int cli_check_output(const char *command, const char *map_path, const char **out, bool in_place);
+/* Save atomically, printing conversion warnings and errors; returns an exit code. */
+int cli_save_edit(bspkit_edit *e, const char *out, bspkit_save_options *opts);
+/* Open a map, printing the error; 0 or -1. */
+int cli_open_map(const char *path, bspkit_map **map);
+/* A lump given as an index or a name; -1 (usage error printed) when there is none. */
+int cli_find_lump(const char *command, const bspkit_map *map, const char *id);
 
 /* ---- main.c ---- */
 /* True when argv holds -h or --help. */

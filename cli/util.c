@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 /* Accepts plain decimal digits only: strtoull would silently take signs,
@@ -98,4 +99,115 @@ json_t *cli_json_string(const char *text)
     value = json_string(copy);
     free(copy);
     return value;
+}
+
+/* ---- writing commands ---- */
+
+int cli_read_file(const char *path, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "bspkit: %s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        if (len + 1 >= cap) {
+            uint8_t *grown = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    int failed = !buf || ferror(f);
+    int e = errno;
+    if (f != stdin)
+        fclose(f);
+    if (failed) {
+        fprintf(stderr, "bspkit: %s: cannot read: %s\n", path, buf ? strerror(e) : "out of memory");
+        free(buf);
+        return -1;
+    }
+    buf[len] = '\0'; /* text readers may treat the buffer as a C string */
+    *data = buf;
+    *size = len;
+    return 0;
+}
+
+int cli_check_output(const char *command, const char *map_path, const char **out, bool in_place)
+{
+    if (in_place && *out) {
+        cli_usage_error(command, "give either -o OUT or --in-place, not both");
+        return -1;
+    }
+    if (in_place) {
+        *out = map_path;
+        return 0;
+    }
+    if (!*out) {
+        cli_usage_error(command, "missing -o OUT (or --in-place to overwrite %s)", map_path);
+        return -1;
+    }
+    struct stat a, b;
+    if (stat(map_path, &a) == 0 && stat(*out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        cli_usage_error(command, "%s is the input map; use --in-place to overwrite it", *out);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_warning(void *ctx, const bspkit_error *w)
+{
+    fprintf(stderr, "bspkit: %s: warning: %s\n", (const char *)ctx, w->message);
+}
+
+int cli_save_edit(bspkit_edit *e, const char *out, bspkit_save_options *opts)
+{
+    bspkit_save_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    if (!opts->warning) {
+        opts->warning = print_warning;
+        opts->warning_ctx = (void *)out;
+    }
+    bspkit_error err;
+    if (bspkit_edit_save(e, out, opts, &err) != BSPKIT_OK) {
+        cli_report_error(out, &err);
+        return CLI_EXIT_UNREADABLE;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_open_map(const char *path, bspkit_map **map)
+{
+    bspkit_error err;
+    if (bspkit_open_file(path, NULL, map, &err) != BSPKIT_OK) {
+        cli_report_error(path, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_find_lump(const char *command, const bspkit_map *map, const char *id)
+{
+    uint64_t index;
+    int count = bspkit_lump_count(map);
+    if (cli_parse_count(id, (uint64_t)count - 1, &index) == 0)
+        return (int)index;
+    int found = bspkit_lump_find(map, id);
+    if (found < 0)
+        cli_usage_error(command, "no lump '%s' in a %s map (give an index 0..%d or a name such as PLANES)", id,
+                        bspkit_family_name(bspkit_map_format(map)->family), count - 1);
+    return found;
 }

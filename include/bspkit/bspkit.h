@@ -331,6 +331,7 @@ typedef struct bspkit_areaportal {
     int32_t plane;
 } bspkit_areaportal;
 
+/** Cubemap sample; size is 0 for the default, else the edge is 1 << (size - 1) (one byte in the file). */
 typedef struct bspkit_cubemap { int32_t origin[3]; int32_t size; } bspkit_cubemap;
 
 /** Quake/GoldSrc miptex. Pixel and palette pointers are borrowed from the lump. */

@@ -79,6 +79,7 @@ struct bspkit_map {
     bk_array_cache miptex;
     bk_array_cache game_lumps;
     bk_bytes_cache *game_lump_bytes; /* one per game lump */
+    bool game_lumps_relative;        /* entry offsets count from the game lump, not the file */
     bspkit_entities *entities;
     bool entities_done;
     bspkit_result entities_result;

@@ -322,7 +322,7 @@ static void decode_cubemaps(const uint8_t *src, size_t n, bool be, void *dst)
     for (size_t i = 0; i < n; i++, src += 16) {
         for (int k = 0; k < 3; k++)
             o[i].origin[k] = rd_i32(src + 4 * k, be);
-        o[i].size = rd_i32(src + 12, be);
+        o[i].size = src[12]; /* an unsigned char followed by padding, in either byte order */
     }
 }
 

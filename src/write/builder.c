@@ -3,15 +3,11 @@
  * bspkit_builder_write(), because byte order and compression are options of
  * the output, not of the model. */
 #include "write/encode.h"
+#include "bspkit/edit.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define Q_HEADER_SIZE (4 + 8 * BSPKIT_Q_LUMP_COUNT)   /* 124 */
 #define S_HEADER_SIZE (8 + 16 * BSPKIT_S_LUMP_COUNT + 4) /* 1036 */
@@ -849,30 +845,6 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
     return BSPKIT_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Atomic save                                                               */
-/* ------------------------------------------------------------------------ */
-
-static bspkit_result io_fail(bspkit_error *err, const char *what, const char *path, int e)
-{
-    return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s %s: %s", what, path, strerror(e));
-}
-
-static int write_all(int fd, const uint8_t *data, size_t size)
-{
-    while (size > 0) {
-        ssize_t n = write(fd, data, size);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        data += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
 bspkit_result bspkit_builder_save(const bspkit_builder *b, const char *path, const bspkit_write_options *opts,
                                   bspkit_error *err)
 {
@@ -885,73 +857,7 @@ bspkit_result bspkit_builder_save(const bspkit_builder *b, const char *path, con
     bspkit_result rc = bspkit_builder_write(b, opts, &data, &size, err);
     if (rc != BSPKIT_OK)
         return rc;
-
-    /* The temporary file lives next to the target so rename() stays atomic. */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) : 0;
-    const char *base = slash ? slash + 1 : path;
-    size_t tmp_cap = strlen(path) + 64;
-    char *tmp = malloc(tmp_cap);
-    char *dir = malloc(dir_len + 2);
-    if (!tmp || !dir) {
-        free(tmp);
-        free(dir);
-        free(data);
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "save: out of memory");
-    }
-    if (slash) {
-        memcpy(dir, path, dir_len ? dir_len : 1); /* "/name" lives in "/" */
-        dir[dir_len ? dir_len : 1] = '\0';
-    } else {
-        strcpy(dir, ".");
-    }
-
-    static _Atomic unsigned counter;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        unsigned salt = (unsigned)time(NULL) ^ (counter++ * 2654435761u);
-        snprintf(tmp, tmp_cap, "%.*s%s.%s.%ld.%08x.tmp", (int)dir_len, path, slash ? "/" : "", base,
-                 (long)getpid(), salt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        rc = io_fail(err, "cannot create a temporary file for", path, errno);
-        goto done;
-    }
-    if (write_all(fd, data, size) != 0) {
-        rc = io_fail(err, "cannot write", tmp, errno);
-        close(fd);
-        unlink(tmp);
-        goto done;
-    }
-    if (fsync(fd) != 0) {
-        rc = io_fail(err, "cannot flush", tmp, errno);
-        close(fd);
-        unlink(tmp);
-        goto done;
-    }
-    if (close(fd) != 0) {
-        rc = io_fail(err, "cannot close", tmp, errno);
-        unlink(tmp);
-        goto done;
-    }
-    if (rename(tmp, path) != 0) {
-        rc = io_fail(err, "cannot replace", path, errno);
-        unlink(tmp);
-        goto done;
-    }
-    /* Make the rename itself durable; file systems that cannot sync a
-     * directory are not an error, the data is already safe. */
-    int dfd = open(dir, O_RDONLY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-done:
-    free(tmp);
-    free(dir);
+    rc = bspkit_save_file(path, data, size, err);
     free(data);
     return rc;
 }

@@ -438,14 +438,17 @@ static bspkit_result enc_areaportal(const bk_target *t, const field_ctx *c, cons
     return BSPKIT_OK;
 }
 
+/* dcubemapsample_t: int origin[3], then one unsigned byte of size and three
+ * bytes of padding. */
 static bspkit_result enc_cubemap(const bk_target *t, const field_ctx *c, const void *item, uint8_t *d)
 {
-    (void)c;
     const bspkit_cubemap *r = item;
+    NEED_RANGE(c, "size", r->size, 0, 255, "unsigned 8-bit");
     if (d) {
         for (int k = 0; k < 3; k++)
             put_i32(d + 4 * k, r->origin[k], t->big_endian);
-        put_i32(d + 12, r->size, t->big_endian);
+        d[12] = (uint8_t)r->size;
+        d[13] = d[14] = d[15] = 0;
     }
     return BSPKIT_OK;
 }

@@ -11,8 +11,8 @@
  * Usage: corpus_test MAPS_DIR KNOWN_FAILURES_TSV [-v]
  */
 #include "bspkit/bspkit.h"
+#include "corpus_walk.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,12 +224,6 @@ static int decode_everything(bspkit_map *map, bspkit_error *err)
 #undef TRY
 }
 
-static int is_map_name(const char *name)
-{
-    size_t n = strlen(name);
-    return (n > 4 && strcmp(name + n - 4, ".bsp") == 0) || (n > 7 && strcmp(name + n - 7, ".d3dbsp") == 0);
-}
-
 static void check_file(const char *root, const char *rel)
 {
     char path[2048], info[2100];
@@ -295,33 +289,6 @@ static void check_file(const char *root, const char *rel)
     bspkit_close(map);
 }
 
-static void walk(const char *root, const char *rel)
-{
-    char dirpath[2048];
-    snprintf(dirpath, sizeof dirpath, "%s%s%s", root, rel[0] ? "/" : "", rel);
-    DIR *dir = opendir(dirpath);
-    if (!dir)
-        return;
-    struct dirent **names;
-    closedir(dir);
-    int n = scandir(dirpath, &names, NULL, alphasort);
-    for (int i = 0; i < n; i++) {
-        const char *name = names[i]->d_name;
-        if (name[0] != '.') {
-            char child[1024], full[3100];
-            snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", name);
-            snprintf(full, sizeof full, "%s/%s", root, child);
-            struct stat st;
-            if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
-                walk(root, child);
-            else if (is_map_name(name))
-                check_file(root, child);
-        }
-        free(names[i]);
-    }
-    free(names);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -336,7 +303,7 @@ int main(int argc, char **argv)
     }
     load_known(argv[2]);
     snprintf(manifest_path, sizeof manifest_path, "%s/MANIFEST.tsv", argv[1]);
-    walk(argv[1], "");
+    corpus_walk(argv[1], check_file);
     for (int i = 0; i < known_count; i++)
         if (!known_list[i].seen)
             fail(known_list[i].path, "listed in known_failures.tsv but not found or not failing: %s",

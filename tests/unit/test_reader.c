@@ -597,7 +597,7 @@ static void source_records(bool be, bool l4d2, int32_t version)
     put32(&L[42], (uint32_t)-100, be);
     put32(&L[42], 200, be);
     put32(&L[42], 300, be);
-    put32(&L[42], 6, be);
+    put(&L[42], "\x06\0\0", 4); /* unsigned char size + padding, the same in either byte order */
     /* visibility: 2 clusters; cluster 0 PVS at 20 ("01"), PAS at 21 ("02");
      * cluster 1 PVS at 22 ("03"), PAS at 23 ("00 01": a run of one zero byte) */
     put32(&L[4], 2, be);

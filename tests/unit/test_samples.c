@@ -17,14 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bspkit_error g_err;
-#define ERR (&g_err)
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        bspkit_result r_ = (expr);                                                                 \
-        if (r_ != BSPKIT_OK)                                                                       \
-            fail_msg("%s -> %d: %s", #expr, (int)r_, g_err.message);                               \
-    } while (0)
+#include "check.h"
 
 /* The room as documented in write.h. */
 static const bspkit_vec3 CENTRE = {0, 0, 64};

@@ -26,15 +26,7 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The setters take an error pointer; this one is shared by ASSERT_OK calls. */
-static bspkit_error g_err;
-#define ERR (&g_err)
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        bspkit_result r_ = (expr);                                                                 \
-        if (r_ != BSPKIT_OK)                                                                       \
-            fail_msg("%s -> %d: %s", #expr, (int)r_, g_err.message);                               \
-    } while (0)
+#include "check.h"
 
 #define ASSERT_VEC(v, X, Y, Z)                                                                     \
     do {                                                                                           \

@@ -1,0 +1,232 @@
+/* Atomic saving under injected failures. The test links with
+ * -Wl,--wrap=write,--wrap=fsync so the library's write() and fsync() calls
+ * come here first; when armed they fail part-way, as a full disk would. An
+ * existing target must stay byte-identical and no temporary file may remain. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bspkit/bspkit.h"
+#include "bspkit/edit.h"
+#include "bspkit/write.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+int __real_fsync(int fd);
+
+static long fail_write_after = -1; /* bytes to let through before failing; -1 = never fail */
+static int fail_fsync;
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+    if (fail_write_after < 0)
+        return __real_write(fd, buf, n);
+    if (fail_write_after == 0) {
+        errno = ENOSPC;
+        return -1;
+    }
+    size_t part = n < (size_t)fail_write_after ? n : (size_t)fail_write_after;
+    ssize_t w = __real_write(fd, buf, part);
+    if (w > 0)
+        fail_write_after -= w;
+    return w;
+}
+
+int __wrap_fsync(int fd);
+int __wrap_fsync(int fd)
+{
+    if (fail_fsync) {
+        errno = EIO;
+        return -1;
+    }
+    return __real_fsync(fd);
+}
+
+static char dir[64];
+static char target[128];
+static const char OLD[] = "the previous contents of the target file";
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(dir, "/tmp/bspkit-save-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(target, sizeof target, "%s/map.bsp", dir);
+    FILE *f = fopen(target, "wb");
+    if (!f)
+        return -1;
+    fwrite(OLD, 1, sizeof OLD, f);
+    fclose(f);
+    fail_write_after = -1;
+    fail_fsync = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fail_write_after = -1;
+    fail_fsync = 0;
+    DIR *d = opendir(dir);
+    struct dirent *ent;
+    while (d && (ent = readdir(d))) {
+        if (ent->d_name[0] == '.' && (ent->d_name[1] == '\0' || (ent->d_name[1] == '.' && ent->d_name[2] == '\0')))
+            continue;
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            rmdir(p);
+        else
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    return 0;
+}
+
+/* The target holds OLD and is the only entry of the directory. */
+static void assert_target_untouched(void)
+{
+    FILE *f = fopen(target, "rb");
+    assert_non_null(f);
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(n, sizeof OLD);
+    assert_memory_equal(buf, OLD, n);
+    DIR *d = opendir(dir);
+    int entries = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)))
+        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+            entries++;
+    closedir(d);
+    assert_int_equal(entries, 1);
+}
+
+static uint8_t *sample_bytes(size_t *size)
+{
+    uint8_t *bytes;
+    bspkit_error err;
+    assert_int_equal(bspkit_sample_build(BSPKIT_SAMPLE_SOURCE_ROOM, &bytes, size, &err), BSPKIT_OK);
+    return bytes;
+}
+
+static void write_failure_midway(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *bytes = sample_bytes(&size);
+    fail_write_after = (long)(size / 2);
+    bspkit_error err;
+    assert_int_equal(bspkit_save_file(target, bytes, size, &err), BSPKIT_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot write"));
+    assert_non_null(strstr(err.message, strerror(ENOSPC)));
+    fail_write_after = -1;
+    assert_target_untouched();
+    bspkit_free_buffer(bytes);
+}
+
+static void edit_save_failure_midway(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *bytes = sample_bytes(&size);
+    bspkit_map *map;
+    bspkit_edit *e;
+    bspkit_error err;
+    assert_int_equal(bspkit_open_memory(bytes, size, NULL, &map, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_edit_new(map, &e, &err), BSPKIT_OK);
+    static const char text[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    assert_int_equal(bspkit_edit_set_entities_text(e, text, sizeof text - 1, &err), BSPKIT_OK);
+    for (long cut = 0; cut < (long)size; cut += (long)size / 7 + 1) {
+        fail_write_after = cut;
+        assert_int_equal(bspkit_edit_save(e, target, NULL, &err), BSPKIT_ERR_IO);
+        fail_write_after = -1;
+        assert_target_untouched();
+    }
+    /* Without the failure the save goes through and replaces the target. */
+    assert_int_equal(bspkit_edit_save(e, target, NULL, &err), BSPKIT_OK);
+    bspkit_map *saved;
+    assert_int_equal(bspkit_open_file(target, NULL, &saved, &err), BSPKIT_OK);
+    const bspkit_entities *ents;
+    assert_int_equal(bspkit_get_entities(saved, &ents, &err), BSPKIT_OK);
+    assert_int_equal(ents->count, 1);
+    bspkit_close(saved);
+    bspkit_edit_free(e);
+    bspkit_close(map);
+    bspkit_free_buffer(bytes);
+}
+
+static void flush_failure(void **state)
+{
+    (void)state;
+    fail_fsync = 1;
+    bspkit_error err;
+    assert_int_equal(bspkit_save_file(target, "new", 3, &err), BSPKIT_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot flush"));
+    fail_fsync = 0;
+    assert_target_untouched();
+}
+
+static void rename_failure(void **state)
+{
+    (void)state;
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/map.bsp", dir);
+    /* Replace the target with a non-empty directory: rename() over it fails. */
+    unlink(target);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    char inner[200];
+    snprintf(inner, sizeof inner, "%s/keep", sub);
+    FILE *f = fopen(inner, "wb");
+    fclose(f);
+    bspkit_error err;
+    assert_int_equal(bspkit_save_file(target, "new", 3, &err), BSPKIT_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot replace"));
+    DIR *d = opendir(dir);
+    int entries = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)))
+        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+            entries++;
+    closedir(d);
+    assert_int_equal(entries, 1); /* no temporary file left behind */
+    unlink(inner);
+}
+
+static void missing_directory(void **state)
+{
+    (void)state;
+    char p[200];
+    snprintf(p, sizeof p, "%s/no/such/dir/map.bsp", dir);
+    bspkit_error err;
+    assert_int_equal(bspkit_save_file(p, "x", 1, &err), BSPKIT_ERR_IO);
+    assert_non_null(strstr(err.message, "no/such/dir"));
+    assert_target_untouched();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(write_failure_midway, setup, teardown),
+        cmocka_unit_test_setup_teardown(edit_save_failure_midway, setup, teardown),
+        cmocka_unit_test_setup_teardown(flush_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(rename_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_directory, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
