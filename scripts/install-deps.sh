@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Install the Debian packages bspkit needs to build and test, but only the
 # ones that are missing, so repeated runs are quiet and need no network.
-#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh          build + test dependencies (test tools: xz, Info-ZIP zip/unzip,
+#                                    jq and python3 check outputs independently of bspkit)
 #   scripts/install-deps.sh --fuzz   also clang and its libFuzzer runtime
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev)
+packages=(build-essential cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev
+          xz-utils zip unzip jq python3)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 64 ;;
   esac
 done
