@@ -3,8 +3,11 @@
  *              magic bspkit recognises (also the seeds of the detect target)
  *   entities/  entity texts, well-formed and broken
  *   vis/       run-length streams, prefixed by a 2-byte row size
+ *   stripper/  Stripper:Source configs
+ *   pak/       zip archives as a pakfile holds them (stored and LZMA entries)
  * Seeds are generated rather than stored so no map file is kept in the tree. */
 #include "bspkit/bspkit.h"
+#include "bspkit/pak.h"
 #include "bspkit/write.h"
 
 #include <errno.h>
@@ -418,6 +421,46 @@ static void vis_seeds(void)
         write_seed("vis", seeds[i].name, seeds[i].bytes, seeds[i].size);
 }
 
+/* ---- Stripper configs and pakfiles ------------------------------------------ */
+
+static void stripper_seeds(void)
+{
+    static const struct { const char *name; const char *text; } seeds[] = {
+        {"filter", "filter:\n{\n\"classname\" \"info_player_start\"\n}\n"},
+        {"add", "add:\n{\n\"classname\" \"info_target\"\n\"origin\" \"1 2 3\"\n}\n"},
+        {"modify", "; comment\nmodify:\n{\n\tmatch:\n\t{\n\t\"classname\" \"/^logic_.*$/\"\n\t}\n"
+                   "\treplace:\n\t{\n\t\"targetname\" \"r2\"\n\t}\n\tdelete:\n\t{\n\t\"OnTrigger\" "
+                   "\"/Close/\"\n\t}\n\tinsert:\n\t{\n\t\"spawnflags\" \"1\"\n\t}\n}\n"},
+        {"several", "remove:\n{\n\"targetname\" \"door\"\n}\n{\n\"classname\" \"/^info_/\"\n}\n// end\n"},
+    };
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
+        write_seed("stripper", seeds[i].name, seeds[i].text, strlen(seeds[i].text));
+}
+
+static void pak_seeds(void)
+{
+    static const char vmt[] = "\"LightmappedGeneric\"\n{\n\"$basetexture\" \"brick/brickwall\"\n}\n";
+    static const bspkit_pak_method methods[] = {BSPKIT_PAK_STORE, BSPKIT_PAK_LZMA};
+    static const char *const names[] = {"stored", "lzma"};
+    for (size_t m = 0; m < 2; m++) {
+        bspkit_pak *pak = NULL;
+        bspkit_error err;
+        uint8_t *zip = NULL;
+        size_t size = 0;
+        if (bspkit_pak_open(NULL, 0, NULL, &pak, &err) != BSPKIT_OK ||
+            bspkit_pak_add(pak, "materials/test/wall.vmt", vmt, sizeof vmt - 1, &err) != BSPKIT_OK ||
+            bspkit_pak_add(pak, "maps/test.txt", "bspkit pakfile seed\n", 20, &err) != BSPKIT_OK ||
+            bspkit_pak_write(pak, methods[m], &zip, &size, &err) != BSPKIT_OK) {
+            fprintf(stderr, "make_seeds: pakfile seed: %s\n", err.message);
+            g_failed = 1;
+        } else {
+            write_seed("pak", names[m], zip, size);
+        }
+        free(zip);
+        bspkit_pak_free(pak);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -426,7 +469,7 @@ int main(int argc, char **argv)
     }
     g_root = argv[1];
     char path[4096];
-    static const char *dirs[] = {"open", "entities", "vis"};
+    static const char *dirs[] = {"open", "entities", "vis", "stripper", "pak"};
     make_dir(g_root);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", g_root, dirs[i]);
@@ -440,5 +483,7 @@ int main(int argc, char **argv)
     sample_seeds();
     entity_seeds();
     vis_seeds();
+    stripper_seeds();
+    pak_seeds();
     return g_failed ? 1 : 0;
 }

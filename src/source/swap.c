@@ -987,7 +987,7 @@ static bspkit_result swap_static_props(const swap_ctx *c, uint16_t version, uint
         return BSPKIT_OK;
     }
     size_t leaf_width = version >= 12 ? 4 : 2;
-    uint32_t names, leafs, props;
+    uint32_t names = 0, leafs = 0, props = 0;
     bspkit_result r = read_count(c, data, size, 0, "model name", &names);
     if (r == BSPKIT_OK)
         r = check_array(c, size, 4, names, NAME_LENGTH, "model names");
