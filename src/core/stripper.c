@@ -289,6 +289,99 @@ static const char *translate_set(const char *s, size_t n, size_t *i, sbuf *o, ch
     return why;
 }
 
+/* glibc's regcomp() expands repetition by copying the repeated tree, so
+ * stacked quantifiers ("a+++"), large or nested counts and deep nesting make
+ * it allocate exponentially: a short config line could take gigabytes. The
+ * translated ERE is checked against bounds generous for real configs. */
+#define RE_MAX_LENGTH 1024
+#define RE_MAX_DEPTH 8
+#define RE_MAX_REPEAT_PRODUCT 1000
+#define RE_MAX_QUANTIFIERS 64
+
+static const char *check_re_cost(const char *re)
+{
+    size_t len = strlen(re);
+    if (len > RE_MAX_LENGTH)
+        return "regular expression longer than 1024 bytes";
+    int depth = 0, quantifiers = 0;
+    unsigned long product = 1;
+    bool after_quantifier = false, after_lazy = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = re[i];
+        if (c != '?')
+            after_lazy = false;
+        if (c == '\\') {
+            i++;
+            after_quantifier = false;
+            continue;
+        }
+        if (c == '[') { /* skip a bracket expression: ']' first is literal, [:class:] nests */
+            size_t j = i + 1;
+            if (j < len && re[j] == '^')
+                j++;
+            if (j < len && re[j] == ']')
+                j++;
+            while (j < len && re[j] != ']') {
+                if (re[j] == '[' && j + 1 < len && (re[j + 1] == ':' || re[j + 1] == '.' || re[j + 1] == '=')) {
+                    const char *close = strstr(re + j + 2, (char[]){re[j + 1], ']', 0});
+                    j = close ? (size_t)(close - re) + 2 : len;
+                    continue;
+                }
+                j++;
+            }
+            i = j;
+            after_quantifier = false;
+            continue;
+        }
+        bool quantifier = c == '*' || c == '+' || c == '?' || c == '{';
+        if (quantifier && after_quantifier && c == '?' && !after_lazy) {
+            /* PCRE's lazy "x*?" matches the same strings as "x*": ERE reads it as "(x*)?" */
+            after_lazy = true;
+            continue;
+        }
+        if (quantifier) {
+            if (after_quantifier)
+                return "stacked quantifiers (PCRE's possessive forms are not supported)";
+            if (++quantifiers > RE_MAX_QUANTIFIERS)
+                return "more than 64 quantifiers";
+            if (c == '{') {
+                unsigned long lo = 0, hi = 0;
+                size_t j = i + 1;
+                while (j < len && re[j] >= '0' && re[j] <= '9' && lo < 100000)
+                    lo = lo * 10 + (unsigned long)(re[j++] - '0');
+                hi = lo;
+                if (j < len && re[j] == ',') {
+                    j++;
+                    hi = lo + 1; /* {m,} copies the tree m + 1 times */
+                    if (j < len && re[j] >= '0' && re[j] <= '9') {
+                        hi = 0;
+                        while (j < len && re[j] >= '0' && re[j] <= '9' && hi < 100000)
+                            hi = hi * 10 + (unsigned long)(re[j++] - '0');
+                    }
+                }
+                product *= hi ? hi : 1;
+                if (product > RE_MAX_REPEAT_PRODUCT)
+                    return "repetition counts too large (their product may be at most 1000)";
+                while (j < len && re[j] != '}')
+                    j++;
+                i = j;
+            } else if (c == '+') {
+                product *= 2; /* x+ is compiled as x x* */
+                if (product > RE_MAX_REPEAT_PRODUCT)
+                    return "too many repeated groups";
+            }
+            after_quantifier = true;
+            continue;
+        }
+        after_quantifier = false;
+        if (c == '(' && ++depth > RE_MAX_DEPTH)
+            return "groups nested deeper than 8";
+        if (c == ')' && depth > 0)
+            depth--;
+    }
+    return NULL;
+}
+
 /* Returns NULL on success, else a reason (with the offending letter in *bad
  * for unsupported escapes). */
 static const char *translate_re(const char *s, size_t n, sbuf *o, char *bad)
@@ -473,6 +566,8 @@ static bspkit_result add_pair(parser *ps, plist *l, const tok *key, const tok *v
         sbuf re = {0};
         char bad = 0;
         const char *why = translate_re(value->s + 1, value->len - 2, &re, &bad);
+        if (!why && !re.oom)
+            why = check_re_cost(re.p);
         int rc = 0;
         if (!why && !re.oom)
             rc = regcomp(&sp->re, re.p, REG_EXTENDED | REG_ICASE | REG_NOSUB);

@@ -619,6 +619,35 @@ static bspkit_result check_options(const plan *p, bspkit_error *err)
     return BSPKIT_OK;
 }
 
+/* The written file must read back as what was written: same format and
+ * variant, every lump at the length planned. Detection rests on heuristics
+ * (the L4D2 directory order, Blue Shift, v29 GoldSrc), which a hostile
+ * input's leftover fields could tip the other way. */
+static bspkit_result verify_output(const plan *p, const uint8_t *buf, size_t size, bspkit_error *err)
+{
+    bspkit_map *m = NULL;
+    bspkit_error why;
+    if (bspkit_open_memory(buf, size, &p->map->opts, &m, &why) != BSPKIT_OK)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, why.lump, -1, -1,
+                       "save: the written map would not open again (%s); nothing was written", why.message);
+    const bspkit_format *f = &m->format, *in = &p->map->format;
+    const unsigned order_bits = BSPKIT_VARIANT_L4D2_DIRECTORY | BSPKIT_VARIANT_BSP2 | BSPKIT_VARIANT_2PSB;
+    bool same = f->family == in->family && f->version == in->version && f->big_endian == p->dst_be &&
+                (f->variant & order_bits) == (in->variant & order_bits) &&
+                ((f->variant & BSPKIT_VARIANT_BLUESHIFT) != 0) == p->dst_blueshift;
+    int lump = -1;
+    for (int i = 0; same && i < m->lump_count; i++)
+        if (m->lumps[i].length != p->lumps[i].size)
+            same = false, lump = i;
+    bspkit_close(m);
+    if (!same)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1,
+                       "save: the written map would be read back differently (its format detection is ambiguous%s%s); "
+                       "nothing was written",
+                       lump >= 0 ? ", lump " : "", lump >= 0 ? bk_lump_name(p->map, lump) : "");
+    return BSPKIT_OK;
+}
+
 bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts, uint8_t **out, size_t *size,
                                 bspkit_error *err)
 {
@@ -683,6 +712,8 @@ bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts,
         r = place_game_lump(&p, buf, err);
         if (r == BSPKIT_OK && tail_size)
             r = write_bspx(&p, buf, tail_start, new_tail, tail_size, err);
+        if (r == BSPKIT_OK)
+            r = verify_output(&p, buf, (size_t)total, err);
     }
     plan_free(&p);
     if (r != BSPKIT_OK) {

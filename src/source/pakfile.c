@@ -326,11 +326,23 @@ static bool find_end(const uint8_t *z, size_t n, zip_end *e)
 
 /* True when the end record's comment marks an Xbox 360 "incompatible" zip,
  * whose central headers are not followed by the extra bytes they count. */
+static bool comment_is_xzp2(const uint8_t *c, size_t len)
+{
+    return len >= 4 && (c[0] == 'X' || c[0] == 'x') && (c[1] == 'Z' || c[1] == 'z') && (c[2] == 'P' || c[2] == 'p') &&
+           c[3] == '2';
+}
+
+static bool holds_end_signature(const uint8_t *c, size_t len)
+{
+    for (size_t i = 0; i + 4 <= len; i++)
+        if (rd_le32(c + i) == ZIP_SIG_EOCD)
+            return true;
+    return false;
+}
+
 static bool is_xzp2(const uint8_t *z, const zip_end *e)
 {
-    const uint8_t *c = z + e->pos + ZIP_EOCD_SIZE;
-    return e->comment_len >= 4 && (c[0] == 'X' || c[0] == 'x') && (c[1] == 'Z' || c[1] == 'z') &&
-           (c[2] == 'P' || c[2] == 'p') && c[3] == '2';
+    return comment_is_xzp2(z + e->pos + ZIP_EOCD_SIZE, e->comment_len);
 }
 
 /* Reads the central header at *pos; `compact` skips no extra/comment bytes. */
@@ -672,7 +684,12 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
      * engine to misparse the ordinary central directory written here. */
     int clen = 0;
     const char *comment = zip_get_archive_comment(p->za, &clen, ZIP_FL_ENC_RAW);
-    if (comment && clen > 0 && !xzp2) {
+    /* libzip may pick another end record than the scan above in a damaged
+     * archive, so its comment is checked for the marker too; and a comment
+     * holding an end-record signature would make readers that scan backwards
+     * (the engine, this file) find a forged record in what is written. */
+    if (comment && clen > 0 && !xzp2 && !comment_is_xzp2((const uint8_t *)comment, (size_t)clen) &&
+        !holds_end_signature((const uint8_t *)comment, (size_t)clen)) {
         p->comment = malloc((size_t)clen);
         if (!p->comment) {
             bspkit_pak_free(p);

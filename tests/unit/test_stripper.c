@@ -346,6 +346,23 @@ static void test_errors(void **state)
 }
 
 /* Applying keeps the list's change tracking accurate. */
+/* Expressions glibc's regcomp() would expand exponentially are refused
+ * before compiling; the lazy "x*?" form real configs use still compiles. */
+static void test_regex_bounds(void **state)
+{
+    (void)state;
+    expect_error("filter:\n{\n\"classname\" \"/a++++++++++++++++++++++++/\"\n}\n",
+                 "stripper: line 3: bad regular expression \"/a++++++++++++++++++++++++/\": stacked quantifiers "
+                 "(PCRE's possessive forms are not supported)");
+    expect_error("filter:\n{\n\"classname\" \"/((((((((((a))))))))))/\"\n}\n",
+                 "stripper: line 3: bad regular expression \"/((((((((((a))))))))))/\": groups nested deeper than 8");
+    expect_error("filter:\n{\n\"classname\" \"/(a{40}){40}/\"\n}\n",
+                 "stripper: line 3: bad regular expression \"/(a{40}){40}/\": repetition counts too large (their "
+                 "product may be at most 1000)");
+    bspkit_stripper_free(parse_cfg("filter:\n{\n\"classname\" \"/^l.*?1$/\"\n}\n"));
+    bspkit_stripper_free(parse_cfg("filter:\n{\n\"targetname\" \"/^door_[0-9]{1,3}$/\"\n}\n"));
+}
+
 static void test_changes(void **state)
 {
     (void)state;
@@ -377,7 +394,7 @@ int main(void)
         cmocka_unit_test(test_filter),   cmocka_unit_test(test_regex),    cmocka_unit_test(test_regex_sets),
         cmocka_unit_test(test_add),
         cmocka_unit_test(test_modify),   cmocka_unit_test(test_comments), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_changes),
+        cmocka_unit_test(test_changes),  cmocka_unit_test(test_regex_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
