@@ -65,6 +65,8 @@ json_t *cli_json_string(const char *text);
 /* Read a whole file ("-" = stdin) into a buffer with a NUL after its `size` bytes; prints the
  * error and returns -1 on failure. */
 int cli_read_file(const char *path, uint8_t **data, size_t *size);
+/* True when both paths name one existing file (any spelling, hard links). */
+bool cli_same_file(const char *a, const char *b);
 /* Resolve where a writing command writes: `*out` from -o, or the map itself
  * with --in-place. Refuses a missing -o and an -o naming the input without
  * --in-place (usage error printed, returns -1). */

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void cmd_ent_help(FILE *out)
 {
@@ -576,12 +575,6 @@ static void print_text(const char *text, size_t size)
     fwrite(text, 1, nul ? (size_t)(nul - text) : size, stdout);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int write_map(const options *o, bspkit_map *map, const char *text, size_t size, bool set_text)
 {
     const char *target = o->in_place ? o->map : o->out;
@@ -595,9 +588,8 @@ static int write_map(const options *o, bspkit_map *map, const char *text, size_t
     if (set_text && bspkit_edit_set_entities_text(e, text, size, &err) != BSPKIT_OK) {
         cli_report_error(o->map, &err);
         status = CLI_EXIT_UNREADABLE;
-    } else if (bspkit_edit_save(e, target, NULL, &err) != BSPKIT_OK) {
-        cli_report_error(target, &err);
-        status = CLI_EXIT_UNREADABLE;
+    } else {
+        status = cli_save_edit(e, target, NULL);
     }
     bspkit_edit_free(e);
     return status;
@@ -661,7 +653,7 @@ int cmd_ent(int argc, char **argv)
         free_options(&o);
         return status;
     }
-    if (o.out && same_file(o.map, o.out)) {
+    if (o.out && cli_same_file(o.map, o.out)) {
         cli_usage_error("ent", "'%s' is the input map; use --in-place to overwrite it", o.out);
         free_options(&o);
         return CLI_EXIT_USAGE;

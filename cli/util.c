@@ -145,6 +145,12 @@ int cli_read_file(const char *path, uint8_t **data, size_t *size)
     return 0;
 }
 
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int cli_check_output(const char *command, const char *map_path, const char **out, bool in_place)
 {
     if (in_place && *out) {
@@ -159,8 +165,7 @@ int cli_check_output(const char *command, const char *map_path, const char **out
         cli_usage_error(command, "missing -o OUT (or --in-place to overwrite %s)", map_path);
         return -1;
     }
-    struct stat a, b;
-    if (stat(map_path, &a) == 0 && stat(*out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    if (cli_same_file(map_path, *out)) {
         cli_usage_error(command, "%s is the input map; use --in-place to overwrite it", *out);
         return -1;
     }

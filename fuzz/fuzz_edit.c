@@ -12,6 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Saves stay small so one input cannot spend minutes compressing. */
 #define MAX_INPUT (1u << 20)
 
+/* Small limits so a forged size field cannot stall or exhaust the run. */
+static const bspkit_options LIMITS = {.max_memory = 64u << 20, .max_lump_size = 16u << 20};
+
 static uint8_t *save(bspkit_edit *e, const bspkit_save_options *o, size_t *n)
 {
     uint8_t *out = NULL;
@@ -24,8 +27,7 @@ static void reopen(const uint8_t *buf, size_t n, int must_open)
 {
     bspkit_map *m = NULL;
     bspkit_error err;
-    bspkit_options opts = {.max_memory = 64u << 20, .max_lump_size = 16u << 20};
-    if (bspkit_open_memory(buf, n, &opts, &m, &err) != BSPKIT_OK) {
+    if (bspkit_open_memory(buf, n, &LIMITS, &m, &err) != BSPKIT_OK) {
         if (must_open) {
             fprintf(stderr, "saved map does not open: %s\n", err.message);
             abort();
@@ -41,9 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > MAX_INPUT)
         return 0;
-    bspkit_options opts = {.max_memory = 64u << 20, .max_lump_size = 16u << 20};
     bspkit_map *map = NULL;
-    if (bspkit_open_memory(data, size, &opts, &map, NULL) != BSPKIT_OK)
+    if (bspkit_open_memory(data, size, &LIMITS, &map, NULL) != BSPKIT_OK)
         return 0;
     bspkit_edit *e = NULL;
     if (bspkit_edit_new(map, &e, NULL) != BSPKIT_OK) {

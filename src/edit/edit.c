@@ -310,11 +310,6 @@ static bspkit_result check_lmp_lump(const bspkit_edit *e, int lump, bspkit_error
     return BSPKIT_OK;
 }
 
-static int32_t current_version(const bspkit_edit *e, int lump)
-{
-    return e->lumps[lump].version_set ? e->lumps[lump].version : e->map->lumps[lump].version;
-}
-
 bspkit_result bspkit_lmp_make(bspkit_edit *e, int lump, uint8_t **out, size_t *size, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -336,7 +331,7 @@ bspkit_result bspkit_lmp_make(bspkit_edit *e, int lump, uint8_t **out, size_t *s
     bool be = e->map->format.big_endian;
     wr_u32(buf, LMP_HEADER_SIZE, be);
     wr_u32(buf + 4, (uint32_t)lump, be);
-    wr_u32(buf + 8, (uint32_t)current_version(e, lump), be);
+    wr_u32(buf + 8, (uint32_t)ed_lump_version(e, lump), be);
     wr_u32(buf + 12, (uint32_t)len, be);
     wr_u32(buf + 16, (uint32_t)e->map->format.revision, be);
     if (len)

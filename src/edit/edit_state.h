@@ -37,6 +37,12 @@ struct bspkit_edit {
     size_t game_count, game_cap;
 };
 
+/* The directory version lump `lump` is written with: as set, else the map's. */
+static inline int32_t ed_lump_version(const bspkit_edit *e, int lump)
+{
+    return e->lumps[lump].version_set ? e->lumps[lump].version : e->map->lumps[lump].version;
+}
+
 /* Decompressed current contents of game-lump entry `g`. */
 bspkit_result ed_game_lump_bytes(bspkit_edit *e, const ed_game_lump *g, const uint8_t **data, size_t *size,
                                  bspkit_error *err);

@@ -84,6 +84,17 @@ static bool want_compressed(const plan *p, int lump, bool was_compressed, size_t
     }
 }
 
+/* Whether a game-lump entry is stored compressed: every one with data but
+ * the id-0 terminator under LZMA, none without, else as it was. */
+static bool want_game_compressed(const plan *p, uint32_t id, size_t size, bool was_compressed)
+{
+    switch (p->opts->compression) {
+    case BSPKIT_COMPRESSION_LZMA: return size > 0 && id != 0;
+    case BSPKIT_COMPRESSION_NONE: return false;
+    default: return was_compressed;
+    }
+}
+
 /* The bytes to store for `content` (decompressed, already in the output byte
  * order): LZMA-compressed when wanted and smaller, else the content itself.
  * Takes ownership of `owned` (the content's buffer, or NULL when borrowed);
@@ -155,7 +166,7 @@ static bspkit_result plan_lump(plan *p, int lump, bspkit_error *err)
     const bk_lump *in = &p->map->lumps[lump];
     const ed_lump *ed = &p->e->lumps[lump];
     out_lump *o = &p->lumps[lump];
-    o->version = ed->version_set ? ed->version : in->version;
+    o->version = ed_lump_version(p->e, lump);
     o->fourcc = in->fourcc;
 
     size_t content_size = ed->replaced ? ed->size : in->uncompressed_length;
@@ -208,7 +219,7 @@ static bspkit_result plan_game_copy(plan *p, bspkit_error *err)
     out_lump *o = &p->lumps[BSPKIT_S_GAME_LUMP];
     o->bytes = p->map->data + in->offset;
     o->size = in->length;
-    o->version = p->e->lumps[BSPKIT_S_GAME_LUMP].version_set ? p->e->lumps[BSPKIT_S_GAME_LUMP].version : in->version;
+    o->version = ed_lump_version(p->e, BSPKIT_S_GAME_LUMP);
     o->fourcc = in->fourcc;
     o->raw_entry = !p->e->lumps[BSPKIT_S_GAME_LUMP].version_set;
     if (in->length < 4 || p->game_relative)
@@ -254,12 +265,7 @@ static bspkit_result plan_game_entry(plan *p, const ed_game_lump *g, const bspki
     bspkit_result r = ed_game_lump_bytes(p->e, g, &content, &size, err);
     if (r != BSPKIT_OK)
         return r;
-    bool compress;
-    switch (p->opts->compression) {
-    case BSPKIT_COMPRESSION_LZMA: compress = size > 0 && g->id != 0; break;
-    case BSPKIT_COMPRESSION_NONE: compress = false; break;
-    default: compress = was_compressed && size > 0; break;
-    }
+    bool compress = want_game_compressed(p, g->id, size, was_compressed);
     if (in && !g->replaced && !p->convert && compress == was_compressed) {
         o->bytes = p->map->data + in->offset;
         o->size = in->length;
@@ -356,12 +362,11 @@ static bspkit_result plan_game_rebuild(plan *p, bspkit_error *err)
         return r;
     }
     out_lump *o = &p->lumps[BSPKIT_S_GAME_LUMP];
-    const bk_lump *in = &p->map->lumps[BSPKIT_S_GAME_LUMP];
     o->owned = buf;
     o->bytes = buf;
     o->size = (size_t)total;
     o->rewritten = true;
-    o->version = e->lumps[BSPKIT_S_GAME_LUMP].version_set ? e->lumps[BSPKIT_S_GAME_LUMP].version : in->version;
+    o->version = ed_lump_version(e, BSPKIT_S_GAME_LUMP);
     o->fourcc = 0;
     return BSPKIT_OK;
 }
@@ -377,10 +382,7 @@ static bspkit_result plan_game_lump(plan *p, bspkit_error *err)
     p->game_relative = p->map->game_lumps_relative;
     bool copy = !p->e->games_changed && !p->convert;
     for (size_t i = 0; i < count && copy; i++) {
-        bool compress = p->opts->compression == BSPKIT_COMPRESSION_LZMA ? gl[i].uncompressed_length > 0 && gl[i].id
-                      : p->opts->compression == BSPKIT_COMPRESSION_NONE ? false
-                                                                          : gl[i].compressed;
-        copy = compress == gl[i].compressed;
+        copy = want_game_compressed(p, gl[i].id, gl[i].uncompressed_length, gl[i].compressed) == gl[i].compressed;
     }
     if (copy) {
         /* Unchanged entries with absolute offsets: the lump's bytes hold its

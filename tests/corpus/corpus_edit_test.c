@@ -17,10 +17,9 @@
  */
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
-#include "core/bytes.h"
 #include "corpus_walk.h"
+#include "valve_lzma.h"
 
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,38 +149,6 @@ static void check_entity_edit(const char *rel, bspkit_map *map)
     free(grown);
 }
 
-/* Decode one Valve LZMA lump with liblzma's "alone" decoder: 5 property
- * bytes and the 64-bit size replace the Valve header. */
-static int lzma_alone_equal(const uint8_t *lump, size_t size, const uint8_t *expect, size_t expect_size)
-{
-    if (size < 17 || memcmp(lump, "LZMA", 4) != 0)
-        return 0;
-    uint32_t actual = rd_le32(lump + 4), packed = rd_le32(lump + 8);
-    if (actual != expect_size || 17ull + packed > size)
-        return 0;
-    size_t alone_size = 13 + packed;
-    uint8_t *alone = malloc(alone_size);
-    uint8_t *plain = malloc(actual ? actual : 1);
-    memcpy(alone, lump + 12, 5);
-    for (int i = 0; i < 8; i++)
-        alone[5 + i] = (uint8_t)((uint64_t)actual >> (8 * i));
-    memcpy(alone + 13, lump + 17, packed);
-    lzma_stream s = LZMA_STREAM_INIT;
-    int ok = lzma_alone_decoder(&s, UINT64_MAX) == LZMA_OK;
-    if (ok) {
-        s.next_in = alone;
-        s.avail_in = alone_size;
-        s.next_out = plain;
-        s.avail_out = actual;
-        lzma_ret r = lzma_code(&s, LZMA_FINISH);
-        ok = (r == LZMA_STREAM_END || r == LZMA_OK) && s.total_out == actual && memcmp(plain, expect, actual) == 0;
-    }
-    lzma_end(&s);
-    free(alone);
-    free(plain);
-    return ok;
-}
-
 static void check_compression(const char *rel, bspkit_map *map)
 {
     bspkit_error err;
@@ -200,7 +167,7 @@ static void check_compression(const char *rel, bspkit_map *map)
             if (bspkit_lump_info_get(mp, i, &li) != BSPKIT_OK || !li.compressed)
                 continue;
             if (bspkit_lump_bytes(map, i, &plain, &plain_size, &err) != BSPKIT_OK ||
-                !lzma_alone_equal(packed + li.offset, li.length, plain, plain_size)) {
+                !valve_lzma_lump_equals(packed + li.offset, li.length, plain, plain_size)) {
                 char d[64];
                 snprintf(d, sizeof d, "lump %d does not decode with liblzma's LZMA1 decoder", i);
                 fail(rel, "LZMA output", d);

@@ -13,8 +13,8 @@
 #include "bspkit/edit.h"
 #include "bspkit/write.h"
 #include "core/bytes.h"
+#include "valve_lzma.h"
 
-#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,34 +298,6 @@ static void game_lump_entries(void **state)
     }
 }
 
-/* Decode a Valve LZMA lump with liblzma's LZMA1 "alone" decoder. */
-static void assert_lzma_decodes_to(const uint8_t *lump, size_t size, const uint8_t *expect, size_t expect_size)
-{
-    assert_true(size >= 17);
-    assert_memory_equal(lump, "LZMA", 4);
-    uint32_t actual = rd_le32(lump + 4), packed = rd_le32(lump + 8);
-    assert_int_equal(actual, expect_size);
-    assert_true(17ull + packed <= size);
-    uint8_t *alone = malloc(13 + packed), *plain = malloc(actual + 1);
-    memcpy(alone, lump + 12, 5);
-    for (int i = 0; i < 8; i++)
-        alone[5 + i] = (uint8_t)((uint64_t)actual >> (8 * i));
-    memcpy(alone + 13, lump + 17, packed);
-    lzma_stream st = LZMA_STREAM_INIT;
-    assert_int_equal(lzma_alone_decoder(&st, UINT64_MAX), LZMA_OK);
-    st.next_in = alone;
-    st.avail_in = 13 + packed;
-    st.next_out = plain;
-    st.avail_out = actual;
-    lzma_ret r = lzma_code(&st, LZMA_FINISH);
-    assert_true(r == LZMA_STREAM_END || r == LZMA_OK);
-    assert_int_equal(st.total_out, actual);
-    assert_memory_equal(plain, expect, actual);
-    lzma_end(&st);
-    free(alone);
-    free(plain);
-}
-
 /* A changed lump of an LZMA map is compressed again; the directory's fourCC holds its size. */
 static void compressed_lumps_stay_compressed(void **state)
 {
@@ -351,7 +323,7 @@ static void compressed_lumps_stay_compressed(void **state)
     /* The directory entry read by hand: {offset, length, version, fourCC}. */
     const uint8_t *dir = out + 8 + 16 * BSPKIT_S_PLANES;
     assert_int_equal(rd_le32(dir + 12), size * 2);
-    assert_lzma_decodes_to(out + li.offset, li.length, twice, size * 2);
+    assert_true(valve_lzma_lump_equals(out + li.offset, li.length, twice, size * 2));
     bspkit_close(m);
     free(out);
     bspkit_edit_free(e);
