@@ -131,6 +131,59 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
     return p;
 }
 
+void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    /* The block header keeps the payload aligned for any native struct. */
+    size_t head = (sizeof(bk_kept) + 15) & ~(size_t)15;
+    if (elem && count > (SIZE_MAX - head) / elem) {
+        bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "%s: %zu records overflow the address space",
+                bk_lump_name(map, lump), count);
+        return NULL;
+    }
+    size_t bytes = head + count * elem;
+    if (!charge(map, bytes, lump, err))
+        return NULL;
+    bk_kept *k = calloc(1, bytes);
+    if (!k) {
+        bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
+                bk_lump_name(map, lump), bytes);
+        return NULL;
+    }
+    map->memory_used += bytes;
+    k->size = bytes;
+    k->next = map->kept;
+    map->kept = k;
+    return (uint8_t *)k + head;
+}
+
+bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **value,
+                           bspkit_error *err)
+{
+    bk_extra_cache *c = &map->extras[slot];
+    if (!c->done) {
+        c->done = true;
+        bk_error_clear(&c->error);
+        c->value = NULL;
+        c->result = build(map, &c->value, &c->error);
+    }
+    *value = c->result == BSPKIT_OK ? c->value : NULL;
+    if (c->result != BSPKIT_OK)
+        bk_error_copy(err, &c->error);
+    return c->result;
+}
+
+int bk_game_lump_find(bspkit_map *map, uint32_t id)
+{
+    const bspkit_game_lump *gl;
+    size_t n;
+    if (bspkit_get_game_lumps(map, &gl, &n, NULL) != BSPKIT_OK)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (gl[i].id == id)
+            return (int)i;
+    return -1;
+}
+
 void bk_free(bspkit_map *map, void *ptr, size_t size)
 {
     if (!ptr)
@@ -301,6 +354,10 @@ void bspkit_close(bspkit_map *map)
         free(map->game_lump_bytes);
     }
     free(map->game_lumps.items);
+    for (bk_kept *k = map->kept, *next; k; k = next) {
+        next = k->next;
+        free(k);
+    }
     bspkit_entities_free(map->entities);
     free(map->string_data);
     if (map->mapping)

@@ -51,6 +51,37 @@ typedef struct bk_bytes_cache {
     size_t size;
 } bk_bytes_cache;
 
+/* Decoded structures that are not one plain record array (game lumps,
+ * displacements, lighting tables, ...). Each slot is built once by its
+ * decoder, which allocates with bk_keep_alloc(); the result is cached,
+ * including a failure. */
+typedef enum bk_extra {
+    EX_STATIC_PROPS, EX_DETAIL_PROPS, EX_DETAIL_LIGHTING, EX_DETAIL_LIGHTING_HDR,
+    EX_DISPINFO, EX_DISP_VERTS, EX_DISP_TRIS, EX_DISP_MULTIBLEND,
+    EX_FACE_LIGHTMAPS, EX_FACE_LIGHTMAPS_HDR, EX_WORLDLIGHTS, EX_WORLDLIGHTS_HDR,
+    EX_LEAF_AMBIENT, EX_LEAF_AMBIENT_HDR, EX_BSPX, EX_BSPX_DECOUPLED_LM, EX_BSPX_BRUSHLIST,
+    EX_OVERLAYS, EX_WATER_OVERLAYS, EX_OVERLAY_FADES, EX_OVERLAY_SYSTEM_LEVELS, EX_OCCLUSION,
+    EX_PHYSCOLLIDE, EX_PHYSDISP, EX_LEAF_WATER, EX_LEAF_MIN_DIST_TO_WATER, EX_PRIMITIVES,
+    EX_PRIM_VERTS, EX_PRIM_INDICES, EX_VERT_NORMALS, EX_VERT_NORMAL_INDICES, EX_FACE_IDS,
+    EX_FACE_MACRO_TEXINFO, EX_CLIP_PORTAL_VERTS, EX_PORTALS, EX_CLUSTERS, EX_PORTAL_VERTS,
+    EX_CLUSTER_PORTALS, EX_MAP_FLAGS, EX_PROP_COLLISION, EX_QUERY_SPARE1, EX_QUERY_SPARE2,
+    EX_SPARE1, EX_SPARE2, EX_SPARE3, EX_SPARE4,
+    EX_COUNT
+} bk_extra;
+
+typedef struct bk_extra_cache {
+    bool done;
+    bspkit_result result;
+    bspkit_error error;
+    const void *value;
+} bk_extra_cache;
+
+/* A block allocated for decoded data, freed at close. */
+typedef struct bk_kept {
+    struct bk_kept *next;
+    size_t size;
+} bk_kept;
+
 typedef struct bk_array_cache {
     bool done;
     bspkit_result result;
@@ -87,6 +118,9 @@ struct bspkit_map {
     char *string_data; /* TEXDATA_STRING_DATA with a guaranteed final NUL */
     size_t string_data_size;
     bool string_data_done;
+
+    bk_extra_cache extras[EX_COUNT];
+    bk_kept *kept; /* every bk_keep_alloc() block, newest first */
 };
 
 /* ---- errors ---- */
@@ -104,6 +138,19 @@ void bk_error_copy(bspkit_error *dst, const bspkit_error *src);
 void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err);
 void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
 void bk_free(bspkit_map *map, void *ptr, size_t size);
+
+/* Zeroed memory charged against max_memory and owned by the map until
+ * bspkit_close(); never freed earlier. Fails with BSPKIT_ERR_LIMIT or
+ * BSPKIT_ERR_NOMEM naming `lump`. count * elem is checked for overflow. */
+void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
+
+/* Builds the value of one extras slot; returns it through *value. */
+typedef bspkit_result (*bk_extra_build)(bspkit_map *map, const void **value, bspkit_error *err);
+/* The cached value of `slot`, built on first use (a failure is cached too). */
+bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **value,
+                           bspkit_error *err);
+/* Index of the first game lump with `id` ('sprp' = 0x73707270), or -1 (also when the directory is bad). */
+int bk_game_lump_find(bspkit_map *map, uint32_t id);
 
 /* ---- lump helpers ---- */
 const char *bk_lump_name(const bspkit_map *map, int index);
