@@ -30,5 +30,13 @@ typedef bspkit_result (*bk_tables_fn)(bspkit_map *map, int lump, uint32_t game_i
                                       bspkit_error *err);
 
 bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+/* Static and detail props (sprp, dprp, dplt, dplh). */
+bspkit_result bk_tables_props(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+/* Displacements: dispinfo, dispverts, disptris, lightmap alphas and sample positions, multiblend. */
+bspkit_result bk_tables_disp(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+/* Lighting: world lights, leaf ambient index and samples; BSPX lumps. */
+bspkit_result bk_tables_lighting(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+/* Other Source lumps: overlays, occlusion, physics, water, primitives, normals, face ids, portals, flags. */
+bspkit_result bk_tables_source(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
 
 #endif
