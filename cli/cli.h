@@ -40,6 +40,8 @@ int cmd_lmp(int argc, char **argv);
 void cmd_lmp_help(FILE *out);
 int cmd_pak(int argc, char **argv);
 void cmd_pak_help(FILE *out);
+int cmd_dump(int argc, char **argv);
+void cmd_dump_help(FILE *out);
 int cmd_convert(int argc, char **argv);
 void cmd_convert_help(FILE *out);
 

@@ -11,6 +11,7 @@ static const cli_command COMMANDS[] = {
     {"lump", "extract or replace one lump's bytes", cmd_lump, cmd_lump_help},
     {"lmp", "make or apply Source lump files (NAME_l_N.lmp)", cmd_lmp, cmd_lmp_help},
     {"pak", "list, extract, add, remove or repack the Source pakfile", cmd_pak, cmd_pak_help},
+    {"dump", "print any lump as decoded records (text or JSON), or as hex", cmd_dump, cmd_dump_help},
     {"convert", "re-save a map: LZMA on/off, byte order, Blue Shift lump order", cmd_convert, cmd_convert_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])

@@ -62,6 +62,7 @@ typedef struct bspkit_dump {
     bspkit_table tables[BSPKIT_DUMP_MAX_TABLES];
     const uint8_t *raw;   /**< the (decompressed) bytes, always set */
     size_t raw_size;
+    bool text;            /**< raw holds text (the entity lump) */
     char note[160];       /**< why the lump is raw, or a layout warning; empty when none */
 } bspkit_dump;
 

@@ -19,6 +19,26 @@ static const bk_tables_fn PROVIDERS[] = {
     bk_tables_core,
 };
 
+/* Why a lump without a decoder table is shown raw, and where to look instead. */
+static const char *raw_note(const bspkit_map *map, int lump)
+{
+    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
+        switch (lump) {
+        case BSPKIT_S_VISIBILITY: return "run-length compressed PVS/PAS rows per cluster: see 'bspkit vis'";
+        case BSPKIT_S_LIGHTING:
+        case BSPKIT_S_LIGHTING_HDR: return "ColorRGBExp32 lightmap samples, addressed by each face's lightofs";
+        case BSPKIT_S_PAKFILE: return "a zip archive: see 'bspkit pak'";
+        case BSPKIT_S_TEXDATA_STRING_DATA: return "NUL-terminated texture names";
+        default: return NULL;
+        }
+    }
+    switch (lump) {
+    case BSPKIT_Q_VISIBILITY: return "run-length compressed PVS rows per leaf: see 'bspkit vis'";
+    case BSPKIT_Q_LIGHTING: return "lightmap samples, addressed by each face's lightofs";
+    default: return NULL;
+    }
+}
+
 static uint32_t fourcc_of(const char *s)
 {
     return ((uint32_t)(uint8_t)s[0] << 24) | ((uint32_t)(uint8_t)s[1] << 16) | ((uint32_t)(uint8_t)s[2] << 8) |
@@ -36,7 +56,8 @@ static bspkit_result ask_providers(bspkit_map *map, int lump, uint32_t game_id, 
     }
     out->table_count = 0;
     bk_error_clear(err);
-    snprintf(out->note, sizeof out->note, "no decoder for this lump: raw bytes");
+    const char *why = lump >= 0 ? raw_note(map, lump) : NULL;
+    snprintf(out->note, sizeof out->note, "%s", why ? why : "no decoder for this lump: raw bytes");
     return BSPKIT_OK;
 }
 
@@ -67,6 +88,10 @@ bspkit_result bspkit_dump_lump(bspkit_map *map, const char *which, bspkit_dump *
         bspkit_result r = bk_lump_bytes(map, lump, &out->raw, &out->raw_size, err);
         if (r != BSPKIT_OK)
             return r;
+        if (lump == 0) { /* ENTITIES in every family's logical order */
+            out->text = true;
+            return BSPKIT_OK;
+        }
         return ask_providers(map, lump, 0, out, err);
     }
 
