@@ -6,6 +6,7 @@
 #define BSPKIT_FUZZ_EXERCISE_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/dump.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -141,6 +142,59 @@ static inline void ex_game_lumps(exercise *ex, bspkit_map *map)
         ex_note(ex, "bspkit_game_lump_bytes", r, &e);
         if (r == BSPKIT_OK)
             ex_touch(ex, data, size);
+    }
+}
+
+/* Every value of every table, field by field as a printer reads them. */
+static inline void ex_dump_tables(exercise *ex, const bspkit_dump *d)
+{
+    ex_touch(ex, d->raw, d->raw_size);
+    for (size_t t = 0; t < d->table_count; t++) {
+        const bspkit_table *tab = &d->tables[t];
+        for (size_t i = 0; i < tab->count; i++) {
+            const uint8_t *rec = (const uint8_t *)bspkit_table_record(tab, i);
+            for (size_t k = 0; k < tab->field_count; k++) {
+                const bspkit_field *f = &tab->fields[k];
+                if (f->type == BSPKIT_FIELD_STRING)
+                    ex_touch_str(ex, *(const char *const *)(rec + f->offset));
+                else
+                    ex_touch(ex, rec + f->offset, f->type == BSPKIT_FIELD_CHARS ? f->count : 1);
+            }
+        }
+    }
+}
+
+/* bspkit_dump_lump over every lump index and every game lump: this reaches
+ * every decoder that has a dump table. */
+static inline void ex_dump(exercise *ex, bspkit_map *map)
+{
+    bspkit_dump d;
+    bspkit_error e;
+    char which[16];
+    int count = bspkit_lump_count(map);
+    for (int i = 0; i < count; i++) {
+        snprintf(which, sizeof which, "%d", i);
+        memset(&e, 0, sizeof e);
+        bspkit_result r = bspkit_dump_lump(map, which, &d, &e);
+        ex_note(ex, "bspkit_dump_lump", r, &e);
+        if (r == BSPKIT_OK)
+            ex_dump_tables(ex, &d);
+    }
+    const bspkit_game_lump *gl = NULL;
+    size_t ngl = 0;
+    if (bspkit_get_game_lumps(map, &gl, &ngl, NULL) != BSPKIT_OK)
+        ngl = 0;
+    for (size_t i = 0; i < ngl && i < 64; i++) {
+        for (int k = 0; k < 4; k++) {
+            unsigned char c = (unsigned char)(gl[i].id >> (24 - 8 * k));
+            which[k] = c ? (char)c : '?';
+        }
+        which[4] = '\0';
+        memset(&e, 0, sizeof e);
+        bspkit_result r = bspkit_dump_lump(map, which, &d, &e);
+        ex_note(ex, "bspkit_dump_lump(game)", r, &e);
+        if (r == BSPKIT_OK)
+            ex_dump_tables(ex, &d);
     }
 }
 
@@ -284,6 +338,7 @@ static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_f
     ex_miptex(ex, map);
     ex_game_lumps(ex, map);
     ex_texdata_names(ex, map);
+    ex_dump(ex, map);
 
     const uint8_t *data = NULL;
     bspkit_error e;
