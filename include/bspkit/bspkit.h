@@ -396,6 +396,8 @@ bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_
 /**
  * Texture name of texdata `index` through the string table, or NULL when any
  * index on the way is out of range. The string is NUL-terminated (borrowed).
+ * When the string lump does not end in NUL a terminated copy is made; NULL
+ * then also means that copy could not be allocated.
  */
 const char *bspkit_texdata_name(bspkit_map *map, size_t index);
 

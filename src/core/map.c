@@ -359,7 +359,8 @@ void bspkit_close(bspkit_map *map)
         free(k);
     }
     bspkit_entities_free(map->entities);
-    free(map->string_data);
+    if (!map->string_data_borrowed)
+        free(map->string_data);
     if (map->mapping)
         munmap(map->mapping, map->mapping_size);
     free(map->owned);
@@ -652,7 +653,13 @@ const char *bspkit_texdata_name(bspkit_map *map, size_t index)
         map->string_data_done = true;
         const uint8_t *bytes;
         size_t size;
-        if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK) {
+        if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK && size &&
+            bytes[size - 1] == '\0') {
+            /* The usual case: every name ends inside the lump, so the lump itself serves. */
+            map->string_data = (char *)bytes;
+            map->string_data_size = size;
+            map->string_data_borrowed = true;
+        } else if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK) {
             /* A private copy with a final NUL, so no name can run off the lump's end. */
             char *s = bk_alloc(map, size + 1, BSPKIT_S_TEXDATA_STRING_DATA, NULL);
             if (s) {

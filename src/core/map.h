@@ -116,6 +116,7 @@ struct bspkit_map {
     bspkit_result entities_result;
     bspkit_error entities_error;
     char *string_data; /* TEXDATA_STRING_DATA with a guaranteed final NUL */
+    bool string_data_borrowed; /* the lump's own bytes (they end in NUL), not a copy */
     size_t string_data_size;
     bool string_data_done;
 

@@ -629,7 +629,10 @@ static bspkit_result verify_output(const plan *p, const uint8_t *buf, size_t siz
 {
     bspkit_map *m = NULL;
     bspkit_error why;
-    if (bspkit_open_memory(buf, size, &p->map->opts, &m, &why) != BSPKIT_OK)
+    bspkit_result r = bspkit_open_memory(buf, size, &p->map->opts, &m, &why);
+    if (r == BSPKIT_ERR_NOMEM || r == BSPKIT_ERR_LIMIT) /* no verdict on the bytes: say why */
+        return bk_fail(err, r, why.lump, -1, -1, "save: checking the written map: %s", why.message);
+    if (r != BSPKIT_OK)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, why.lump, -1, -1,
                        "save: the written map would not open again (%s); nothing was written", why.message);
     const bspkit_format *f = &m->format, *in = &p->map->format;

@@ -1,0 +1,305 @@
+/* Allocation failure: for every sample map, the whole read path (open, every
+ * accessor, every dump table, validation, close) and the edit path (open,
+ * edit the entities, write, re-open the output) run once to count their
+ * allocations, then once per allocation with exactly that one failing.
+ * Each run must end with every call returning a known result (an error
+ * carries its message), results identical to the clean run unless some call
+ * reported it as out of memory, and no allocation left behind after close.
+ *
+ * malloc, calloc, realloc, strdup and free are wrapped at link time
+ * (-Wl,--wrap), so this covers the library's own allocations; memory that
+ * liblzma and libzip allocate inside themselves is not counted. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bspkit/bspkit.h"
+#include "bspkit/edit.h"
+#include "bspkit/write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *__real_malloc(size_t size);
+void __real_free(void *p);
+
+/* The harness's own buffers (vis rows) bypass the wrappers: only the library's allocations are failed. */
+#define malloc(n) __real_malloc(n)
+#define free(p) __real_free(p)
+#include "../../fuzz/exercise.h"
+#undef malloc
+#undef free
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+char *__real_strdup(const char *s);
+
+static long g_fail_at = -1; /* index of the allocation to fail, -1 = none */
+static long g_count;        /* allocations attempted since reset */
+static long g_live;         /* blocks handed out and not yet freed */
+static int g_failed;        /* the planned failure happened */
+
+/* Blocks handed out through the wrappers, so a free() of memory that a
+ * shared library allocated itself (liblzma's filter options) is not counted. */
+#define TRACK_SLOTS (1u << 16)
+static void *g_track[TRACK_SLOTS];
+
+static size_t slot_of(const void *p)
+{
+    return (size_t)(((uintptr_t)p >> 4) * 2654435761u) & (TRACK_SLOTS - 1);
+}
+
+static void track(void *p)
+{
+    if (!p)
+        return;
+    size_t i = slot_of(p);
+    while (g_track[i])
+        i = (i + 1) & (TRACK_SLOTS - 1);
+    g_track[i] = p;
+    g_live++;
+}
+
+static void untrack(void *p)
+{
+    if (!p)
+        return;
+    for (size_t i = slot_of(p), n = 0; g_track[i] && n < TRACK_SLOTS; i = (i + 1) & (TRACK_SLOTS - 1), n++) {
+        if (g_track[i] != p)
+            continue;
+        /* Backward-shift deletion keeps every probe chain intact. */
+        size_t hole = i;
+        for (size_t j = (i + 1) & (TRACK_SLOTS - 1); g_track[j]; j = (j + 1) & (TRACK_SLOTS - 1)) {
+            size_t home = slot_of(g_track[j]);
+            if (((j - home) & (TRACK_SLOTS - 1)) >= ((j - hole) & (TRACK_SLOTS - 1))) {
+                g_track[hole] = g_track[j];
+                hole = j;
+            }
+        }
+        g_track[hole] = NULL;
+        g_live--;
+        return;
+    }
+}
+
+static int should_fail(void)
+{
+    if (g_fail_at >= 0 && g_count == g_fail_at) {
+        g_count++;
+        g_failed = 1;
+        return 1;
+    }
+    g_count++;
+    return 0;
+}
+
+void *__wrap_malloc(size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *p = __real_malloc(size);
+    track(p);
+    return p;
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *p = __real_calloc(n, size);
+    track(p);
+    return p;
+}
+
+void *__wrap_realloc(void *old, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    void *p = __real_realloc(old, size);
+    if (p) {
+        untrack(old);
+        track(p);
+    }
+    return p;
+}
+
+char *__wrap_strdup(const char *s)
+{
+    if (should_fail())
+        return NULL;
+    char *p = __real_strdup(s);
+    track(p);
+    return p;
+}
+
+void __wrap_free(void *p)
+{
+    untrack(p);
+    __real_free(p);
+}
+
+static void reset(long fail_at)
+{
+    g_fail_at = fail_at;
+    g_count = 0;
+    g_failed = 0;
+}
+
+/* ---- checks shared by every run ---- */
+
+typedef struct outcome {
+    long errors;  /* calls that returned an error */
+    long nomem;   /* calls that reported BSPKIT_ERR_NOMEM */
+    int bad;      /* a broken promise: unknown code or missing message */
+    char bad_call[64];
+} outcome;
+
+static void check_call(void *ctx, const char *call, bspkit_result r, const bspkit_error *err)
+{
+    outcome *o = ctx;
+    if (r == BSPKIT_OK)
+        return;
+    o->errors++;
+    o->nomem += r == BSPKIT_ERR_NOMEM;
+    if ((unsigned)r >= BSPKIT_RESULT_COUNT ||
+        (err && (err->code != r || memchr(err->message, '\0', sizeof err->message) == NULL || !err->message[0]))) {
+        o->bad = 1;
+        snprintf(o->bad_call, sizeof o->bad_call, "%s", call);
+    }
+}
+
+static void check_report(void *ctx, const bspkit_report *report)
+{
+    (void)ctx;
+    (void)report;
+}
+
+/* The read path; returns the hash of every byte handed out. */
+static uint32_t read_path(const uint8_t *data, size_t size, outcome *o)
+{
+    exercise ex = {.check = check_call, .ctx = o, .touch = 1, .vis_budget = 1u << 20};
+    exercise_bytes(&ex, data, size, NULL, check_report);
+    return ex.sink;
+}
+
+/* The edit path: add an entity, write, re-open the output; returns the output size (0 on error). */
+static size_t edit_path(const uint8_t *data, size_t size, outcome *o)
+{
+    bspkit_map *map = NULL;
+    bspkit_error e;
+    bspkit_result r = bspkit_open_memory(data, size, NULL, &map, &e);
+    check_call(o, "open", r, &e);
+    if (r != BSPKIT_OK)
+        return 0;
+    size_t out_size = 0;
+    bspkit_edit *ed = NULL;
+    r = bspkit_edit_new(map, &ed, &e);
+    check_call(o, "bspkit_edit_new", r, &e);
+    if (r == BSPKIT_OK) {
+        static const char text[] = "{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"info_null\"\n}\n";
+        r = bspkit_edit_set_entities_text(ed, text, sizeof text - 1, &e);
+        check_call(o, "bspkit_edit_set_entities_text", r, &e);
+        uint8_t *out = NULL;
+        if (r == BSPKIT_OK) {
+            bspkit_save_options so;
+            memset(&so, 0, sizeof so);
+            r = bspkit_edit_write(ed, &so, &out, &out_size, &e);
+            check_call(o, "bspkit_edit_write", r, &e);
+        }
+        if (r == BSPKIT_OK) {
+            bspkit_map *again = NULL;
+            r = bspkit_open_memory(out, out_size, NULL, &again, &e);
+            check_call(o, "re-open", r, &e);
+            bspkit_close(again);
+        }
+        if (r != BSPKIT_OK)
+            out_size = 0;
+        bspkit_free_buffer(out);
+        bspkit_edit_free(ed);
+    }
+    bspkit_close(map);
+    return out_size;
+}
+
+typedef enum path_kind { READ_PATH, EDIT_PATH } path_kind;
+
+static void every_failure(bspkit_sample_kind kind, path_kind path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    reset(-1);
+    bspkit_result r = bspkit_sample_build(kind, &data, &size, &err);
+    if (r == BSPKIT_ERR_UNSUPPORTED)
+        skip();
+    assert_int_equal(r, BSPKIT_OK);
+
+    long base_live = g_live;
+    outcome clean = {0};
+    reset(-1);
+    uint64_t clean_result = path == READ_PATH ? read_path(data, size, &clean) : edit_path(data, size, &clean);
+    long total = g_count;
+    assert_false(clean.bad);
+    /* The read path also asks for out-of-range items on purpose: those errors are the baseline. */
+    assert_int_equal(g_live, base_live);
+    assert_true(total > 10); /* the wrappers see the library's allocations */
+
+    long reported = 0;
+    /* ALLOC_FAIL_AT=N runs only the N-th failure (for a debugger). */
+    const char *only = getenv("ALLOC_FAIL_AT");
+    long first = only ? atol(only) : 0, last = only ? first + 1 : total;
+    for (long n = first; n < last && n < total; n++) {
+        outcome o = {0};
+        reset(n);
+        uint64_t result = path == READ_PATH ? read_path(data, size, &o) : edit_path(data, size, &o);
+        g_fail_at = -1;
+        if (o.bad)
+            fail_msg("%s: allocation %ld of %ld failed: %s broke its error promise", bspkit_sample_name(kind), n,
+                     total, o.bad_call);
+        if (g_live != base_live)
+            fail_msg("%s: allocation %ld of %ld failed: %ld blocks leaked", bspkit_sample_name(kind), n, total,
+                     g_live - base_live);
+        if (o.nomem == 0 && result != clean_result)
+            fail_msg("%s: allocation %ld of %ld failed silently and changed the results", bspkit_sample_name(kind),
+                     n, total);
+        reported += o.nomem > 0;
+    }
+    /* Most failures must be reported (a few are absorbed, e.g. an optional name cache). */
+    printf("%s %s: %ld allocations, each failed once; %ld runs reported it as out of memory\n", bspkit_sample_name(kind),
+           path == READ_PATH ? "read" : "edit", total, reported);
+    assert_true(reported * 2 >= total);
+    bspkit_free_buffer(data);
+}
+
+#define CASES(kind)                                                                                   \
+    static void test_read_##kind(void **state)                                                        \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, READ_PATH);                                               \
+    }                                                                                                 \
+    static void test_edit_##kind(void **state)                                                        \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, EDIT_PATH);                                               \
+    }
+
+CASES(GOLDSRC_ROOM)
+CASES(QUAKE_ROOM)
+CASES(SOURCE_ROOM)
+CASES(SOURCE_ROOM_BE)
+CASES(SOURCE_ROOM_LZMA)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_GOLDSRC_ROOM), cmocka_unit_test(test_edit_GOLDSRC_ROOM),
+        cmocka_unit_test(test_read_QUAKE_ROOM),   cmocka_unit_test(test_edit_QUAKE_ROOM),
+        cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM),
+        cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE),
+        cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
