@@ -178,7 +178,8 @@ typedef struct bspkit_disp_mesh {
 
 /**
  * Build the displaced mesh of displacement `disp_index`. The base face is
- * DISPINFO's MapFace in FACES; it must have exactly 4 edges whose surfedges,
+ * DISPINFO's MapFace in FACES (in FACES_HDR when FACES is empty, as in
+ * HDR-only Xbox 360 builds); it must have exactly 4 edges whose surfedges,
  * edges and vertices are in range. Fails with BSPKIT_ERR_ARGUMENT when
  * `disp_index` is not a displacement of the map, and with BSPKIT_ERR_INDEX
  * naming the DISPINFO record when its power is outside 2..4, its MapFace,

@@ -29,7 +29,9 @@ static bspkit_result face_corners(bspkit_map *map, size_t disp, uint32_t fi, bsp
     const bspkit_vec3 *verts;
     size_t nf, ns, ne, nv;
     bspkit_result r;
+    /* HDR-only builds (Xbox 360) carry their faces in FACES_HDR alone. */
     if ((r = bspkit_get_faces(map, &faces, &nf, err)) != BSPKIT_OK ||
+        (nf == 0 && (r = bspkit_get_hdr_faces(map, &faces, &nf, err)) != BSPKIT_OK) ||
         (r = bspkit_get_surfedges(map, &surfedges, &ns, err)) != BSPKIT_OK ||
         (r = bspkit_get_edges(map, &edges, &ne, err)) != BSPKIT_OK ||
         (r = bspkit_get_vertexes(map, &verts, &nv, err)) != BSPKIT_OK)
