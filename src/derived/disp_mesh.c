@@ -137,7 +137,7 @@ bspkit_result bspkit_disp_build_mesh(bspkit_map *map, size_t disp_index, bspkit_
         (r = bspkit_get_disp_tris(map, &dtris, &ndt, err)) != BSPKIT_OK)
         return r;
     if (disp_index >= ninfo)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_S_DISPINFO, -1, -1,
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, ninfo ? BSPKIT_S_DISPINFO : -1, -1, -1,
                        "displacement %zu does not exist: DISPINFO has %zu records", disp_index, ninfo);
     const bspkit_dispinfo *d = &infos[disp_index];
     if (d->power < BSPKIT_DISP_MIN_POWER || d->power > BSPKIT_DISP_MAX_POWER)
