@@ -6,6 +6,7 @@
 #define BSPKIT_FUZZ_EXERCISE_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/displacement.h"
 #include "bspkit/dump.h"
 
 #include <stdint.h>
@@ -198,6 +199,31 @@ static inline void ex_dump(exercise *ex, bspkit_map *map)
     }
 }
 
+/* Every displaced mesh (bounded, since a hostile count can be large). */
+static inline void ex_disp_meshes(exercise *ex, bspkit_map *map)
+{
+    const bspkit_dispinfo *di = NULL;
+    size_t n = 0;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_get_dispinfo(map, &di, &n, &e);
+    ex_note(ex, "bspkit_get_dispinfo", r, &e);
+    if (r != BSPKIT_OK)
+        n = 0;
+    for (size_t i = 0; i <= n && i < 4096; i++) {
+        bspkit_disp_mesh mesh;
+        memset(&mesh, 0, sizeof mesh);
+        memset(&e, 0, sizeof e);
+        r = bspkit_disp_build_mesh(map, i, &mesh, &e);
+        ex_note(ex, "bspkit_disp_build_mesh", r, &e);
+        if (r == BSPKIT_OK) {
+            ex_touch(ex, mesh.positions, mesh.vertex_count * sizeof *mesh.positions);
+            ex_touch(ex, mesh.indices, mesh.triangle_count * 3 * sizeof *mesh.indices);
+        }
+        bspkit_disp_mesh_free(&mesh);
+    }
+}
+
 static inline void ex_texdata_names(exercise *ex, bspkit_map *map)
 {
     const bspkit_texdata *td = NULL;
@@ -339,6 +365,7 @@ static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_f
     ex_game_lumps(ex, map);
     ex_texdata_names(ex, map);
     ex_dump(ex, map);
+    ex_disp_meshes(ex, map);
 
     const uint8_t *data = NULL;
     bspkit_error e;
