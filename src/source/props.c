@@ -186,9 +186,12 @@ static const sp_layout *match_layout(int version, uint32_t size, int structure, 
     return NULL;
 }
 
-/* The first standard layout of a version, named when a lump has no props. */
-static const sp_layout *default_layout(int version)
+/* The layout named when a lump has no props: the first standard one of its
+ * version; v10 before VBSP 21 is Source 2013's. */
+static const sp_layout *default_layout(int version, int bsp_version)
 {
+    if (version == 10 && bsp_version < 21)
+        return find_layout("sdk2013-lightmap");
     for (size_t i = 0; i < BK_COUNT_OF(SP_LAYOUTS); i++)
         if (SP_LAYOUTS[i].version == version && SP_LAYOUTS[i].structure == S_STD)
             return &SP_LAYOUTS[i];
@@ -378,7 +381,7 @@ static bspkit_result build_static_props(bspkit_map *map, const void **value, bsp
         }
     }
     if (!layout && p.prop_n == 0) {
-        layout = default_layout(sp->version);
+        layout = default_layout(sp->version, map->format.version);
         if (!layout && !sp->warning[0])
             snprintf(sp->warning, sizeof sp->warning, "unknown static prop version %d", (int)sp->version);
     }
