@@ -150,6 +150,30 @@ typedef bspkit_result (*bk_extra_build)(bspkit_map *map, const void **value, bsp
 /* The cached value of `slot`, built on first use (a failure is cached too). */
 bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **value,
                            bspkit_error *err);
+/* Source record-array lumps decoded into an extras slot (src/source/surfaces.c).
+ * A spec with lump -1 stands for "not in this map" (count 0). */
+typedef struct bk_array_value { void *items; size_t count; } bk_array_value;
+typedef struct bk_array_spec { int lump; uint32_t record_size; size_t native_size; bk_decode_fn decode; } bk_array_spec;
+bspkit_result bk_decode_records(bspkit_map *map, const bk_array_spec *spec, bk_array_value *out, bspkit_error *err);
+bspkit_result bk_build_array(bspkit_map *map, const bk_array_spec *spec, const void **value, bspkit_error *err);
+/* Cached array of `slot`: OK with count 0 for non-Source maps; *items NULL on failure. */
+bspkit_result bk_array_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **items, size_t *count,
+                           bspkit_error *err);
+/* Defines accessor `fn` for the array that spec_fn(map) describes, cached in `slot`. */
+#define BK_ARRAY_ACCESSOR(fn, type, slot, spec_fn)                                                     \
+    static bspkit_result fn##_build(bspkit_map *m_, const void **v_, bspkit_error *e_)                 \
+    {                                                                                                  \
+        bk_array_spec s_ = spec_fn(m_);                                                                \
+        return bk_build_array(m_, &s_, v_, e_);                                                        \
+    }                                                                                                  \
+    bspkit_result fn(bspkit_map *map, const type **out, size_t *count, bspkit_error *err)              \
+    {                                                                                                  \
+        const void *items_ = NULL;                                                                     \
+        bspkit_result r_ = bk_array_get(map, slot, fn##_build, &items_, count, err);                   \
+        if (out)                                                                                       \
+            *out = items_;                                                                             \
+        return r_;                                                                                     \
+    }
 /* Index of the first game lump with `id` ('sprp' = 0x73707270), or -1 (also when the directory is bad). */
 int bk_game_lump_find(bspkit_map *map, uint32_t id);
 
