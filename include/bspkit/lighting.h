@@ -49,8 +49,10 @@ typedef struct bspkit_face_lightmap {
  * is empty), against LIGHTING or LIGHTING_HDR.
  *
  * Quake/GoldSrc: the face's vertices are projected with the texinfo's s/t
- * vectors (dot product plus offset, in double precision); mins =
- * floor(min / 16), size = ceil(max / 16) - mins + 1 per axis. A BSPX
+ * vectors (dot product plus offset); mins = floor(min / 16), size =
+ * ceil(max / 16) - mins + 1 per axis. The sums are done both in double
+ * precision (ericw-tools, QuakeSpasm) and in float (id's and Valve's tools);
+ * they can differ by one luxel, and per axis the smaller grid is used. A BSPX
  * DECOUPLED_LM lump overrides size and offset. Source: size =
  * LightmapTextureSizeInLuxels + 1, mins = LightmapTextureMinsInLuxels.
  *
@@ -123,7 +125,7 @@ typedef struct bspkit_leaf_ambient {
     size_t index_count;
     const bspkit_leaf_ambient_sample *samples;
     size_t sample_count;
-    size_t bad_ranges; /**< index entries whose sample range runs past sample_count */
+    size_t bad_ranges; /**< index entries with samples whose range runs past sample_count */
 } bspkit_leaf_ambient;
 
 /**

@@ -58,13 +58,20 @@ static const bspkit_texinfo *texinfo_of(const lm_ctx *c, const bspkit_face *f)
 }
 
 /* Texture-space extents of a Quake/GoldSrc face, in luxels. False when an
- * index is out of range or the projection is not finite. */
+ * index is out of range or the projection is not finite.
+ *
+ * The projection is summed in double precision, as ericw-tools and
+ * QuakeSpasm do; id's and Valve's tools and engines sum in float, and a
+ * vertex on a 16-texel boundary can then land one luxel either way. Real
+ * GoldSrc maps hold lightmaps of both sizes, so per axis the smaller of the
+ * two grids is taken: it is the one every engine reads within. */
 static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
                           int32_t size[2])
 {
     if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
         return false;
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
     for (int32_t k = 0; k < f->num_edges; k++) {
         int32_t se = c->surfedges[f->first_edge + k];
         /* A negative surfedge walks the edge backwards: its second vertex starts it. */
@@ -78,19 +85,30 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         for (int axis = 0; axis < 2; axis++) {
             const float *tv = ti->texture_vecs[axis];
             double d = (double)v->x * tv[0] + (double)v->y * tv[1] + (double)v->z * tv[2] + tv[3];
-            if (d < lo[axis])
-                lo[axis] = d;
-            if (d > hi[axis])
-                hi[axis] = d;
+            /* Each step rounded to float, as the float-summing code does. */
+            float fs = v->x * tv[0];
+            fs = fs + (float)(v->y * tv[1]);
+            fs = fs + (float)(v->z * tv[2]);
+            fs = fs + tv[3];
+            lo[axis] = d < lo[axis] ? d : lo[axis];
+            hi[axis] = d > hi[axis] ? d : hi[axis];
+            flo[axis] = fs < flo[axis] ? fs : flo[axis];
+            fhi[axis] = fs > fhi[axis] ? fs : fhi[axis];
         }
     }
     for (int axis = 0; axis < 2; axis++) {
         /* Also rejects NaN (comparisons false) before any float-to-int conversion. */
-        if (!(lo[axis] > -1e9 && hi[axis] < 1e9 && lo[axis] <= hi[axis]))
+        if (!(lo[axis] > -1e9 && hi[axis] < 1e9 && lo[axis] <= hi[axis] && flo[axis] > -1e9f && fhi[axis] < 1e9f &&
+              flo[axis] <= fhi[axis]))
             return false;
-        double bmin = floor(lo[axis] / 16.0), bmax = ceil(hi[axis] / 16.0);
-        mins[axis] = (int32_t)bmin;
-        size[axis] = (int32_t)(bmax - bmin) + 1;
+        double dmin = floor(lo[axis] / 16.0), dmax = ceil(hi[axis] / 16.0);
+        double fmin = floor(flo[axis] / 16.0), fmax = ceil(fhi[axis] / 16.0);
+        if (fmax - fmin < dmax - dmin) {
+            dmin = fmin;
+            dmax = fmax;
+        }
+        mins[axis] = (int32_t)dmin;
+        size[axis] = (int32_t)(dmax - dmin) + 1;
     }
     return true;
 }

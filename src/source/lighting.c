@@ -178,8 +178,9 @@ static bspkit_result build_ambient(bspkit_map *map, bool hdr, const void **value
         r = decode_ambient_samples(map, sample_lump, a, err);
     if (r != BSPKIT_OK)
         return r;
+    /* Leaves without samples keep whatever first index the compiler left. */
     for (size_t i = 0; i < a->index_count; i++)
-        if (!range_ok(a->index[i].first_sample, a->index[i].sample_count, a->sample_count))
+        if (a->index[i].sample_count && !range_ok(a->index[i].first_sample, a->index[i].sample_count, a->sample_count))
             a->bad_ranges++;
     return BSPKIT_OK;
 }
