@@ -218,14 +218,7 @@ static bspkit_result detect_quake(const uint8_t *d, size_t size, bspkit_format *
         }
     }
     /* BSPX: an extension directory after the last lump, 4-byte aligned. */
-    uint64_t end = Q_HEADER_SIZE;
-    for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++) {
-        uint64_t e = (uint64_t)rd_le32(d + 4 + 8 * i) + rd_le32(d + 8 + 8 * i);
-        if (e > end)
-            end = e;
-    }
-    end = (end + 3) & ~(uint64_t)3;
-    if (end + 8 <= size && memcmp(d + end, "BSPX", 4) == 0)
+    if (bk_bspx_offset(d, size))
         f->variant |= BSPKIT_VARIANT_BSPX;
     return BSPKIT_OK;
 }

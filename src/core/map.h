@@ -222,6 +222,9 @@ bk_layout bk_quake_layout(const bspkit_map *map, int lump);
 bk_layout bk_source_layout(const bspkit_map *map, int lump);
 bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err);
 bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
+/* Quake/GoldSrc: file offset of the BSPX block after the last lump (4-byte
+ * aligned, magic and count present), from the raw directory; 0 when none. */
+uint64_t bk_bspx_offset(const uint8_t *data, size_t size);
 
 /* ---- LZMA (Valve's 17-byte header) ---- */
 #define BK_LZMA_HEADER_SIZE 17

@@ -564,14 +564,8 @@ static bspkit_result bspx_tail(const plan *p, uint64_t *start, uint64_t *size, b
     *start = *size = 0;
     if (p->source || !(p->map->format.variant & BSPKIT_VARIANT_BSPX))
         return BSPKIT_OK;
-    uint64_t end = Q_HEADER_SIZE;
-    for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++) {
-        const bk_lump *in = &p->map->lumps[i];
-        if ((uint64_t)in->offset + in->length > end)
-            end = (uint64_t)in->offset + in->length;
-    }
-    end = align_up(end, 4);
-    if (end + 8 > p->map->size)
+    uint64_t end = bk_bspx_offset(p->map->data, p->map->size);
+    if (!end)
         return BSPKIT_OK;
     uint32_t count = rd_le32(p->map->data + end + 4);
     if ((uint64_t)count * 32 + 8 > p->map->size - end)

@@ -1,0 +1,290 @@
+/* Per-face lightmap geometry for every family: which bytes of the lighting
+ * lump belong to which face, and whether they are all there. */
+#include "bspkit/bspx.h"
+#include "bspkit/lighting.h"
+#include "core/map.h"
+
+#include <math.h>
+
+/* Far beyond any engine's lightmap page; keeps width * height * styles * 4
+ * * 4 far below 2^64. */
+#define MAX_LUXELS_PER_AXIS (1 << 20)
+
+void bspkit_rgbexp_to_float(bspkit_rgbexp c, float out[3])
+{
+    /* ldexpf keeps tiny and huge exponents exact where powf would round. */
+    out[0] = ldexpf((float)c.r, c.exponent);
+    out[1] = ldexpf((float)c.g, c.exponent);
+    out[2] = ldexpf((float)c.b, c.exponent);
+}
+
+bspkit_rgbexp bspkit_rgbexp_read(const uint8_t *p)
+{
+    bspkit_rgbexp c = {p[0], p[1], p[2], (int8_t)p[3]};
+    return c;
+}
+
+/* Everything the geometry of one face needs, gathered once. */
+typedef struct lm_ctx {
+    bspkit_map *map;
+    const bspkit_texinfo *texinfo;
+    size_t texinfo_n;
+    const int32_t *surfedges;
+    size_t surfedges_n;
+    const bspkit_edge *edges;
+    size_t edges_n;
+    const bspkit_vec3 *verts;
+    size_t verts_n;
+    size_t light_size;
+    const bspkit_bspx_decoupled_lm *decoupled; /* NULL when absent */
+    size_t decoupled_n;
+    size_t rgb_size; /* bytes of RGBLIGHTING; 0 when absent */
+    bool has_rgb;
+} lm_ctx;
+
+static int32_t count_styles(const bspkit_face *f)
+{
+    int32_t n = 0;
+    while (n < 4 && f->styles[n] != 255)
+        n++;
+    return n;
+}
+
+static const bspkit_texinfo *texinfo_of(const lm_ctx *c, const bspkit_face *f)
+{
+    if (f->texinfo < 0 || (size_t)f->texinfo >= c->texinfo_n)
+        return NULL;
+    return &c->texinfo[f->texinfo];
+}
+
+/* Texture-space extents of a Quake/GoldSrc face, in luxels. False when an
+ * index is out of range or the projection is not finite.
+ *
+ * The projection is summed in double precision, as ericw-tools and
+ * QuakeSpasm do; id's and Valve's tools and engines sum in float, and a
+ * vertex on a 16-texel boundary can then land one luxel either way. Real
+ * GoldSrc maps hold lightmaps of both sizes, so per axis the smaller of the
+ * two grids is taken: it is the one every engine reads within. */
+static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
+                          int32_t size[2])
+{
+    if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
+        return false;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
+    for (int32_t k = 0; k < f->num_edges; k++) {
+        int32_t se = c->surfedges[f->first_edge + k];
+        /* A negative surfedge walks the edge backwards: its second vertex starts it. */
+        uint64_t e = se >= 0 ? (uint64_t)se : (uint64_t)(-(int64_t)se);
+        if (e >= c->edges_n)
+            return false;
+        uint32_t vi = se >= 0 ? c->edges[e].v[0] : c->edges[e].v[1];
+        if (vi >= c->verts_n)
+            return false;
+        const bspkit_vec3 *v = &c->verts[vi];
+        for (int axis = 0; axis < 2; axis++) {
+            const float *tv = ti->texture_vecs[axis];
+            double d = (double)v->x * tv[0] + (double)v->y * tv[1] + (double)v->z * tv[2] + tv[3];
+            /* Each step rounded to float, as the float-summing code does. */
+            float fs = v->x * tv[0];
+            fs = fs + (float)(v->y * tv[1]);
+            fs = fs + (float)(v->z * tv[2]);
+            fs = fs + tv[3];
+            lo[axis] = d < lo[axis] ? d : lo[axis];
+            hi[axis] = d > hi[axis] ? d : hi[axis];
+            flo[axis] = fs < flo[axis] ? fs : flo[axis];
+            fhi[axis] = fs > fhi[axis] ? fs : fhi[axis];
+        }
+    }
+    for (int axis = 0; axis < 2; axis++) {
+        /* Also rejects NaN (comparisons false) before any float-to-int conversion. */
+        if (!(lo[axis] > -1e9 && hi[axis] < 1e9 && lo[axis] <= hi[axis] && flo[axis] > -1e9f && fhi[axis] < 1e9f &&
+              flo[axis] <= fhi[axis]))
+            return false;
+        double dmin = floor(lo[axis] / 16.0), dmax = ceil(hi[axis] / 16.0);
+        double fmin = floor(flo[axis] / 16.0), fmax = ceil(fhi[axis] / 16.0);
+        if (fmax - fmin < dmax - dmin) {
+            dmin = fmin;
+            dmax = fmax;
+        }
+        mins[axis] = (int32_t)dmin;
+        size[axis] = (int32_t)(dmax - dmin) + 1;
+    }
+    return true;
+}
+
+static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
+{
+    bool goldsrc = c->map->format.family == BSPKIT_FAMILY_GOLDSRC;
+    o->bytes_per_luxel = goldsrc ? 3 : 1;
+    const bspkit_texinfo *ti = texinfo_of(c, f);
+    if (!ti || (ti->flags & BSPKIT_TEX_SPECIAL) || o->styles == 0)
+        return;
+    int64_t offset = f->light_offset;
+    int32_t mins[2] = {0, 0}, size[2] = {0, 0};
+    if (c->decoupled && i < c->decoupled_n) {
+        const bspkit_bspx_decoupled_lm *d = &c->decoupled[i];
+        o->decoupled = true;
+        offset = d->offset;
+        size[0] = d->lmwidth;
+        size[1] = d->lmheight;
+    } else if (!quake_extents(c, f, ti, mins, size)) {
+        return;
+    }
+    if (offset < 0 || size[0] <= 0 || size[1] <= 0)
+        return;
+    o->lit = true;
+    o->mins[0] = mins[0];
+    o->mins[1] = mins[1];
+    o->width = size[0];
+    o->height = size[1];
+    o->offset = offset;
+    uint64_t luxels = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)o->styles;
+    o->bytes = luxels * (uint64_t)o->bytes_per_luxel;
+    o->in_range = range_ok((uint64_t)offset, o->bytes, c->light_size);
+    if (c->has_rgb && !goldsrc) {
+        o->rgb_offset = offset * 3;
+        o->rgb_in_range = range_ok((uint64_t)o->rgb_offset, luxels * 3, c->rgb_size);
+    }
+}
+
+static void source_face(const lm_ctx *c, const bspkit_face *f, bspkit_face_lightmap *o)
+{
+    o->bytes_per_luxel = 4;
+    o->mins[0] = f->lightmap_mins[0];
+    o->mins[1] = f->lightmap_mins[1];
+    const bspkit_texinfo *ti = texinfo_of(c, f);
+    int32_t flags = ti ? ti->flags : 0;
+    if (f->light_offset < 0 || o->styles == 0 || (flags & BSPKIT_SURF_NOLIGHT))
+        return;
+    o->lit = true;
+    o->offset = f->light_offset;
+    o->sets = (flags & BSPKIT_SURF_BUMPLIGHT) ? 4 : 1;
+    o->average_offset = o->offset - 4 * (int64_t)o->styles;
+    for (int axis = 0; axis < 2; axis++)
+        if (f->lightmap_size[axis] < 0 || f->lightmap_size[axis] >= MAX_LUXELS_PER_AXIS)
+            return; /* lit, but no meaningful size: not in range */
+    o->width = f->lightmap_size[0] + 1;
+    o->height = f->lightmap_size[1] + 1;
+    o->bytes = (uint64_t)o->width * (uint64_t)o->height * (uint64_t)o->styles * (uint64_t)o->sets * 4u;
+    o->in_range = o->average_offset >= 0 && range_ok((uint64_t)o->offset, o->bytes, c->light_size);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct lm_set {
+    bspkit_face_lightmap *items;
+    size_t count;
+} lm_set;
+
+static bspkit_result load_geometry(lm_ctx *c, bspkit_error *err)
+{
+    bspkit_map *map = c->map;
+    bspkit_result r = bspkit_get_texinfo(map, &c->texinfo, &c->texinfo_n, err);
+    if (r == BSPKIT_OK && map->format.family != BSPKIT_FAMILY_SOURCE) {
+        if ((r = bspkit_get_surfedges(map, &c->surfedges, &c->surfedges_n, err)) != BSPKIT_OK)
+            return r;
+        if ((r = bspkit_get_edges(map, &c->edges, &c->edges_n, err)) != BSPKIT_OK)
+            return r;
+        if ((r = bspkit_get_vertexes(map, &c->verts, &c->verts_n, err)) != BSPKIT_OK)
+            return r;
+        if ((r = bspkit_bspx_decoupled_lm_get(map, &c->decoupled, &c->decoupled_n, err)) != BSPKIT_OK)
+            return r;
+        if (c->decoupled_n == 0)
+            c->decoupled = NULL;
+        const uint8_t *rgb;
+        size_t rgb_size;
+        bspkit_error ignore;
+        /* RGBLIGHTING is optional colour on top of LIGHTING: a missing or
+         * malformed one leaves the faces without rgb_offset. */
+        if (bspkit_bspx_lump(map, "RGBLIGHTING", &rgb, &rgb_size, &ignore) == BSPKIT_OK) {
+            c->has_rgb = true;
+            c->rgb_size = rgb_size;
+        }
+    }
+    return r;
+}
+
+static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)
+{
+    lm_set *set = bk_keep_alloc(map, 1, sizeof *set, -1, err);
+    if (!set)
+        return err->code;
+    *value = set;
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    if (hdr && !source)
+        return BSPKIT_OK;
+
+    const bspkit_face *faces;
+    size_t n;
+    bspkit_result r = bspkit_get_faces(map, &faces, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (hdr) {
+        const bspkit_face *hf;
+        size_t hn;
+        if ((r = bspkit_get_hdr_faces(map, &hf, &hn, err)) != BSPKIT_OK)
+            return r;
+        if (hn > 0) {
+            faces = hf;
+            n = hn;
+        }
+    }
+    lm_ctx c = {.map = map};
+    const uint8_t *light;
+    if ((r = bspkit_get_lighting(map, hdr, &light, &c.light_size, err)) != BSPKIT_OK)
+        return r;
+    if ((r = load_geometry(&c, err)) != BSPKIT_OK)
+        return r;
+
+    set->items = bk_keep_alloc(map, n, sizeof *set->items, source ? BSPKIT_S_FACES : BSPKIT_Q_FACES, err);
+    if (!set->items)
+        return err->code;
+    for (size_t i = 0; i < n; i++) {
+        bspkit_face_lightmap *o = &set->items[i];
+        o->offset = o->average_offset = o->rgb_offset = -1;
+        o->sets = 1;
+        o->styles = count_styles(&faces[i]);
+        if (source)
+            source_face(&c, &faces[i], o);
+        else
+            quake_face(&c, i, &faces[i], o);
+        if (!o->lit) {
+            o->offset = o->average_offset = -1;
+            o->bytes = 0;
+        }
+    }
+    set->count = n;
+    return BSPKIT_OK;
+}
+
+static bspkit_result build_ldr(bspkit_map *map, const void **value, bspkit_error *err)
+{
+    return build_lightmaps(map, false, value, err);
+}
+
+static bspkit_result build_hdr(bspkit_map *map, const void **value, bspkit_error *err)
+{
+    return build_lightmaps(map, true, value, err);
+}
+
+bspkit_result bspkit_get_face_lightmaps(bspkit_map *map, bool hdr, const bspkit_face_lightmap **out,
+                                        size_t *count, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_face_lightmaps: NULL argument");
+    *out = NULL;
+    *count = 0;
+    const void *v;
+    bspkit_result r = bk_extra_get(map, hdr ? EX_FACE_LIGHTMAPS_HDR : EX_FACE_LIGHTMAPS, hdr ? build_hdr : build_ldr,
+                                   &v, err);
+    if (r != BSPKIT_OK)
+        return r;
+    const lm_set *set = v;
+    *out = set->items;
+    *count = set->count;
+    return BSPKIT_OK;
+}
