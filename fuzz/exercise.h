@@ -6,8 +6,10 @@
 #define BSPKIT_FUZZ_EXERCISE_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/bspx.h"
 #include "bspkit/displacement.h"
 #include "bspkit/dump.h"
+#include "bspkit/lighting.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -224,6 +226,37 @@ static inline void ex_disp_meshes(exercise *ex, bspkit_map *map)
     }
 }
 
+/* Lightmap geometry (LDR and HDR) and the BSPX directory: decoded state that has no dump table. */
+static inline void ex_lighting(exercise *ex, bspkit_map *map)
+{
+    for (int hdr = 0; hdr < 2; hdr++) {
+        const bspkit_face_lightmap *lm = NULL;
+        size_t n = 0;
+        bspkit_error e;
+        memset(&e, 0, sizeof e);
+        bspkit_result r = bspkit_get_face_lightmaps(map, hdr != 0, &lm, &n, &e);
+        ex_note(ex, "bspkit_get_face_lightmaps", r, &e);
+        if (r == BSPKIT_OK)
+            ex_touch(ex, lm, n * sizeof *lm);
+    }
+    const bspkit_bspx_entry *bx = NULL;
+    size_t n = 0;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_bspx_entries(map, &bx, &n, &e);
+    ex_note(ex, "bspkit_bspx_entries", r, &e);
+    if (r != BSPKIT_OK)
+        n = 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        bspkit_dump d;
+        memset(&e, 0, sizeof e);
+        r = bspkit_dump_lump(map, bx[i].name, &d, &e);
+        ex_note(ex, "bspkit_dump_lump(bspx)", r, &e);
+        if (r == BSPKIT_OK)
+            ex_dump_tables(ex, &d);
+    }
+}
+
 static inline void ex_texdata_names(exercise *ex, bspkit_map *map)
 {
     const bspkit_texdata *td = NULL;
@@ -366,6 +399,7 @@ static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_f
     ex_texdata_names(ex, map);
     ex_dump(ex, map);
     ex_disp_meshes(ex, map);
+    ex_lighting(ex, map);
 
     const uint8_t *data = NULL;
     bspkit_error e;

@@ -18,6 +18,9 @@ void bk_dump_add_table(bspkit_dump *out, const char *name, const bspkit_field *f
 static const bk_tables_fn PROVIDERS[] = {
     bk_tables_core,
     bk_tables_disp,
+    bk_tables_props,
+    bk_tables_lighting,
+    bk_tables_source,
 };
 
 /* Why a lump without a decoder table is shown raw, and where to look instead. */
