@@ -145,8 +145,9 @@ bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec
  * Visibility cluster of leaf `leaf`, or -1 when it has none. Source: the
  * leaf's cluster field. Quake/GoldSrc, where every visible leaf is its own
  * cluster: leaf - 1 for leafs 1 .. model 0's vis_leafs (vis row leaf - 1);
- * -1 for the solid leaf 0, for leafs of brush models past vis_leafs and when
- * the map has no vis data. BSPKIT_ERR_ARGUMENT when the leaf does not exist.
+ * -1 for the solid leaf 0 and for leafs of brush models past vis_leafs. Any
+ * family: -1 when the map has no vis data. BSPKIT_ERR_ARGUMENT when the leaf
+ * does not exist; BSPKIT_ERR_INDEX for a Source cluster past the vis rows.
  */
 bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err);
 

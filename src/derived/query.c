@@ -370,7 +370,7 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_Q_LEAFS, -1, -1, "leaf %u does not exist (the map has %zu)",
                        leaf, nleafs);
     if (map->format.family == BSPKIT_FAMILY_SOURCE) {
-        int32_t c = leafs[leaf].cluster;
+        int32_t c = rows ? leafs[leaf].cluster : -1; /* leaked maps keep clusters but no vis data */
         if (c >= 0 && (uint32_t)c >= rows)
             return bad_record(map, err, BSPKIT_S_LEAFS, leaf, "leaf %u has cluster %d of %u", leaf, (int)c, rows);
         *cluster = c < 0 ? -1 : c;

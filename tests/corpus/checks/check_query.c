@@ -30,6 +30,7 @@ static uint64_t leafs_inside, leafs_exact, leafs_outside, leafs_on_plane, conten
 static uint64_t brushes_checked, brushes_solid, brushes_not_axial, brushes_centre_outside, brushes_unowned;
 static uint64_t hull_checked, hull_solid;
 static int vis_maps, vbspinfo_compared;
+static uint64_t clusters_checked, clusters_self_visible, pas_checked, pas_superset;
 static double vis_percent_sum;
 
 static void fail(const char *rel, const char *fmt, const char *detail)
@@ -365,6 +366,55 @@ static long long vbspinfo_visdata(const char *root, const char *rel)
     return bytes;
 }
 
+/* Per cluster (through its first leaf): the PVS row marks the cluster
+ * itself (vis compilers always do), and the PAS row holds the PVS row (the
+ * PAS is the union of the PVS rows of what is visible). Quake/GoldSrc PAS
+ * rows are computed and cost a row per visible leaf: only the first 16
+ * clusters are checked there. */
+static void check_leaf_rows(const char *rel, bspkit_map *map, uint32_t rows, uint32_t row_bytes)
+{
+    const bspkit_leaf *leafs;
+    size_t nleafs;
+    bspkit_error err;
+    uint8_t *seen = calloc(rows, 1), *pvs = malloc(row_bytes), *pas = malloc(row_bytes);
+    bool source = bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE;
+    if (!seen || !pvs || !pas || bspkit_get_leafs(map, &leafs, &nleafs, &err) != BSPKIT_OK) {
+        fail(rel, "%s", "leafs or memory unavailable for the vis rows");
+        goto done;
+    }
+    for (size_t i = 0; i < nleafs; i++) {
+        int32_t c;
+        if (bspkit_leaf_cluster(map, (uint32_t)i, &c, &err) != BSPKIT_OK) {
+            fail(rel, "leaf_cluster: %s", err.message);
+            goto done;
+        }
+        if (c < 0 || seen[c])
+            continue;
+        seen[c] = 1;
+        if (bspkit_leaf_vis_row(map, (uint32_t)i, BSPKIT_VIS_PVS, pvs, row_bytes, &err) != BSPKIT_OK) {
+            fail(rel, "leaf_vis_row: %s", err.message);
+            goto done;
+        }
+        clusters_checked++;
+        clusters_self_visible += (pvs[c / 8] >> (c % 8)) & 1;
+        if (!source && c >= 16)
+            continue;
+        if (bspkit_leaf_vis_row(map, (uint32_t)i, BSPKIT_VIS_PAS, pas, row_bytes, &err) != BSPKIT_OK) {
+            fail(rel, "leaf_vis_row PAS: %s", err.message);
+            goto done;
+        }
+        bool superset = true;
+        for (uint32_t k = 0; k < row_bytes; k++)
+            superset = superset && (pvs[k] & ~pas[k]) == 0;
+        pas_checked++;
+        pas_superset += superset;
+    }
+done:
+    free(seen);
+    free(pvs);
+    free(pas);
+}
+
 static void check_vis(const char *root, const char *rel, bspkit_map *map)
 {
     struct bspkit_vis_stats st;
@@ -380,6 +430,8 @@ static void check_vis(const char *root, const char *rel, bspkit_map *map)
             st.average_visible > 100)
             fail(rel, "%s", "vis stats out of range");
     }
+    if (st.rows > 0)
+        check_leaf_rows(rel, map, st.rows, st.row_bytes);
     if (bspkit_map_format(map)->family != BSPKIT_FAMILY_SOURCE)
         return;
     long long want = vbspinfo_visdata(root, rel);
@@ -459,6 +511,14 @@ int main(int argc, char **argv)
                rate(hull_solid, hull_checked));
         failures++;
     }
+    if (clusters_checked && clusters_self_visible * 100 < clusters_checked * 99) {
+        printf("FAIL: only %.3f%% of clusters see themselves\n", rate(clusters_self_visible, clusters_checked));
+        failures++;
+    }
+    if (pas_superset < pas_checked) {
+        printf("FAIL: %llu PAS rows lack bits of their PVS row\n", (unsigned long long)(pas_checked - pas_superset));
+        failures++;
+    }
     if (brushes_checked && brushes_solid * 100 < brushes_checked * 99) {
         printf("FAIL: only %.3f%% of solid brush centres are solid\n", rate(brushes_solid, brushes_checked));
         failures++;
@@ -481,8 +541,11 @@ int main(int argc, char **argv)
            (unsigned long long)brushes_checked, rate(brushes_solid, brushes_checked),
            (unsigned long long)brushes_not_axial, (unsigned long long)brushes_centre_outside,
            (unsigned long long)brushes_unowned);
-    printf("  vis: %d maps with vis data, mean visible %.2f%%, %d compared with vbspinfo's visdata\n", vis_maps,
-           vis_maps ? vis_percent_sum / vis_maps : 0.0, vbspinfo_compared);
+    printf("  vis: %d maps with vis data, mean visible %.2f%%, %d compared with vbspinfo's visdata; %.3f%% of %llu "
+           "clusters see themselves; PAS holds PVS for %.3f%% of %llu\n",
+           vis_maps, vis_maps ? vis_percent_sum / vis_maps : 0.0, vbspinfo_compared,
+           rate(clusters_self_visible, clusters_checked), (unsigned long long)clusters_checked,
+           rate(pas_superset, pas_checked), (unsigned long long)pas_checked);
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }
