@@ -171,7 +171,7 @@ static bspkit_result walk(bspkit_map *map, const walk_tree *t, int32_t head, int
     bspkit_result r = bspkit_get_planes(map, &planes, &nplanes, err);
     if (r != BSPKIT_OK)
         return r;
-    int32_t num = widen_child(head, t->count, t->narrow);
+    int32_t num = head; /* stored as int32 in every layout */
     int64_t from = -1; /* record whose child is `num`; -1: the model's head node */
     for (size_t steps = 0; num >= 0; steps++) {
         if ((size_t)num >= t->count) {
