@@ -44,6 +44,10 @@ int cmd_dump(int argc, char **argv);
 void cmd_dump_help(FILE *out);
 int cmd_convert(int argc, char **argv);
 void cmd_convert_help(FILE *out);
+int cmd_vis(int argc, char **argv);
+void cmd_vis_help(FILE *out);
+int cmd_contents(int argc, char **argv);
+void cmd_contents_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */
@@ -79,6 +83,28 @@ int cli_save_edit(bspkit_edit *e, const char *out, bspkit_save_options *opts);
 int cli_open_map(const char *path, bspkit_map **map);
 /* A lump given as an index or a name; -1 (usage error printed) when there is none. */
 int cli_find_lump(const char *command, const bspkit_map *map, const char *id);
+
+/* ---- cmd_contents.c: shared with cmd_vis.c ---- */
+/* True for "-64", "-.5": a negative number, not an option. */
+bool cli_is_number_arg(const char *arg);
+/* Parse three finite coordinates; prints a usage error and returns -1 otherwise. */
+int cli_parse_point(const char *command, char *const text[3], bspkit_vec3 *out);
+/* Contents names as a JSON array ("SOLID", ...), or NULL when out of memory. */
+json_t *cli_contents_names(bspkit_family family, int32_t contents);
+/* "LABEL value names" line (Source adds the value in hex). */
+void cli_print_contents(const char *label, bspkit_family family, int32_t contents);
+/* Parse the point (unless coords is NULL) and open the map: 0 with *map open, else the exit code
+ * (the error is printed). */
+int cli_query_open(const char *command, const char *file, char *const *coords, bspkit_vec3 *point,
+                   bspkit_map **map);
+/* Report a failed query; 64 for an argument the map cannot take (hull, model), else 1. */
+int cli_query_status(const char *file, const bspkit_error *err);
+/* Print and free `root` (NULL: out of memory); returns an exit code. */
+int cli_print_json(json_t *root);
+json_t *cli_json_point(bspkit_vec3 p);
+/* Set obj[key] = value (taking the reference); false when either is NULL or on allocation failure, so a
+ * chain of calls needs one check. */
+bool cli_json_set(json_t *obj, const char *key, json_t *value);
 
 /* ---- main.c ---- */
 /* True when argv holds -h or --help. */

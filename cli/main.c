@@ -13,6 +13,8 @@ static const cli_command COMMANDS[] = {
     {"pak", "list, extract, add, remove or repack the Source pakfile", cmd_pak, cmd_pak_help},
     {"dump", "print any lump as decoded records (text or JSON), or as hex", cmd_dump, cmd_dump_help},
     {"convert", "re-save a map: LZMA on/off, byte order, Blue Shift lump order", cmd_convert, cmd_convert_help},
+    {"vis", "leaf, cluster and visible/audible counts at a point, or PVS statistics", cmd_vis, cmd_vis_help},
+    {"contents", "contents of a point in a collision hull, with flag names", cmd_contents, cmd_contents_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

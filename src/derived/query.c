@@ -1,0 +1,543 @@
+/* Spatial queries: point -> leaf, point contents per hull, leaf visibility
+ * (PVS, stored or computed PAS) and whole-map vis figures. Every index taken
+ * from the file is checked on the way and every walk is bounded by the size
+ * of the array it walks, so hostile trees end in an error, never a loop. */
+#include "bspkit/query.h"
+#include "core/map.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Contents names                                                            */
+/* ------------------------------------------------------------------------ */
+
+static const char *const QUAKE_CONTENTS[] = {
+    "EMPTY",      "SOLID",       "WATER",        "SLIME",     "LAVA",         "SKY",
+    "ORIGIN",     "CLIP",        "CURRENT_0",    "CURRENT_90", "CURRENT_180", "CURRENT_270",
+    "CURRENT_UP", "CURRENT_DOWN", "TRANSLUCENT", "LADDER",
+};
+
+const char *bspkit_quake_contents_name(int32_t contents)
+{
+    int64_t i = -(int64_t)contents - 1;
+    return i >= 0 && i < (int64_t)(sizeof QUAKE_CONTENTS / sizeof QUAKE_CONTENTS[0]) ? QUAKE_CONTENTS[i] : NULL;
+}
+
+/* Bit names from Source's bspflags.h; 9 and 10 are unused there. */
+static const char *const SOURCE_CONTENTS[32] = {
+    "SOLID",        "WINDOW",      "AUX",        "GRATE",        "SLIME",      "WATER",
+    "BLOCKLOS",     "OPAQUE",      "TESTFOGVOLUME", NULL,        NULL,         "TEAM1",
+    "TEAM2",        "IGNORE_NODRAW_OPAQUE", "MOVEABLE", "AREAPORTAL", "PLAYERCLIP", "MONSTERCLIP",
+    "CURRENT_0",    "CURRENT_90",  "CURRENT_180", "CURRENT_270", "CURRENT_UP", "CURRENT_DOWN",
+    "ORIGIN",       "MONSTER",     "DEBRIS",     "DETAIL",       "TRANSLUCENT", "LADDER",
+    "HITBOX",       NULL,
+};
+
+const char *bspkit_source_contents_bit_name(unsigned bit)
+{
+    return bit < 32 ? SOURCE_CONTENTS[bit] : NULL;
+}
+
+/* Appends to buf like snprintf at position `len`, returning the new length
+ * the full text needs. */
+static size_t append(char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *at = len < size ? buf + len : NULL;
+    int n = vsnprintf(at, at ? size - len : 0, fmt, ap);
+    va_end(ap);
+    return n > 0 ? len + (size_t)n : len;
+}
+
+size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *buf, size_t size)
+{
+    if (buf && size)
+        buf[0] = '\0';
+    else
+        buf = NULL, size = 0;
+    if (family != BSPKIT_FAMILY_SOURCE) {
+        const char *name = bspkit_quake_contents_name(contents);
+        return name ? append(buf, size, 0, "%s", name) : append(buf, size, 0, "UNKNOWN(%d)", (int)contents);
+    }
+    if (contents == 0)
+        return append(buf, size, 0, "EMPTY");
+    size_t len = 0;
+    uint32_t bits = (uint32_t)contents;
+    for (unsigned bit = 0; bit < 32; bit++) {
+        if (!(bits & (1u << bit)))
+            continue;
+        const char *sep = len ? "|" : "";
+        if (SOURCE_CONTENTS[bit])
+            len = append(buf, size, len, "%s%s", sep, SOURCE_CONTENTS[bit]);
+        else
+            len = append(buf, size, len, "%s0x%x", sep, 1u << bit);
+    }
+    return len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tree walks                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Fails naming record `record` of `lump` (its file offset when stored plainly). */
+static bspkit_result bad_record(bspkit_map *map, bspkit_error *err, int lump, uint64_t record, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static bspkit_result bad_record(bspkit_map *map, bspkit_error *err, int lump, uint64_t record, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint64_t ofs = record * map->lumps[lump].layout.record_size;
+    return bk_fail(err, BSPKIT_ERR_INDEX, lump, bk_file_offset(map, lump, ofs), (int64_t)ofs, "%s: %s",
+                   bk_lump_name(map, lump), msg);
+}
+
+/* Signed distance of `p` from the plane, with the engines' axial shortcut. */
+static double plane_dist(const bspkit_plane *pl, bspkit_vec3 p)
+{
+    switch (pl->type) {
+    case 0: return (double)p.x - pl->dist;
+    case 1: return (double)p.y - pl->dist;
+    case 2: return (double)p.z - pl->dist;
+    default:
+        return (double)pl->normal.x * p.x + (double)pl->normal.y * p.y + (double)pl->normal.z * p.z - pl->dist;
+    }
+}
+
+/* Full dot product, for brush sides: vbsp stores the flipped twin of an
+ * axial plane with the same axial type, so the shortcut would be wrong. */
+static double plane_dist_full(const bspkit_plane *pl, bspkit_vec3 p)
+{
+    return (double)pl->normal.x * p.x + (double)pl->normal.y * p.y + (double)pl->normal.z * p.z - pl->dist;
+}
+
+/* Quake BSP29 and GoldSrc store children as int16. Maps with more than 32767
+ * nodes use them as uint16, as QuakeSpasm reads them: a value below the node
+ * count is a node. Such a value is negative once sign-extended. */
+static int32_t widen_child(int32_t child, size_t count, bool narrow)
+{
+    if (narrow && child < 0 && (size_t)(uint16_t)child < count)
+        return (int32_t)(uint16_t)child;
+    return child;
+}
+
+static bool narrow_children(const bspkit_map *map, int lump)
+{
+    uint32_t rs = map->lumps[lump].layout.record_size;
+    return map->format.family != BSPKIT_FAMILY_SOURCE && (rs == 24 || rs == 8);
+}
+
+static bspkit_result get_model(bspkit_map *map, int model, const bspkit_model **out, bspkit_error *err)
+{
+    const bspkit_model *models;
+    size_t n;
+    bspkit_result r = bspkit_get_models(map, &models, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (model < 0 || (size_t)model >= n)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_Q_MODELS, -1, -1, "model %d does not exist (the map has %zu)",
+                       model, n);
+    *out = &models[model];
+    return BSPKIT_OK;
+}
+
+/* Walks a tree of {plane, children[2]} records from `head` until a child is
+ * negative, which is returned in *end. `record_at` gives the plane and
+ * children of record i. At most `count` records are visited: a longer walk
+ * means a cycle. */
+typedef struct walk_tree {
+    int lump;
+    size_t count;
+    bool narrow;
+    const bspkit_node *nodes;         /* one of nodes/clipnodes is set */
+    const bspkit_clipnode *clipnodes;
+} walk_tree;
+
+static bspkit_result walk(bspkit_map *map, const walk_tree *t, int32_t head, int model, bspkit_vec3 p, int32_t *end,
+                          bspkit_error *err)
+{
+    const bspkit_plane *planes;
+    size_t nplanes;
+    bspkit_result r = bspkit_get_planes(map, &planes, &nplanes, err);
+    if (r != BSPKIT_OK)
+        return r;
+    int32_t num = head; /* stored as int32 in every layout */
+    int64_t from = -1; /* record whose child is `num`; -1: the model's head node */
+    for (size_t steps = 0; num >= 0; steps++) {
+        if ((size_t)num >= t->count) {
+            if (from < 0)
+                return bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_MODELS, -1, -1,
+                               "MODELS: model %d head node %d is outside %s (%zu records)", model, (int)num,
+                               bk_lump_name(map, t->lump), t->count);
+            return bad_record(map, err, t->lump, (uint64_t)from, "record %lld has child %d, outside %zu records",
+                              (long long)from, (int)num, t->count);
+        }
+        if (steps >= t->count)
+            return bad_record(map, err, t->lump, (uint64_t)num,
+                              "walk from model %d visits more than %zu records: the tree has a cycle", model,
+                              t->count);
+        int32_t plane = t->nodes ? t->nodes[num].plane : t->clipnodes[num].plane;
+        const int32_t *children = t->nodes ? t->nodes[num].children : t->clipnodes[num].children;
+        if (plane < 0 || (size_t)plane >= nplanes)
+            return bad_record(map, err, t->lump, (uint64_t)num, "record %d names plane %d of %zu", (int)num,
+                              (int)plane, nplanes);
+        from = num;
+        num = widen_child(children[plane_dist(&planes[plane], p) < 0 ? 1 : 0], t->count, t->narrow);
+    }
+    *end = num;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, uint32_t *leaf, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !leaf)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_point_leaf: NULL argument");
+    const bspkit_model *m;
+    const bspkit_leaf *leafs;
+    size_t nleafs;
+    walk_tree t = {BSPKIT_Q_NODES, 0, narrow_children(map, BSPKIT_Q_NODES), NULL, NULL};
+    bspkit_result r;
+    if ((r = get_model(map, model, &m, err)) != BSPKIT_OK ||
+        (r = bspkit_get_nodes(map, &t.nodes, &t.count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)
+        return r;
+    int32_t end;
+    if ((r = walk(map, &t, m->headnode[0], model, point, &end, err)) != BSPKIT_OK)
+        return r;
+    int64_t index = -(int64_t)end - 1;
+    if ((uint64_t)index >= nleafs)
+        return bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
+                       "NODES: walk from model %d ends at leaf %lld, outside %zu leafs", model, (long long)index,
+                       nleafs);
+    *leaf = (uint32_t)index;
+    return BSPKIT_OK;
+}
+
+/* Source: OR of the contents of the leaf's brushes that hold the point. */
+static bspkit_result source_brush_contents(bspkit_map *map, uint32_t leaf_index, bspkit_vec3 p, int32_t *contents,
+                                           bspkit_error *err)
+{
+    const bspkit_leaf *leafs;
+    const uint32_t *lb;
+    const bspkit_brush *brushes;
+    const bspkit_brushside *sides;
+    const bspkit_plane *planes;
+    size_t nleafs, nlb, nbrushes, nsides, nplanes;
+    bspkit_result r;
+    if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK ||
+        (r = bspkit_get_leaf_brushes(map, &lb, &nlb, err)) != BSPKIT_OK ||
+        (r = bspkit_get_brushes(map, &brushes, &nbrushes, err)) != BSPKIT_OK ||
+        (r = bspkit_get_brushsides(map, &sides, &nsides, err)) != BSPKIT_OK ||
+        (r = bspkit_get_planes(map, &planes, &nplanes, err)) != BSPKIT_OK)
+        return r;
+    const bspkit_leaf *L = &leafs[leaf_index];
+    if ((uint64_t)L->first_leaf_brush + L->num_leaf_brushes > nlb)
+        return bad_record(map, err, BSPKIT_S_LEAFS, leaf_index, "leaf %u brushes %u+%u outside %zu leaf brushes",
+                          leaf_index, L->first_leaf_brush, L->num_leaf_brushes, nlb);
+    uint32_t acc = 0;
+    bool found = false;
+    for (uint32_t i = 0; i < L->num_leaf_brushes; i++) {
+        uint32_t bi = lb[L->first_leaf_brush + i];
+        if (bi >= nbrushes)
+            return bad_record(map, err, BSPKIT_S_LEAFBRUSHES, L->first_leaf_brush + i,
+                              "entry %u names brush %u of %zu", L->first_leaf_brush + i, bi, nbrushes);
+        const bspkit_brush *b = &brushes[bi];
+        if (b->first_side < 0 || b->num_sides < 0 || (uint64_t)b->first_side + (uint64_t)b->num_sides > nsides)
+            return bad_record(map, err, BSPKIT_S_BRUSHES, bi, "brush %u sides %d+%d outside %zu brush sides", bi,
+                              (int)b->first_side, (int)b->num_sides, nsides);
+        if (b->num_sides == 0)
+            continue; /* bounds nothing */
+        bool inside = true;
+        for (int32_t s = 0; s < b->num_sides && inside; s++) {
+            uint32_t si = (uint32_t)(b->first_side + s);
+            uint32_t pi = sides[si].plane;
+            if (pi >= nplanes)
+                return bad_record(map, err, BSPKIT_S_BRUSHSIDES, si, "side %u names plane %u of %zu", si, pi, nplanes);
+            inside = plane_dist_full(&planes[pi], p) <= 0;
+        }
+        if (inside) {
+            acc |= (uint32_t)b->contents;
+            found = true;
+        }
+    }
+    *contents = found ? (int32_t)acc : L->contents;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec3 point, int hull, int32_t *contents,
+                                          bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !contents)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_point_contents: NULL argument");
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    int max_hull = source ? 0 : map->format.family == BSPKIT_FAMILY_GOLDSRC ? 3 : 2;
+    if (hull < 0 || hull > max_hull) {
+        if (source)
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1,
+                           "hull %d: Source maps have only hull 0 (collision uses brushes, not clip hulls)", hull);
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "hull %d: %s maps have hulls 0-%d", hull,
+                       map->format.family == BSPKIT_FAMILY_GOLDSRC ? "GoldSrc" : "Quake", max_hull);
+    }
+    bspkit_result r;
+    if (hull == 0) {
+        uint32_t leaf;
+        if ((r = bspkit_point_leaf(map, model, point, &leaf, err)) != BSPKIT_OK)
+            return r;
+        if (source)
+            return source_brush_contents(map, leaf, point, contents, err);
+        const bspkit_leaf *leafs;
+        size_t nleafs;
+        if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)
+            return r;
+        *contents = leafs[leaf].contents;
+        return BSPKIT_OK;
+    }
+    const bspkit_model *m;
+    walk_tree t = {BSPKIT_Q_CLIPNODES, 0, narrow_children(map, BSPKIT_Q_CLIPNODES), NULL, NULL};
+    if ((r = get_model(map, model, &m, err)) != BSPKIT_OK ||
+        (r = bspkit_get_clipnodes(map, &t.clipnodes, &t.count, err)) != BSPKIT_OK)
+        return r;
+    if (t.count == 0 && m->headnode[hull] >= 0)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, BSPKIT_Q_CLIPNODES, -1, -1,
+                       "CLIPNODES: the map has no clip hulls (hull %d requested)", hull);
+    int32_t end;
+    if ((r = walk(map, &t, m->headnode[hull], model, point, &end, err)) != BSPKIT_OK)
+        return r;
+    *contents = end;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_point_contents(bspkit_map *map, bspkit_vec3 point, int hull, int32_t *contents,
+                                    bspkit_error *err)
+{
+    return bspkit_point_contents_model(map, 0, point, hull, contents, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Visibility                                                                */
+/* ------------------------------------------------------------------------ */
+
+static uint32_t popcount8(uint8_t b)
+{
+    uint32_t n = 0;
+    for (; b; b &= (uint8_t)(b - 1))
+        n++;
+    return n;
+}
+
+/* Set bits among the first `rows` bits of `row`. */
+static uint32_t count_bits(const uint8_t *row, uint32_t rows)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < rows / 8; i++)
+        n += popcount8(row[i]);
+    if (rows % 8)
+        n += popcount8((uint8_t)(row[rows / 8] & ((1u << (rows % 8)) - 1)));
+    return n;
+}
+
+static void clear_tail(uint8_t *row, uint32_t rows)
+{
+    if (rows % 8)
+        row[rows / 8] &= (uint8_t)((1u << (rows % 8)) - 1);
+}
+
+bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !cluster)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_cluster: NULL argument");
+    const bspkit_leaf *leafs;
+    size_t nleafs;
+    uint32_t rows, row_bytes;
+    bspkit_result r;
+    if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK ||
+        (r = bspkit_vis_dimensions(map, &rows, &row_bytes, err)) != BSPKIT_OK)
+        return r;
+    if (leaf >= nleafs)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_Q_LEAFS, -1, -1, "leaf %u does not exist (the map has %zu)",
+                       leaf, nleafs);
+    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
+        int32_t c = rows ? leafs[leaf].cluster : -1; /* leaked maps keep clusters but no vis data */
+        if (c >= 0 && (uint32_t)c >= rows)
+            return bad_record(map, err, BSPKIT_S_LEAFS, leaf, "leaf %u has cluster %d of %u", leaf, (int)c, rows);
+        *cluster = c < 0 ? -1 : c;
+    } else {
+        *cluster = leaf >= 1 && leaf <= rows ? (int32_t)(leaf - 1) : -1;
+    }
+    return BSPKIT_OK;
+}
+
+/* PVS or stored PAS row of cluster `c` (Quake: leaf c + 1). */
+static bspkit_result cluster_row(bspkit_map *map, uint32_t c, bspkit_vis_kind kind, uint8_t *out, size_t size,
+                                 bspkit_error *err)
+{
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    return bspkit_vis_row(map, source ? c : c + 1, kind, out, size, err);
+}
+
+bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
+                                  bspkit_error *err)
+{
+    int32_t cluster;
+    uint32_t rows, row_bytes;
+    bspkit_result r;
+    if ((r = bspkit_leaf_cluster(map, leaf, &cluster, err)) != BSPKIT_OK ||
+        (r = bspkit_vis_dimensions(map, &rows, &row_bytes, err)) != BSPKIT_OK)
+        return r;
+    if ((!out && row_bytes) || out_size < row_bytes || (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS))
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_vis_row: output of %zu bytes, need %u",
+                       out_size, row_bytes);
+    if (row_bytes)
+        memset(out, 0, row_bytes);
+    if (cluster < 0)
+        return BSPKIT_OK;
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    if (source || kind == BSPKIT_VIS_PVS) {
+        if ((r = cluster_row(map, (uint32_t)cluster, kind, out, out_size, err)) != BSPKIT_OK)
+            return r;
+        clear_tail(out, rows);
+        return BSPKIT_OK;
+    }
+    /* Quake/GoldSrc PAS: the PVS rows of everything this leaf sees, ORed. */
+    uint8_t *pvs = malloc(2 * (size_t)row_bytes);
+    if (!pvs)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    uint8_t *other = pvs + row_bytes;
+    r = cluster_row(map, (uint32_t)cluster, BSPKIT_VIS_PVS, pvs, row_bytes, err);
+    if (r == BSPKIT_OK) {
+        clear_tail(pvs, rows);
+        memcpy(out, pvs, row_bytes);
+    }
+    for (uint32_t c = 0; r == BSPKIT_OK && c < rows; c++) {
+        if (!(pvs[c / 8] & (1u << (c % 8))))
+            continue;
+        if ((r = cluster_row(map, c, BSPKIT_VIS_PVS, other, row_bytes, err)) != BSPKIT_OK)
+            break;
+        for (uint32_t i = 0; i < row_bytes; i++)
+            out[i] |= other[i];
+    }
+    free(pvs);
+    if (r == BSPKIT_OK)
+        clear_tail(out, rows);
+    return r;
+}
+
+/* The leaf's row, allocated; *rows_out gets the row count. */
+static bspkit_result leaf_row_alloc(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t **row,
+                                    uint32_t *rows_out, bspkit_error *err)
+{
+    uint32_t rows, row_bytes;
+    bspkit_result r = bspkit_vis_dimensions(map, &rows, &row_bytes, err);
+    if (r != BSPKIT_OK)
+        return r;
+    *row = malloc(row_bytes ? row_bytes : 1);
+    if (!*row)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    if ((r = bspkit_leaf_vis_row(map, leaf, kind, *row, row_bytes, err)) != BSPKIT_OK) {
+        free(*row);
+        *row = NULL;
+        return r;
+    }
+    *rows_out = rows;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_leaf_visible_clusters(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
+                                           bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_visible_clusters: NULL argument");
+    uint8_t *row;
+    uint32_t rows;
+    bspkit_result r = leaf_row_alloc(map, leaf, kind, &row, &rows, err);
+    if (r != BSPKIT_OK)
+        return r;
+    *count = count_bits(row, rows);
+    free(row);
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
+                                        bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_visible_leafs: NULL argument");
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return bspkit_leaf_visible_clusters(map, leaf, kind, count, err);
+    const bspkit_leaf *leafs;
+    size_t nleafs;
+    uint8_t *row;
+    uint32_t rows;
+    bspkit_result r;
+    if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK ||
+        (r = leaf_row_alloc(map, leaf, kind, &row, &rows, err)) != BSPKIT_OK)
+        return r;
+    uint32_t n = 0;
+    for (size_t i = 0; i < nleafs; i++) {
+        int32_t c = leafs[i].cluster;
+        if (c >= 0 && (uint32_t)c < rows && (row[c / 8] & (1u << (c % 8))))
+            n++;
+    }
+    free(row);
+    *count = n;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_vis_stats: NULL argument");
+    memset(out, 0, sizeof *out);
+    uint32_t rows, row_bytes;
+    bspkit_result r = bspkit_vis_dimensions(map, &rows, &row_bytes, err);
+    if (r != BSPKIT_OK || rows == 0)
+        return r;
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    const uint8_t *data;
+    size_t size;
+    if ((r = bk_lump_bytes(map, source ? BSPKIT_S_VISIBILITY : BSPKIT_Q_VISIBILITY, &data, &size, err)) != BSPKIT_OK)
+        return r;
+    uint8_t *row = malloc(row_bytes);
+    if (!row)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    double sum = 0;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    uint64_t pairs = 0;
+    for (uint32_t c = 0; c < rows; c++) {
+        if ((r = cluster_row(map, c, BSPKIT_VIS_PVS, row, row_bytes, err)) != BSPKIT_OK)
+            break;
+        uint32_t n = count_bits(row, rows);
+        pairs += n;
+        sum += 100.0 * n / rows;
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    free(row);
+    if (r != BSPKIT_OK)
+        return r;
+    out->rows = rows;
+    out->row_bytes = row_bytes;
+    out->average_visible = sum / rows;
+    out->min_visible = lo;
+    out->max_visible = hi;
+    out->visible_pairs = pairs;
+    out->compressed_size = size;
+    out->uncompressed_size = source ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
+    return BSPKIT_OK;
+}

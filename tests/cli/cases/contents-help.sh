@@ -1,0 +1,1 @@
+"$BSPKIT" contents --help

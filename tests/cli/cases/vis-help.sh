@@ -1,0 +1,2 @@
+"$BSPKIT" vis --help
+"$BSPKIT" --help | grep -E '^  (vis|contents) '
