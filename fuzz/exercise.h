@@ -10,6 +10,7 @@
 #include "bspkit/displacement.h"
 #include "bspkit/dump.h"
 #include "bspkit/lighting.h"
+#include "bspkit/query.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -257,6 +258,43 @@ static inline void ex_lighting(exercise *ex, bspkit_map *map)
     }
 }
 
+/* Point queries at a few leaf centres in every hull, leaf visibility, vis statistics. */
+static inline void ex_queries(exercise *ex, bspkit_map *map)
+{
+    const bspkit_leaf *leafs = NULL;
+    size_t n = 0;
+    if (bspkit_get_leafs(map, &leafs, &n, NULL) != BSPKIT_OK)
+        n = 0;
+    bspkit_error e;
+    for (size_t i = 0; i < n && i < 32; i++) {
+        const bspkit_leaf *l = &leafs[i];
+        bspkit_vec3 c = {(l->mins.x + l->maxs.x) / 2, (l->mins.y + l->maxs.y) / 2, (l->mins.z + l->maxs.z) / 2};
+        uint32_t leaf = 0;
+        memset(&e, 0, sizeof e);
+        bspkit_result r = bspkit_point_leaf(map, 0, c, &leaf, &e);
+        ex_note(ex, "bspkit_point_leaf", r, &e);
+        ex->sink ^= leaf;
+        for (int hull = 0; hull < 4; hull++) {
+            int32_t contents = 0;
+            memset(&e, 0, sizeof e);
+            r = bspkit_point_contents(map, c, hull, &contents, &e);
+            ex_note(ex, "bspkit_point_contents", r, &e);
+            ex->sink ^= (uint32_t)contents;
+        }
+        uint32_t count = 0;
+        memset(&e, 0, sizeof e);
+        r = bspkit_leaf_visible_leafs(map, (uint32_t)i, BSPKIT_VIS_PAS, &count, &e);
+        ex_note(ex, "bspkit_leaf_visible_leafs", r, &e);
+        ex->sink ^= count;
+    }
+    struct bspkit_vis_stats stats;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_vis_stats(map, &stats, &e);
+    ex_note(ex, "bspkit_vis_stats", r, &e);
+    if (r == BSPKIT_OK)
+        ex_touch(ex, &stats, sizeof stats);
+}
+
 static inline void ex_texdata_names(exercise *ex, bspkit_map *map)
 {
     const bspkit_texdata *td = NULL;
@@ -400,6 +438,8 @@ static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_f
     ex_dump(ex, map);
     ex_disp_meshes(ex, map);
     ex_lighting(ex, map);
+    if (!ex->decode_only)
+        ex_queries(ex, map);
 
     const uint8_t *data = NULL;
     bspkit_error e;
