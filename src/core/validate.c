@@ -7,6 +7,10 @@
  * record sizes; this file checks that the records point at each other
  * correctly. */
 #include "bspkit/bspkit.h"
+#include "bspkit/displacement.h"
+#include "bspkit/lighting.h"
+#include "bspkit/props.h"
+#include "bspkit/source_lumps.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -665,6 +669,106 @@ static void check_brushes(vctx *c)
         }
 }
 
+/* ---- lumps outside the core: props, overlays, displacements, ambient ---- */
+
+static void check_static_props(vctx *c)
+{
+    const bspkit_static_props *sp;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    if (!loaded(c, bspkit_get_static_props(c->map, &sp, &e), &e, BSPKIT_S_GAME_LUMP))
+        return;
+    for (size_t i = 0; i < sp->leaf_count; i++)
+        if (!in_range(&c->leafs, sp->leafs[i]))
+            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_GAME_LUMP, (int64_t)i, -1,
+                        "sprp leaf %zu: leaf %" PRIu32 " exceeds %zu leafs", i, sp->leafs[i], c->leafs.n);
+    for (size_t i = 0; i < sp->prop_count; i++) {
+        const bspkit_static_prop *p = &sp->props[i];
+        if (p->prop_type >= sp->dictionary_count)
+            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_GAME_LUMP, (int64_t)i, -1,
+                        "static prop %zu: PropType %u exceeds the %zu dictionary names", i, p->prop_type,
+                        sp->dictionary_count);
+        if ((size_t)p->first_leaf + p->leaf_count > sp->leaf_count)
+            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_GAME_LUMP, (int64_t)i, -1,
+                        "static prop %zu: leafs %u+%u exceed the %zu-entry leaf array", i, p->first_leaf,
+                        p->leaf_count, sp->leaf_count);
+    }
+}
+
+static void check_overlays(vctx *c)
+{
+    const bspkit_overlay *ov;
+    size_t n;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    if (!loaded(c, bspkit_get_overlays(c->map, &ov, &n, &e), &e, BSPKIT_S_OVERLAYS))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_range(&c->texinfo, ov[i].texinfo))
+            index_error(c, BSPKIT_S_OVERLAYS, i, "overlay", "texinfo %" PRId32 " exceeds %zu texinfos",
+                        ov[i].texinfo, c->texinfo.n);
+        if (ov[i].face_count > BSPKIT_OVERLAY_FACES) {
+            index_error(c, BSPKIT_S_OVERLAYS, i, "overlay", "%u faces, more than the %d a record holds",
+                        ov[i].face_count, BSPKIT_OVERLAY_FACES);
+            continue;
+        }
+        for (unsigned k = 0; k < ov[i].face_count; k++)
+            if (!in_range(c->tree_faces, ov[i].faces[k]))
+                index_error(c, BSPKIT_S_OVERLAYS, i, "overlay", "face %" PRId32 " exceeds %zu faces",
+                            ov[i].faces[k], c->tree_faces->n);
+    }
+}
+
+static void check_displacements(vctx *c)
+{
+    const bspkit_dispinfo *di;
+    const bspkit_disp_vert *dv;
+    const uint16_t *tags;
+    size_t n, nverts, ntris;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    if (!loaded(c, bspkit_get_dispinfo(c->map, &di, &n, &e), &e, BSPKIT_S_DISPINFO) ||
+        !loaded(c, bspkit_get_disp_verts(c->map, &dv, &nverts, &e), &e, BSPKIT_S_DISP_VERTS) ||
+        !loaded(c, bspkit_get_disp_tris(c->map, &tags, &ntris, &e), &e, BSPKIT_S_DISP_TRIS))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (di[i].power < 2 || di[i].power > 4) {
+            index_error(c, BSPKIT_S_DISPINFO, i, "dispinfo", "power %" PRId32 " outside 2..4", di[i].power);
+            continue;
+        }
+        if (!in_range(c->tree_faces, di[i].map_face))
+            index_error(c, BSPKIT_S_DISPINFO, i, "dispinfo", "MapFace %" PRIu32 " exceeds %zu faces", di[i].map_face,
+                        c->tree_faces->n);
+        uint64_t verts = bspkit_disp_vert_count(di[i].power), tris = bspkit_disp_tri_count(di[i].power);
+        if (di[i].disp_vert_start < 0 || (uint64_t)di[i].disp_vert_start + verts > nverts)
+            index_error(c, BSPKIT_S_DISPINFO, i, "dispinfo", "DispVertStart %" PRId32 " + %" PRIu64
+                        " vertices exceeds %zu dispverts", di[i].disp_vert_start, verts, nverts);
+        /* Some compilers leave DISP_TRIS empty; only a present lump is checked. */
+        if (ntris && (di[i].disp_tri_start < 0 || (uint64_t)di[i].disp_tri_start + tris > ntris))
+            index_error(c, BSPKIT_S_DISPINFO, i, "dispinfo", "DispTriStart %" PRId32 " + %" PRIu64
+                        " triangles exceeds %zu disptris", di[i].disp_tri_start, tris, ntris);
+    }
+}
+
+static void check_leaf_ambient(vctx *c)
+{
+    for (int hdr = 0; hdr < 2; hdr++) {
+        const bspkit_leaf_ambient *la;
+        bspkit_error e;
+        memset(&e, 0, sizeof e);
+        int lump = hdr ? BSPKIT_S_LEAF_AMBIENT_INDEX_HDR : BSPKIT_S_LEAF_AMBIENT_INDEX;
+        const char *name = hdr ? "LEAF_AMBIENT_INDEX_HDR" : "LEAF_AMBIENT_INDEX";
+        if (!loaded(c, bspkit_get_leaf_ambient(c->map, hdr != 0, &la, &e), &e, lump))
+            continue;
+        if (la->bad_ranges)
+            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, lump, -1, -1,
+                        "%s: %zu leafs' sample ranges run past the %zu ambient samples", name, la->bad_ranges, la->sample_count);
+        if (la->index_count && c->leafs.ok && la->index_count != c->leafs.n)
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, -1, -1,
+                        "%s: %zu entries for %zu leafs", name, la->index_count, c->leafs.n);
+    }
+}
+
 static void check_areas(vctx *c)
 {
     const bspkit_area *a = c->areas.items;
@@ -902,6 +1006,10 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
         check_texdata(c);
         check_brushes(c);
         check_areas(c);
+        check_static_props(c);
+        check_overlays(c);
+        check_displacements(c);
+        check_leaf_ambient(c);
     } else {
         check_clipnodes(c);
     }

@@ -171,10 +171,12 @@ static void check_call(void *ctx, const char *call, bspkit_result r, const bspki
     }
 }
 
+/* Validation reports a decoder that ran out of memory as a problem. */
 static void check_report(void *ctx, const bspkit_report *report)
 {
-    (void)ctx;
-    (void)report;
+    outcome *o = ctx;
+    for (size_t i = 0; i < report->count; i++)
+        o->nomem += report->problems[i].code == BSPKIT_ERR_NOMEM;
 }
 
 /* The read path; returns the hash of every byte handed out. */
