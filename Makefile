@@ -36,6 +36,10 @@ run: build
 	done
 	@echo "== bspkit check"
 	$(BSPKIT) check $(SAMPLES)/*.bsp
+	@echo "== bspkit dump (first faces) and bspkit vis / contents"
+	$(BSPKIT) dump $(SAMPLES)/source-room.bsp faces --count 2
+	$(BSPKIT) vis $(SAMPLES)/goldsrc-room.bsp --stats
+	$(BSPKIT) contents $(SAMPLES)/goldsrc-room.bsp 0 0 0
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
