@@ -64,8 +64,8 @@ typedef enum bk_extra {
     EX_PHYSCOLLIDE, EX_PHYSDISP, EX_LEAF_WATER, EX_LEAF_MIN_DIST_TO_WATER, EX_PRIMITIVES,
     EX_PRIM_VERTS, EX_PRIM_INDICES, EX_VERT_NORMALS, EX_VERT_NORMAL_INDICES, EX_FACE_IDS,
     EX_FACE_MACRO_TEXINFO, EX_CLIP_PORTAL_VERTS, EX_PORTALS, EX_CLUSTERS, EX_PORTAL_VERTS,
-    EX_CLUSTER_PORTALS, EX_MAP_FLAGS, EX_PROP_COLLISION, EX_QUERY_SPARE1, EX_QUERY_SPARE2,
-    EX_SPARE1, EX_SPARE2, EX_SPARE3, EX_SPARE4,
+    EX_CLUSTER_PORTALS, EX_MAP_FLAGS, EX_PROP_COLLISION,
+    EX_TEXDATA_NAMES,
     EX_COUNT
 } bk_extra;
 
@@ -159,6 +159,9 @@ bspkit_result bk_build_array(bspkit_map *map, const bk_array_spec *spec, const v
 /* Cached array of `slot`: OK with count 0 for non-Source maps; *items NULL on failure. */
 bspkit_result bk_array_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **items, size_t *count,
                            bspkit_error *err);
+/* Cached single value of a Source-only `slot`; other families get `empty`. *value is NULL on failure. */
+bspkit_result bk_source_value_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void *empty,
+                                  const void **value, bspkit_error *err);
 /* Defines accessor `fn` for the array that spec_fn(map) describes, cached in `slot`. */
 #define BK_ARRAY_ACCESSOR(fn, type, slot, spec_fn)                                                     \
     static bspkit_result fn##_build(bspkit_map *m_, const void **v_, bspkit_error *e_)                 \
@@ -214,6 +217,8 @@ static inline void bk_rd_short3(const uint8_t *p, bool be, bspkit_vec3 *v)
 void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst);
+void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst);
+void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst);
 
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */

@@ -24,3 +24,18 @@ void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst)
     for (size_t i = 0; i < n; i++)
         o[i] = rd_i32(src + 4 * i, be);
 }
+
+/* 16-bit indices widened to 32 bits, so narrow and wide layouts share one native type. */
+void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst)
+{
+    uint32_t *o = dst;
+    for (size_t i = 0; i < n; i++)
+        o[i] = rd_u16(src + 2 * i, be);
+}
+
+void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
+{
+    uint32_t *o = dst;
+    for (size_t i = 0; i < n; i++)
+        o[i] = rd_u32(src + 4 * i, be);
+}

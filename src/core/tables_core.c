@@ -184,27 +184,43 @@ static const bspkit_field TEXTURE_NAME[] = {
     F(texture_name, name, "name", BSPKIT_FIELD_STRING),
 };
 
-static bspkit_result string_data_table(bspkit_map *map, bspkit_dump *out, bspkit_error *err)
+/* Built once per map: a dump of the lump can be asked for any number of times. */
+static bspkit_result build_texture_names(bspkit_map *map, const void **value, bspkit_error *err)
 {
     const bspkit_texdata *td;
     size_t ntd;
     bspkit_result r = bspkit_get_texdata(map, &td, &ntd, err);
     if (r != BSPKIT_OK)
         return r;
-    texture_name *names = bk_keep_alloc(map, ntd, sizeof *names, BSPKIT_S_TEXDATA_STRING_DATA, err);
-    if (!names)
-        return err ? err->code : BSPKIT_ERR_NOMEM;
     const int32_t *table;
     size_t ntable;
     r = bspkit_get_texdata_string_table(map, &table, &ntable, err);
     if (r != BSPKIT_OK)
         return r;
+    bk_array_value *v = bk_keep_alloc(map, 1, sizeof *v, BSPKIT_S_TEXDATA_STRING_DATA, err);
+    texture_name *names = v ? bk_keep_alloc(map, ntd, sizeof *names, BSPKIT_S_TEXDATA_STRING_DATA, err) : NULL;
+    if (!names)
+        return err ? err->code : BSPKIT_ERR_NOMEM;
     for (size_t i = 0; i < ntd; i++) {
         int32_t id = td[i].name_id;
         names[i].offset = id >= 0 && (size_t)id < ntable ? table[id] : -1;
         names[i].name = bspkit_texdata_name(map, i);
     }
-    bk_dump_add_table(out, "texdata_names", TEXTURE_NAME, BK_COUNT_OF(TEXTURE_NAME), names, sizeof *names, ntd);
+    v->items = names;
+    v->count = ntd;
+    *value = v;
+    return BSPKIT_OK;
+}
+
+static bspkit_result string_data_table(bspkit_map *map, bspkit_dump *out, bspkit_error *err)
+{
+    const void *value;
+    bspkit_result r = bk_extra_get(map, EX_TEXDATA_NAMES, build_texture_names, &value, err);
+    if (r != BSPKIT_OK)
+        return r;
+    const bk_array_value *v = value;
+    bk_dump_add_table(out, "texdata_names", TEXTURE_NAME, BK_COUNT_OF(TEXTURE_NAME), v->items, sizeof(texture_name),
+                      v->count);
     return BSPKIT_OK;
 }
 

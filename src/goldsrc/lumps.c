@@ -181,22 +181,6 @@ static void decode_leafs_2psb(const uint8_t *src, size_t n, bool be, void *dst)
     }
 }
 
-static void decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    (void)be;
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_le16(src + 2 * i);
-}
-
-static void decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    (void)be;
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_le32(src + 4 * i);
-}
-
 static void decode_edges29(const uint8_t *src, size_t n, bool be, void *dst)
 {
     (void)be;
@@ -259,8 +243,8 @@ bk_layout bk_quake_layout(const bspkit_map *map, int lump)
              : rmq  ? LAYOUT(32, bspkit_leaf, decode_leafs_2psb, DEC_LEAFS)
                     : LAYOUT(28, bspkit_leaf, decode_leafs29, DEC_LEAFS);
     case BSPKIT_Q_MARKSURFACES:
-        return wide ? LAYOUT(4, uint32_t, decode_u32, DEC_LEAF_FACES)
-                    : LAYOUT(2, uint32_t, decode_u16_as_u32, DEC_LEAF_FACES);
+        return wide ? LAYOUT(4, uint32_t, bk_decode_u32, DEC_LEAF_FACES)
+                    : LAYOUT(2, uint32_t, bk_decode_u16_as_u32, DEC_LEAF_FACES);
     case BSPKIT_Q_EDGES:
         return wide ? LAYOUT(8, bspkit_edge, decode_edges_bsp2, DEC_EDGES)
                     : LAYOUT(4, bspkit_edge, decode_edges29, DEC_EDGES);

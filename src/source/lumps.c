@@ -209,20 +209,6 @@ static void decode_edges_wide(const uint8_t *src, size_t n, bool be, void *dst)
     }
 }
 
-static void decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u16(src + 2 * i, be);
-}
-
-static void decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u32(src + 4 * i, be);
-}
-
 static void decode_models(const uint8_t *src, size_t n, bool be, void *dst)
 {
     bspkit_model *o = dst;
@@ -369,11 +355,11 @@ bk_layout bk_source_layout(const bspkit_map *map, int lump)
     case BSPKIT_S_SURFEDGES: return LAYOUT(4, int32_t, bk_decode_i32, DEC_SURFEDGES);
     case BSPKIT_S_MODELS: return LAYOUT(48, bspkit_model, decode_models, DEC_MODELS);
     case BSPKIT_S_LEAFFACES:
-        return wide ? LAYOUT(4, uint32_t, decode_u32, DEC_LEAF_FACES)
-                    : LAYOUT(2, uint32_t, decode_u16_as_u32, DEC_LEAF_FACES);
+        return wide ? LAYOUT(4, uint32_t, bk_decode_u32, DEC_LEAF_FACES)
+                    : LAYOUT(2, uint32_t, bk_decode_u16_as_u32, DEC_LEAF_FACES);
     case BSPKIT_S_LEAFBRUSHES:
-        return wide ? LAYOUT(4, uint32_t, decode_u32, DEC_LEAF_BRUSHES)
-                    : LAYOUT(2, uint32_t, decode_u16_as_u32, DEC_LEAF_BRUSHES);
+        return wide ? LAYOUT(4, uint32_t, bk_decode_u32, DEC_LEAF_BRUSHES)
+                    : LAYOUT(2, uint32_t, bk_decode_u16_as_u32, DEC_LEAF_BRUSHES);
     case BSPKIT_S_BRUSHES: return LAYOUT(12, bspkit_brush, decode_brushes, DEC_BRUSHES);
     case BSPKIT_S_BRUSHSIDES:
         if (wide)

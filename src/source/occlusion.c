@@ -93,14 +93,10 @@ static bspkit_result build_occlusion(bspkit_map *map, const void **value, bspkit
 bspkit_result bspkit_get_occlusion(bspkit_map *map, const bspkit_occlusion **out, bspkit_error *err)
 {
     static const bspkit_occlusion EMPTY;
-    bk_error_clear(err);
-    if (!map || !out)
+    if (!out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "NULL argument");
-    *out = &EMPTY;
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
-        return BSPKIT_OK;
     const void *value;
-    bspkit_result r = bk_extra_get(map, EX_OCCLUSION, build_occlusion, &value, err);
-    *out = r == BSPKIT_OK ? value : NULL;
+    bspkit_result r = bk_source_value_get(map, EX_OCCLUSION, build_occlusion, &EMPTY, &value, err);
+    *out = value;
     return r;
 }

@@ -133,15 +133,11 @@ static bspkit_result build_physcollide(bspkit_map *map, const void **value, bspk
 bspkit_result bspkit_get_physcollide(bspkit_map *map, const bspkit_physcollide **out, bspkit_error *err)
 {
     static const bspkit_physcollide EMPTY;
-    bk_error_clear(err);
-    if (!map || !out)
+    if (!out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "NULL argument");
-    *out = &EMPTY;
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
-        return BSPKIT_OK;
     const void *value;
-    bspkit_result r = bk_extra_get(map, EX_PHYSCOLLIDE, build_physcollide, &value, err);
-    *out = r == BSPKIT_OK ? value : NULL;
+    bspkit_result r = bk_source_value_get(map, EX_PHYSCOLLIDE, build_physcollide, &EMPTY, &value, err);
+    *out = value;
     return r;
 }
 
@@ -272,14 +268,10 @@ static bspkit_result build_prop_collision(bspkit_map *map, const void **value, b
 bspkit_result bspkit_get_prop_collision(bspkit_map *map, const bspkit_prop_collision **out, bspkit_error *err)
 {
     static const bspkit_prop_collision EMPTY;
-    bk_error_clear(err);
-    if (!map || !out)
+    if (!out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "NULL argument");
-    *out = &EMPTY;
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
-        return BSPKIT_OK;
     const void *value;
-    bspkit_result r = bk_extra_get(map, EX_PROP_COLLISION, build_prop_collision, &value, err);
-    *out = r == BSPKIT_OK ? value : NULL;
+    bspkit_result r = bk_source_value_get(map, EX_PROP_COLLISION, build_prop_collision, &EMPTY, &value, err);
+    *out = value;
     return r;
 }

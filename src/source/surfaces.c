@@ -74,6 +74,18 @@ bspkit_result bk_array_get(bspkit_map *map, bk_extra slot, bk_extra_build build,
     return BSPKIT_OK;
 }
 
+bspkit_result bk_source_value_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void *empty,
+                                  const void **value, bspkit_error *err)
+{
+    bk_error_clear(err);
+    *value = empty;
+    if (!map)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "NULL argument");
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return BSPKIT_OK;
+    return bk_extra_get(map, slot, build, value, err);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Decoders                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -117,32 +129,11 @@ static void decode_primitives_wide(const uint8_t *src, size_t n, bool be, void *
     }
 }
 
-static void decode_vec3s(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_vec3 *o = dst;
-    for (size_t i = 0; i < n; i++)
-        bk_rd_vec3(src + 12 * i, be, &o[i]);
-}
-
 static void decode_u16(const uint8_t *src, size_t n, bool be, void *dst)
 {
     uint16_t *o = dst;
     for (size_t i = 0; i < n; i++)
         o[i] = rd_u16(src + 2 * i, be);
-}
-
-static void decode_u16_wide(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u16(src + 2 * i, be);
-}
-
-static void decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u32(src + 4 * i, be);
 }
 
 static void decode_portals(const uint8_t *src, size_t n, bool be, void *dst)
@@ -175,7 +166,7 @@ static void decode_clusters(const uint8_t *src, size_t n, bool be, void *dst)
 /* 16-bit index arrays that Strata widens to 32 bits from lump version 1. */
 static bk_array_spec index_spec(const bspkit_map *map, int lump)
 {
-    return wide_lump(map, lump) ? SPEC(lump, 4, uint32_t, decode_u32) : SPEC(lump, 2, uint32_t, decode_u16_wide);
+    return wide_lump(map, lump) ? SPEC(lump, 4, uint32_t, bk_decode_u32) : SPEC(lump, 2, uint32_t, bk_decode_u16_as_u32);
 }
 
 static bk_array_spec leaf_water_spec(bspkit_map *map)
@@ -200,7 +191,7 @@ static bk_array_spec primitives_spec(bspkit_map *map)
 static bk_array_spec prim_verts_spec(bspkit_map *map)
 {
     (void)map;
-    return SPEC(BSPKIT_S_PRIMVERTS, 12, bspkit_vec3, decode_vec3s);
+    return SPEC(BSPKIT_S_PRIMVERTS, 12, bspkit_vec3, bk_decode_vertexes);
 }
 
 static bk_array_spec prim_indices_spec(bspkit_map *map) { return index_spec(map, BSPKIT_S_PRIMINDICES); }
@@ -208,7 +199,7 @@ static bk_array_spec prim_indices_spec(bspkit_map *map) { return index_spec(map,
 static bk_array_spec vert_normals_spec(bspkit_map *map)
 {
     (void)map;
-    return SPEC(BSPKIT_S_VERTNORMALS, 12, bspkit_vec3, decode_vec3s);
+    return SPEC(BSPKIT_S_VERTNORMALS, 12, bspkit_vec3, bk_decode_vertexes);
 }
 
 static bk_array_spec face_ids_spec(bspkit_map *map)
@@ -220,9 +211,9 @@ static bk_array_spec face_ids_spec(bspkit_map *map)
         uint64_t nfaces = faces->layout.record_size ? faces->uncompressed_length / faces->layout.record_size : 0;
         uint64_t len = map->lumps[BSPKIT_S_FACEIDS].uncompressed_length;
         if (map->lumps[BSPKIT_S_FACEIDS].version >= 1 || (nfaces && len == 4 * nfaces))
-            return SPEC(BSPKIT_S_FACEIDS, 4, uint32_t, decode_u32);
+            return SPEC(BSPKIT_S_FACEIDS, 4, uint32_t, bk_decode_u32);
     }
-    return SPEC(BSPKIT_S_FACEIDS, 2, uint32_t, decode_u16_wide);
+    return SPEC(BSPKIT_S_FACEIDS, 2, uint32_t, bk_decode_u16_as_u32);
 }
 
 static bk_array_spec face_macro_spec(bspkit_map *map)
@@ -234,7 +225,7 @@ static bk_array_spec face_macro_spec(bspkit_map *map)
 static bk_array_spec clip_portal_verts_spec(bspkit_map *map)
 {
     (void)map;
-    return SPEC(BSPKIT_S_CLIPPORTALVERTS, 12, bspkit_vec3, decode_vec3s);
+    return SPEC(BSPKIT_S_CLIPPORTALVERTS, 12, bspkit_vec3, bk_decode_vertexes);
 }
 
 /* Lumps 22-25 carry portals and clusters only up to VBSP 19. */
@@ -252,12 +243,12 @@ static bk_array_spec clusters_spec(bspkit_map *map)
 
 static bk_array_spec portal_verts_spec(bspkit_map *map)
 {
-    return SPEC(has_portal_lumps(map) ? 24 : -1, 12, bspkit_vec3, decode_vec3s);
+    return SPEC(has_portal_lumps(map) ? 24 : -1, 12, bspkit_vec3, bk_decode_vertexes);
 }
 
 static bk_array_spec cluster_portals_spec(bspkit_map *map)
 {
-    return SPEC(has_portal_lumps(map) ? 25 : -1, 2, uint32_t, decode_u16_wide);
+    return SPEC(has_portal_lumps(map) ? 25 : -1, 2, uint32_t, bk_decode_u16_as_u32);
 }
 
 BK_ARRAY_ACCESSOR(bspkit_get_leaf_water, bspkit_leaf_water, EX_LEAF_WATER, leaf_water_spec)
