@@ -1,0 +1,86 @@
+/* PNG encoding: images decoded again by libpng's reader (an independent
+ * decoder) give back the exact pixels; opaque images become RGB. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bspkit/image.h"
+
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill(bspkit_image *img, bool with_alpha)
+{
+    for (uint32_t i = 0; i < img->width * img->height; i++) {
+        img->rgba[i * 4 + 0] = (uint8_t)(i * 7);
+        img->rgba[i * 4 + 1] = (uint8_t)(i * 13 + 1);
+        img->rgba[i * 4 + 2] = (uint8_t)(255 - i);
+        img->rgba[i * 4 + 3] = with_alpha && i % 3 == 0 ? (uint8_t)(i & 0x7f) : 255;
+    }
+}
+
+static void check_roundtrip(bool with_alpha)
+{
+    bspkit_image img = {0};
+    bspkit_error err;
+    assert_int_equal(bspkit_image_alloc(&img, 19, 7, &err), BSPKIT_OK);
+    fill(&img, with_alpha);
+    uint8_t *png = NULL;
+    size_t size = 0;
+    assert_int_equal(bspkit_image_encode_png(&img, &png, &size, &err), BSPKIT_OK);
+
+    png_image back;
+    memset(&back, 0, sizeof back);
+    back.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_memory(&back, png, size));
+    assert_int_equal(back.width, 19);
+    assert_int_equal(back.height, 7);
+    assert_int_equal((back.format & PNG_FORMAT_FLAG_ALPHA) != 0, with_alpha);
+    back.format = PNG_FORMAT_RGBA;
+    uint8_t *pixels = malloc(PNG_IMAGE_SIZE(back));
+    assert_non_null(pixels);
+    assert_true(png_image_finish_read(&back, NULL, pixels, 0, NULL));
+    assert_memory_equal(pixels, img.rgba, (size_t)19 * 7 * 4);
+    free(pixels);
+    free(png);
+    bspkit_image_free(&img);
+    assert_null(img.rgba);
+}
+
+static void test_png_rgb(void **state)
+{
+    (void)state;
+    check_roundtrip(false);
+}
+
+static void test_png_rgba(void **state)
+{
+    (void)state;
+    check_roundtrip(true);
+}
+
+static void test_bad_sizes(void **state)
+{
+    (void)state;
+    bspkit_image img = {0};
+    bspkit_error err;
+    assert_int_equal(bspkit_image_alloc(&img, 0, 4, &err), BSPKIT_ERR_ARGUMENT);
+    assert_int_equal(bspkit_image_alloc(&img, 4, 40000, &err), BSPKIT_ERR_ARGUMENT);
+    uint8_t *out = NULL;
+    size_t size = 0;
+    assert_int_equal(bspkit_image_encode_png(&img, &out, &size, &err), BSPKIT_ERR_ARGUMENT);
+    bspkit_image_free(&img);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_png_rgb),
+        cmocka_unit_test(test_png_rgba),
+        cmocka_unit_test(test_bad_sizes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
