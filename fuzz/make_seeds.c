@@ -5,6 +5,8 @@
  *   vis/       run-length streams, prefixed by a 2-byte row size
  *   stripper/  Stripper:Source configs
  *   pak/       zip archives as a pakfile holds them (stored and LZMA entries)
+ *   lzma/      a lump selector byte + the LZMA-compressed lumps of the sample map
+ *   gamelump/  a version selector byte + GAME_LUMP bytes placed after a VBSP header
  * Seeds are generated rather than stored so no map file is kept in the tree. */
 #include "bspkit/bspkit.h"
 #include "bspkit/pak.h"
@@ -348,6 +350,30 @@ static void sample_variants(const char *sample, const uint8_t *data, size_t size
     bspkit_close(map);
 }
 
+/* lzma/: [lump index][stored bytes] for each compressed lump of a sample. */
+static void lzma_seeds(const char *sample, const uint8_t *data, size_t size)
+{
+    bspkit_map *map = NULL;
+    if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK)
+        return;
+    bspkit_lump_info info;
+    for (int i = 0; i < bspkit_lump_count(map); i++) {
+        if (bspkit_lump_info_get(map, i, &info) != BSPKIT_OK || !info.compressed ||
+            (uint64_t)info.offset + info.length > size)
+            continue;
+        uint8_t *seed = malloc((size_t)info.length + 1);
+        if (seed == NULL)
+            break;
+        seed[0] = (uint8_t)i;
+        memcpy(seed + 1, data + info.offset, info.length);
+        char name[96];
+        snprintf(name, sizeof name, "%s-lump%d", sample, i);
+        write_seed("lzma", name, seed, (size_t)info.length + 1);
+        free(seed);
+    }
+    bspkit_close(map);
+}
+
 static void sample_seeds(void)
 {
     for (int k = 0; k < BSPKIT_SAMPLE_COUNT; k++) {
@@ -366,6 +392,7 @@ static void sample_seeds(void)
         snprintf(name, sizeof name, "sample-%s", bspkit_sample_name((bspkit_sample_kind)k));
         write_seed("open", name, data, size);
         sample_variants(name, data, size);
+        lzma_seeds(name, data, size);
         bspkit_free_buffer(data);
     }
 }
@@ -461,6 +488,65 @@ static void pak_seeds(void)
     }
 }
 
+/* ---- game lumps ---------------------------------------------------------- */
+
+static size_t put_le(uint8_t *p, uint32_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+    return (size_t)bytes;
+}
+
+/* A GAME_LUMP holding a static-prop lump (one model name, one leaf, `props`
+ * zeroed records of `record` bytes) and an empty detail-prop lump, with
+ * offsets absolute for a lump placed right after the 1036-byte header. */
+static void gamelump_seed(const char *name, uint8_t selector, uint16_t sprp_version, uint32_t record, uint32_t props)
+{
+    uint8_t lump_bytes[2048];
+    memset(lump_bytes, 0, sizeof lump_bytes);
+    const uint32_t base = 1036;
+    size_t dir = 4 + 2 * 16;
+    size_t sprp_size = 4 + 128 + 4 + 2 + 4 + (size_t)record * props;
+    size_t dprp_size = 12;
+    if (1 + dir + sprp_size + dprp_size > sizeof lump_bytes)
+        return;
+    uint8_t *g = lump_bytes + 1;
+    lump_bytes[0] = selector;
+    size_t o = 0;
+    o += put_le(g + o, 2, 4);
+    o += put_le(g + o, 0x73707270u, 4); /* 'sprp' */
+    o += put_le(g + o, 0, 2);
+    o += put_le(g + o, sprp_version, 2);
+    o += put_le(g + o, base + (uint32_t)dir, 4);
+    o += put_le(g + o, (uint32_t)sprp_size, 4);
+    o += put_le(g + o, 0x64707270u, 4); /* 'dprp' */
+    o += put_le(g + o, 0, 2);
+    o += put_le(g + o, 4, 2);
+    o += put_le(g + o, base + (uint32_t)(dir + sprp_size), 4);
+    o += put_le(g + o, (uint32_t)dprp_size, 4);
+    o += put_le(g + o, 1, 4);
+    memcpy(g + o, "models/props/bk_crate.mdl", 25);
+    o += 128;
+    o += put_le(g + o, 1, 4);
+    o += put_le(g + o, 0, 2);
+    o += put_le(g + o, props, 4);
+    o += (size_t)record * props;
+    /* dprp: no models, no sprites, no props */
+    o += 12;
+    write_seed("gamelump", name, lump_bytes, 1 + o);
+}
+
+static void gamelump_seeds(void)
+{
+    gamelump_seed("sprp-v5", 1, 5, 60, 2);
+    gamelump_seed("sprp-v6", 1, 6, 64, 1);
+    gamelump_seed("sprp-v10-sdk2013", 1, 10, 72, 2);
+    gamelump_seed("sprp-v10-csgo", 2, 10, 76, 1);
+    gamelump_seed("sprp-v11", 2, 11, 80, 1);
+    gamelump_seed("sprp-v13", 3, 13, 84, 1);
+    gamelump_seed("sprp-v4", 0, 4, 56, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -469,7 +555,7 @@ int main(int argc, char **argv)
     }
     g_root = argv[1];
     char path[4096];
-    static const char *dirs[] = {"open", "entities", "vis", "stripper", "pak"};
+    static const char *dirs[] = {"open", "entities", "vis", "stripper", "pak", "lzma", "gamelump"};
     make_dir(g_root);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", g_root, dirs[i]);
@@ -485,5 +571,6 @@ int main(int argc, char **argv)
     vis_seeds();
     stripper_seeds();
     pak_seeds();
+    gamelump_seeds();
     return g_failed ? 1 : 0;
 }
