@@ -17,7 +17,7 @@ FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelum
 export ASAN_OPTIONS  ?= detect_leaks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build run test test-asan bench fuzz install clean
+.PHONY: all deps build run test test-asan bench fuzz sweep install clean
 
 all: build
 
@@ -54,6 +54,19 @@ test-asan: deps
 bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
+
+# Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at
+# every lump boundary and at random points, SWEEP_FLIPS seeded byte flips per
+# map, directory and LZMA-header damage. Failing inputs land in
+# $(ASAN_DIR)/sweep-failures.
+SWEEP_MAPS  ?= ../shared/maps
+SWEEP_FLIPS ?= 1000
+SWEEP_SEED  ?= 1
+sweep: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF
+	cmake --build $(ASAN_DIR) -j $(JOBS) --target sweep
+	mkdir -p $(ASAN_DIR)/sweep-failures
+	./$(ASAN_DIR)/fuzz/sweep --seed $(SWEEP_SEED) --flips $(SWEEP_FLIPS) --save $(ASAN_DIR)/sweep-failures $(SWEEP_MAPS)
 
 # libFuzzer needs clang. Each target starts from the generated seeds, keeps
 # what it finds in $(FUZZ_DIR)/corpus/<target> and crashing inputs in
