@@ -125,7 +125,8 @@ enum {
 typedef struct bspkit_options {
     uint64_t max_file_size; /**< largest input accepted; 0 = 4 GiB - 1 */
     uint64_t max_lump_size; /**< largest decompressed lump or game lump; 0 = 256 MiB */
-    uint64_t max_memory;    /**< total bytes a map may allocate for decoded data; 0 = 1 GiB */
+    uint64_t max_memory;    /**< total bytes a map may allocate for decoded data;
+                                 0 = 64 MiB + 16 x the file size (real maps need at most ~4.2 x) */
     unsigned flags;         /**< BSPKIT_OPEN_* */
 } bspkit_options;
 

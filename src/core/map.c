@@ -207,13 +207,16 @@ static void resolve_options(bspkit_options *dst, const bspkit_options *src)
         dst->max_file_size = BK_DEFAULT_MAX_FILE;
     if (!dst->max_lump_size)
         dst->max_lump_size = BK_DEFAULT_MAX_LUMP;
-    if (!dst->max_memory)
-        dst->max_memory = BK_DEFAULT_MAX_MEMORY;
+    /* max_memory 0 is resolved once the size is known (finish_open). */
 }
 
 /* Shared tail of both open paths: detection and the lump directory. */
 static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error *err)
 {
+    if (!map->opts.max_memory) {
+        uint64_t size = map->size;
+        map->opts.max_memory = BK_DEFAULT_MEMORY_BASE + size * BK_DEFAULT_MEMORY_PER_FILE_BYTE;
+    }
     bspkit_result r = bspkit_detect(map->data, map->size, &map->format, err);
     if (r == BSPKIT_OK)
         r = bk_read_directory(map, err);

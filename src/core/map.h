@@ -12,7 +12,12 @@
 #define BK_MAX_LUMPS 64
 #define BK_DEFAULT_MAX_FILE 0xFFFFFFFFull
 #define BK_DEFAULT_MAX_LUMP (256ull << 20)
-#define BK_DEFAULT_MAX_MEMORY (1ull << 30)
+/* Default memory limit: a base plus a multiple of the file size. Decoding
+ * every lump of the real maps we test needs at most about 4.2 times the file
+ * size, so 16 times leaves room while a small hostile file (an LZMA bomb, a
+ * forged count) cannot ask for gigabytes. */
+#define BK_DEFAULT_MEMORY_BASE (64ull << 20)
+#define BK_DEFAULT_MEMORY_PER_FILE_BYTE 16u
 
 /* Decoded-array caches, one per accessor. */
 typedef enum bk_decoded {

@@ -197,6 +197,41 @@ static void compressed_map(bool big)
     free(raw);
 }
 
+/* A decompression bomb: a few kilobytes of LZMA claiming 96 MiB. The default
+ * memory limit (a base plus a multiple of the file size) refuses it before
+ * allocating, naming the lump; an explicit larger limit decodes it. */
+static void test_decompression_bomb(void **state)
+{
+    (void)state;
+    size_t n = 96u << 20;
+    uint8_t *zeros = calloc(1, n);
+    assert_non_null(zeros);
+    size_t packed_size, size;
+    uint8_t *packed = valve_lzma(zeros, n, true, &packed_size);
+    free(zeros);
+    uint8_t *f = map_with_compressed_vertexes(false, packed, packed_size, (uint32_t)n, &size);
+    assert_true(size < (1u << 20));
+    bspkit_map *map;
+    bspkit_error e;
+    const uint8_t *bytes;
+    size_t bsize;
+    assert_int_equal(bspkit_open_memory(f, size, NULL, &map, &e), BSPKIT_OK);
+    assert_int_equal(bspkit_lump_bytes(map, BSPKIT_S_VERTEXES, &bytes, &bsize, &e), BSPKIT_ERR_LIMIT);
+    assert_int_equal(e.lump, BSPKIT_S_VERTEXES);
+    assert_non_null(strstr(e.message, "memory limit"));
+    assert_int_equal(bspkit_map_memory_used(map), 0);
+    bspkit_close(map);
+
+    bspkit_options opts = {.max_memory = 128u << 20};
+    assert_int_equal(bspkit_open_memory(f, size, &opts, &map, &e), BSPKIT_OK);
+    assert_int_equal(bspkit_lump_bytes(map, BSPKIT_S_VERTEXES, &bytes, &bsize, &e), BSPKIT_OK);
+    assert_int_equal(bsize, n);
+    assert_true(bytes[0] == 0 && bytes[n - 1] == 0);
+    bspkit_close(map);
+    free(f);
+    free(packed);
+}
+
 static void test_compressed_lump_little_endian(void **state)
 {
     (void)state;
@@ -217,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_header_checks),
         cmocka_unit_test(test_compressed_lump_little_endian),
         cmocka_unit_test(test_compressed_lump_big_endian),
+        cmocka_unit_test(test_decompression_bomb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
