@@ -35,11 +35,12 @@ void cmd_lightmap_help(FILE *out)
             "1/2.2. Bump-mapped Source faces show their first (flat) sample set.\n"
             "\n"
             "The summary line gives the atlas size, faces placed, lit and in the map,\n"
-            "and the occupancy: the share of the atlas covered by face luxels\n"
-            "(padding not counted).\n"
+            "and the occupancy: the share of the atlas covered by face luxels, without\n"
+            "and with their padding.\n"
             "\n"
             "JSON keys: file, image, width, height, hdr, style, padding, faces_total,\n"
             "faces_lit, faces_placed, luxels (face luxels placed), occupancy (0..1),\n"
+            "occupancy_padded (0..1, padding counted),\n"
             "faces: [{face, x, y, width, height, styles}] for placed faces, x and y\n"
             "being the top-left luxel of the face inside its padding.\n"
             "\n"
@@ -126,7 +127,7 @@ static int parse_args(int argc, char **argv, lm_args *a)
 typedef struct lm_stats {
     size_t total, lit, placed;
     uint64_t luxels;
-    double occupancy;
+    double occupancy, padded; /* shares of the atlas: face luxels, and face luxels with padding */
 } lm_stats;
 
 static json_t *describe(const lm_args *a, const bspkit_lightmap_atlas *at, const bspkit_face_lightmap *lm,
@@ -144,7 +145,8 @@ static json_t *describe(const lm_args *a, const bspkit_lightmap_atlas *at, const
               cli_json_set(root, "faces_lit", json_integer((json_int_t)st->lit)) &&
               cli_json_set(root, "faces_placed", json_integer((json_int_t)st->placed)) &&
               cli_json_set(root, "luxels", json_integer((json_int_t)st->luxels)) &&
-              cli_json_set(root, "occupancy", json_real(st->occupancy));
+              cli_json_set(root, "occupancy", json_real(st->occupancy)) &&
+              cli_json_set(root, "occupancy_padded", json_real(st->padded));
     for (size_t i = 0; ok && i < at->rect_count; i++) {
         const bspkit_atlas_rect *r = &at->rects[i];
         if (!r->placed)
@@ -213,13 +215,18 @@ int cmd_lightmap(int argc, char **argv)
     }
     for (size_t i = 0; i < st.total; i++)
         st.lit += lm[i].lit;
+    uint64_t pad = a.opts.padding ? a.opts.padding : 1, padded = 0;
     for (size_t i = 0; i < at.rect_count; i++) {
-        if (at.rects[i].placed) {
+        const bspkit_atlas_rect *r = &at.rects[i];
+        if (r->placed) {
             st.placed++;
-            st.luxels += (uint64_t)at.rects[i].width * at.rects[i].height;
+            st.luxels += (uint64_t)r->width * r->height;
+            padded += (r->width + 2 * pad) * (r->height + 2 * pad);
         }
     }
-    st.occupancy = (double)st.luxels / ((double)at.image.width * at.image.height);
+    double pixels = (double)at.image.width * at.image.height;
+    st.occupancy = (double)st.luxels / pixels;
+    st.padded = (double)padded / pixels;
 
     int status = CLI_EXIT_OK;
     if (bspkit_image_write_png(&at.image, a.png, &err) != BSPKIT_OK) {
@@ -229,9 +236,10 @@ int cmd_lightmap(int argc, char **argv)
     if (status == CLI_EXIT_OK && a.json)
         status = write_json(&a, describe(&a, &at, lm, &st));
     if (status == CLI_EXIT_OK && !(a.json && strcmp(a.json, "-") == 0))
-        printf("%s: %" PRIu32 "x%" PRIu32 " luxels, %zu of %zu lit %s placed (%zu %s), %.1f%% occupied%s\n", a.png,
-               at.image.width, at.image.height, st.placed, st.lit, cli_plural(st.lit, "face", "faces"), st.total,
-               cli_plural(st.total, "face", "faces"), 100.0 * st.occupancy, at.hdr ? ", HDR" : "");
+        printf("%s: %" PRIu32 "x%" PRIu32 " luxels, %zu of %zu lit %s placed (%zu %s), %.1f%% occupied "
+               "(%.1f%% with padding)%s\n",
+               a.png, at.image.width, at.image.height, st.placed, st.lit, cli_plural(st.lit, "face", "faces"), st.total,
+               cli_plural(st.total, "face", "faces"), 100.0 * st.occupancy, 100.0 * st.padded, at.hdr ? ", HDR" : "");
     bspkit_lightmap_atlas_free(&at);
     bspkit_close(map);
     if (cli_finish_output() != 0)
