@@ -73,8 +73,10 @@ void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
  * world_to_lm[0][3]; t likewise. Luxel k's sample lies at s = k, so
  * u = (rect.x + s + 0.5) / image.width and v = (rect.y + t + 0.5) /
  * image.height (luxel centres). Nothing is clamped: a point off the face
- * may map outside its rectangle. `map` must be the map the atlas was built
- * from. Returns false when the face is not placed or its texinfo (or
+ * may map outside its rectangle. Source displacement faces get the
+ * coordinate of the point on the base face: the engine lays their lightmap
+ * over the displacement grid instead. `map` must be the map the atlas was
+ * built from. Returns false when the face is not placed or its texinfo (or
  * decoupled record) is missing.
  */
 bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face,
