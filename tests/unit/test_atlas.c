@@ -5,8 +5,10 @@
  * from the lump bytes (and, for Source, this file's own RGBExp -> 8-bit
  * formula), padding from the edge luxels, and lightmap UVs from the
  * vertices. Hand-built Source maps in both byte orders cover bump sets,
- * style slots, overbright samples and HDR-only lighting; hostile sizes must
- * give BSPKIT_ERR_LIMIT. */
+ * style slots, overbright samples and HDR-only lighting; the Quake room
+ * with a hand-appended BSPX block covers RGBLIGHTING colour and
+ * DECOUPLED_LM sizes, offsets and UVs; hostile sizes must give
+ * BSPKIT_ERR_LIMIT. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -435,6 +437,146 @@ static void test_hand_built_be(void **state)
     hand_built(true);
 }
 
+/* ---- Quake with BSPX: RGBLIGHTING colour and DECOUPLED_LM geometry ---- */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The Quake room with a BSPX block holding one lump `name` (the block sits at
+ * the 4-byte-aligned end of the file: "BSPX", count, {name[24], offset, length}). */
+static bspkit_map *quake_bspx(const char *name, const uint8_t *data, size_t size, uint8_t **file)
+{
+    uint8_t *room;
+    size_t room_size;
+    CHECK(bspkit_sample_build(BSPKIT_SAMPLE_QUAKE_ROOM, &room, &room_size, ERR));
+    size_t start = (room_size + 3) & ~(size_t)3, total = start + 8 + 32 + size;
+    *file = calloc(1, total);
+    assert_non_null(*file);
+    memcpy(*file, room, room_size);
+    bspkit_free_buffer(room);
+    uint8_t *b = *file + start;
+    memcpy(b, "BSPX", 4);
+    put_le32(b + 4, 1);
+    memcpy(b + 8, name, strlen(name));
+    put_le32(b + 32, (uint32_t)(start + 40));
+    put_le32(b + 36, (uint32_t)size);
+    memcpy(b + 40, data, size);
+    bspkit_map *m;
+    CHECK(bspkit_open_memory(*file, total, NULL, &m, ERR));
+    return m;
+}
+
+static void test_quake_rgblighting(void **state)
+{
+    (void)state;
+    uint8_t *plain;
+    size_t plain_size;
+    CHECK(bspkit_sample_build(BSPKIT_SAMPLE_QUAKE_ROOM, &plain, &plain_size, ERR));
+    bspkit_map *pm;
+    CHECK(bspkit_open_memory(plain, plain_size, NULL, &pm, ERR));
+    const uint8_t *grey;
+    size_t light;
+    CHECK(bspkit_get_lighting(pm, false, &grey, &light, ERR));
+    uint8_t *rgb = malloc(3 * light);
+    assert_non_null(rgb);
+    for (size_t i = 0; i < 3 * light; i++)
+        rgb[i] = (uint8_t)(i * 7 + 1);
+    bspkit_close(pm);
+    bspkit_free_buffer(plain);
+
+    uint8_t *file;
+    bspkit_map *m = quake_bspx("RGBLIGHTING", rgb, 3 * light, &file);
+    rec r;
+    load(&r, m, false);
+    bspkit_lightmap_atlas a;
+    CHECK(bspkit_lightmap_atlas_build(m, NULL, &a, ERR));
+    size_t checked = 0;
+    for (size_t i = 0; i < r.nfaces; i++) {
+        const bspkit_atlas_rect *rc = &a.rects[i];
+        assert_true(rc->placed);
+        /* Luxel k of a face at light offset o has its colour at 3 * (o + k). */
+        for (uint32_t t = 0; t < rc->height; t++)
+            for (uint32_t s = 0; s < rc->width; s++, checked++) {
+                const uint8_t *want = rgb + 3 * ((size_t)r.faces[i].light_offset + t * rc->width + s);
+                const uint8_t *px = a.image.rgba + (((size_t)rc->y + t) * a.image.width + rc->x + s) * 4;
+                assert_memory_equal(px, want, 3);
+            }
+    }
+    assert_true(checked > 0);
+    bspkit_lightmap_atlas_free(&a);
+    bspkit_close(m);
+    free(file);
+    free(rgb);
+}
+
+static void put_lef(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_le32(p, u);
+}
+
+static void test_quake_decoupled(void **state)
+{
+    (void)state;
+    uint8_t *plain;
+    size_t plain_size, nfaces;
+    CHECK(bspkit_sample_build(BSPKIT_SAMPLE_QUAKE_ROOM, &plain, &plain_size, ERR));
+    bspkit_map *pm;
+    CHECK(bspkit_open_memory(plain, plain_size, NULL, &pm, ERR));
+    const bspkit_face *pf;
+    CHECK(bspkit_get_faces(pm, &pf, &nfaces, ERR));
+    bspkit_close(pm);
+    bspkit_free_buffer(plain);
+    /* Every face: a 3x2 lightmap at offset 6 * i, s = x / 8 + 1, t = y / 8 + 2; face 1 unlit. */
+    uint8_t *dlm = calloc(nfaces, 40);
+    assert_non_null(dlm);
+    for (size_t i = 0; i < nfaces; i++) {
+        uint8_t *p = dlm + 40 * i;
+        p[0] = 3;
+        p[2] = 2;
+        put_le32(p + 4, i == 1 ? UINT32_MAX : (uint32_t)(6 * i));
+        put_lef(p + 8, 0.125f);
+        put_lef(p + 20, 1.0f);
+        put_lef(p + 28, 0.125f);
+        put_lef(p + 36, 2.0f);
+    }
+    uint8_t *file;
+    bspkit_map *m = quake_bspx("DECOUPLED_LM", dlm, 40 * nfaces, &file);
+    free(dlm);
+    const uint8_t *light;
+    size_t light_size;
+    CHECK(bspkit_get_lighting(m, false, &light, &light_size, ERR));
+    bspkit_lightmap_atlas a;
+    CHECK(bspkit_lightmap_atlas_build(m, NULL, &a, ERR));
+    assert_int_equal(a.rect_count, nfaces);
+    assert_false(a.rects[1].placed);
+    for (size_t i = 0; i < nfaces; i++) {
+        if (i == 1)
+            continue;
+        const bspkit_atlas_rect *rc = &a.rects[i];
+        assert_true(rc->placed);
+        assert_int_equal(rc->width, 3);
+        assert_int_equal(rc->height, 2);
+        /* Grey bytes from the decoupled offset. */
+        const uint8_t *px = a.image.rgba + (((size_t)rc->y + 1) * a.image.width + rc->x + 2) * 4;
+        assert_int_equal(px[0], light[6 * i + 1 * 3 + 2]);
+        assert_int_equal(px[2], px[0]);
+        /* (16, -8, 5): s = 16/8 + 1 = 3, t = -8/8 + 2 = 1. */
+        bspkit_vec3 p = {16, -8, 5};
+        float uv[2];
+        assert_true(bspkit_lightmap_atlas_uv(m, &a, i, p, uv));
+        assert_float_equal(uv[0], (rc->x + 3.5) / a.image.width, 1e-6);
+        assert_float_equal(uv[1], (rc->y + 1.5) / a.image.height, 1e-6);
+    }
+    bspkit_lightmap_atlas_free(&a);
+    bspkit_close(m);
+    free(file);
+}
+
 /* ---- limits and arguments ---------------------------------------------- */
 
 static void test_arguments(void **state)
@@ -549,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_source_room_lzma), cmocka_unit_test(test_hand_built_le),
         cmocka_unit_test(test_hand_built_be),  cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_hostile_total),  cmocka_unit_test(test_hostile_height),
+        cmocka_unit_test(test_quake_rgblighting), cmocka_unit_test(test_quake_decoupled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
