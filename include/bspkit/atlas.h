@@ -33,21 +33,51 @@ typedef struct bspkit_lightmap_atlas {
     bool hdr;                  /**< the HDR lumps were used */
 } bspkit_lightmap_atlas;
 
+/** Largest atlas accepted, in pixels (padding included): 2^26, 256 MiB of RGBA. */
+#define BSPKIT_ATLAS_MAX_PIXELS (UINT64_C(1) << 26)
+
 /**
- * Build the atlas. GoldSrc/Quake samples are copied (Quake's grey bytes, or
- * BSPX RGBLIGHTING when present); Source ColorRGBExp32 samples are
- * converted to linear light, tone-mapped and gamma-encoded to 8 bits;
- * bump-mapped Source faces use their first sample set.
+ * Build the atlas. GoldSrc/Quake samples are copied (Quake's grey bytes as
+ * R = G = B, or BSPX RGBLIGHTING where it covers the face); Source
+ * ColorRGBExp32 samples are converted to linear light
+ * v = c * 2^exponent / 255, clamped to 0..1 and gamma-encoded as
+ * round(255 * v^(1/2.2)); bump-mapped Source faces use their first sample
+ * set. Quake/GoldSrc maps ignore `hdr`.
+ *
+ * A face is placed when bspkit_get_face_lightmaps() says it is lit and in
+ * range and it has style slot `style`. Rectangles are packed by a
+ * deterministic skyline (bottom-left) packer, tallest first, into a width of
+ * about the square root of their padded area (at most max_width); the height
+ * is what the packing needs. Each padding luxel repeats the nearest edge
+ * luxel of its face, so bilinear filtering does not bleed. Luxels outside
+ * every rectangle are opaque black; with no placed face the image is 1x1.
+ *
+ * Errors: BSPKIT_ERR_ARGUMENT for style > 3, padding > 64 or
+ * max_width > 32768; BSPKIT_ERR_LIMIT naming the size when a face (with
+ * padding) is wider than max_width, when the padded rectangles add up to
+ * more than BSPKIT_ATLAS_MAX_PIXELS, or when the atlas would be taller than
+ * 32768; errors of bspkit_get_face_lightmaps() and bspkit_get_lighting().
  */
 bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
                                           bspkit_lightmap_atlas *out, bspkit_error *err);
+/** Free the image and rectangles and zero the struct; safe on a zeroed struct. */
 void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
 
 /**
  * Atlas texture coordinate (0..1, origin top-left) of world point `p` on
  * face `face`, from the face's lightmap vectors (Source) or texture vectors
- * (Quake/GoldSrc, 16 units per luxel). Returns false when the face is not
- * placed.
+ * (Quake/GoldSrc, 16 units per luxel). The luxel coordinate is
+ * Source: s = dot(lightmap_vecs[0].xyz, p) + lightmap_vecs[0][3] - mins[0];
+ * Quake/GoldSrc: s = (dot(texture_vecs[0].xyz, p) + texture_vecs[0][3]) / 16
+ * - mins[0]; BSPX DECOUPLED_LM faces: s = dot(world_to_lm[0].xyz, p) +
+ * world_to_lm[0][3]; t likewise. Luxel k's sample lies at s = k, so
+ * u = (rect.x + s + 0.5) / image.width and v = (rect.y + t + 0.5) /
+ * image.height (luxel centres). Nothing is clamped: a point off the face
+ * may map outside its rectangle. Source displacement faces get the
+ * coordinate of the point on the base face: the engine lays their lightmap
+ * over the displacement grid instead. `map` must be the map the atlas was
+ * built from. Returns false when the face is not placed or its texinfo (or
+ * decoupled record) is missing.
  */
 bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face,
                               bspkit_vec3 p, float uv[2]);

@@ -1,0 +1,426 @@
+/* Lightmap atlas: every placed face's luxels packed into one RGB image by a
+ * skyline packer, and the atlas coordinate of a point on a face. */
+#include "bspkit/atlas.h"
+#include "bspkit/bspx.h"
+#include "bspkit/lighting.h"
+#include "core/map.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ATLAS_MAX_SIDE 32768u
+#define ATLAS_MAX_PADDING 64u
+#define ATLAS_DEFAULT_WIDTH 4096u
+
+/* One rectangle to pack: the face's luxels plus padding on every side. */
+typedef struct pack_item {
+    uint32_t face;
+    uint32_t w, h; /* padded */
+} pack_item;
+
+/* Skyline segment: the packed area's top edge is at `y` over [x, x + w). */
+typedef struct segment {
+    uint32_t x, y, w;
+} segment;
+
+/* Tallest first, then widest, then by face: a total order, so the packing
+ * does not depend on qsort's stability. */
+static int by_size(const void *a, const void *b)
+{
+    const pack_item *p = a, *q = b;
+    if (p->h != q->h)
+        return p->h < q->h ? 1 : -1;
+    if (p->w != q->w)
+        return p->w < q->w ? 1 : -1;
+    return (p->face > q->face) - (p->face < q->face);
+}
+
+/* Lowest top the rectangle can rest on with its left edge at segment i, or
+ * UINT32_MAX when it would cross the right edge. */
+static uint32_t rest_height(const segment *s, size_t n, size_t i, uint32_t w, uint32_t width)
+{
+    if ((uint64_t)s[i].x + w > width)
+        return UINT32_MAX;
+    uint32_t y = 0;
+    uint64_t covered = 0;
+    for (size_t k = i; k < n && covered < w; k++) {
+        if (s[k].y > y)
+            y = s[k].y;
+        covered += s[k].w;
+    }
+    return y;
+}
+
+/* Bottom-left skyline packing at a fixed width. Segments never outnumber
+ * items + 1 (each placement adds at most one). Returns the packed height. */
+static uint64_t skyline_pack(pack_item *items, size_t n, uint32_t width, uint32_t *xs, uint32_t *ys, segment *s)
+{
+    size_t ns = 1;
+    s[0] = (segment){0, 0, width};
+    uint64_t height = 0;
+    for (size_t it = 0; it < n; it++) {
+        uint32_t w = items[it].w, h = items[it].h;
+        size_t best = SIZE_MAX;
+        uint32_t best_y = UINT32_MAX;
+        for (size_t i = 0; i < ns; i++) {
+            uint32_t y = rest_height(s, ns, i, w, width);
+            /* Lower top first; on a tie the leftmost (earlier) segment stays. */
+            if (y != UINT32_MAX && (best == SIZE_MAX || (uint64_t)y + h < (uint64_t)best_y + h)) {
+                best = i;
+                best_y = y;
+            }
+        }
+        /* Every item is at most `width` wide, so segment 0 always fits. */
+        uint32_t x = s[best].x;
+        xs[it] = x;
+        ys[it] = best_y;
+        uint64_t top = (uint64_t)best_y + h;
+        if (top > height)
+            height = top;
+        /* Cut the segments under the new one: drop those wholly covered,
+         * shorten the one it ends inside. */
+        uint32_t end = x + w;
+        size_t k = best;
+        while (k < ns && s[k].x + s[k].w <= end)
+            k++;
+        if (k < ns && s[k].x < end) {
+            s[k].w -= end - s[k].x;
+            s[k].x = end;
+        }
+        /* Replace segments [best, k) by the new one. */
+        size_t removed = k - best;
+        if (removed == 0) {
+            memmove(&s[best + 1], &s[best], (ns - best) * sizeof *s);
+            ns++;
+        } else if (removed > 1) {
+            memmove(&s[best + 1], &s[k], (ns - k) * sizeof *s);
+            ns -= removed - 1;
+        }
+        s[best] = (segment){x, (uint32_t)top, w};
+        /* Merge neighbours at the same height so the scan stays short. */
+        if (best + 1 < ns && s[best + 1].y == s[best].y) {
+            s[best].w += s[best + 1].w;
+            memmove(&s[best + 1], &s[best + 2], (ns - best - 2) * sizeof *s);
+            ns--;
+        }
+        if (best > 0 && s[best - 1].y == s[best].y) {
+            s[best - 1].w += s[best].w;
+            memmove(&s[best], &s[best + 1], (ns - best - 1) * sizeof *s);
+            ns--;
+        }
+    }
+    return height;
+}
+
+/* Colour of one luxel, by family. */
+typedef struct sampler {
+    const uint8_t *light;      /* lighting lump */
+    const uint8_t *rgb;        /* BSPX RGBLIGHTING or NULL */
+    bspkit_family family;
+    uint8_t gamma[256][256];   /* Source: [exponent + 128][channel] -> 8 bits */
+} sampler;
+
+/* The tone curve of atlas.h, tabulated once per build: every ColorRGBExp32
+ * channel is one of 256 * 256 (value, exponent) pairs. */
+static void build_gamma(sampler *sm)
+{
+    for (int e = 0; e < 256; e++) {
+        for (int c = 0; c < 256; c++) {
+            double v = ldexp((double)c, e - 128) / 255.0;
+            if (v > 1.0)
+                v = 1.0;
+            sm->gamma[e][c] = (uint8_t)floor(255.0 * pow(v, 1.0 / 2.2) + 0.5);
+        }
+    }
+}
+
+/* Writes the face's luxels (style block `style`, first sample set) and the
+ * padding around them. Ranges were proven by bspkit_get_face_lightmaps(). */
+static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, uint32_t style, uint32_t pad,
+                      const bspkit_atlas_rect *r, bspkit_image *img)
+{
+    uint64_t luxels = (uint64_t)lm->width * (uint64_t)lm->height;
+    const uint8_t *base;
+    int kind; /* 0 grey, 1 RGB, 2 RGBExp */
+    if (sm->family == BSPKIT_FAMILY_SOURCE) {
+        base = sm->light + lm->offset + (uint64_t)style * (uint64_t)lm->sets * luxels * 4u;
+        kind = 2;
+    } else if (sm->family == BSPKIT_FAMILY_GOLDSRC) {
+        base = sm->light + lm->offset + (uint64_t)style * luxels * 3u;
+        kind = 1;
+    } else if (sm->rgb && lm->rgb_in_range) {
+        base = sm->rgb + lm->rgb_offset + (uint64_t)style * luxels * 3u;
+        kind = 1;
+    } else {
+        base = sm->light + lm->offset + (uint64_t)style * luxels;
+        kind = 0;
+    }
+    int64_t w = lm->width, h = lm->height, p = pad;
+    for (int64_t y = -p; y < h + p; y++) {
+        int64_t sy = y < 0 ? 0 : (y >= h ? h - 1 : y);
+        uint8_t *row = img->rgba + ((uint64_t)(r->y + y) * img->width + (r->x - p)) * 4u;
+        for (int64_t x = -p; x < w + p; x++, row += 4) {
+            int64_t sx = x < 0 ? 0 : (x >= w ? w - 1 : x);
+            uint64_t i = (uint64_t)(sy * w + sx);
+            if (kind == 0) {
+                row[0] = row[1] = row[2] = base[i];
+            } else if (kind == 1) {
+                memcpy(row, base + 3 * i, 3);
+            } else {
+                const uint8_t *c = base + 4 * i;
+                int e = (int)(int8_t)c[3] + 128;
+                row[0] = sm->gamma[e][c[0]];
+                row[1] = sm->gamma[e][c[1]];
+                row[2] = sm->gamma[e][c[2]];
+            }
+            row[3] = 255;
+        }
+    }
+}
+
+/* Source maps with only HDR lighting get the HDR set even when LDR was asked for. */
+static bspkit_result choose_hdr(bspkit_map *map, bool want, bool *hdr, bspkit_error *err)
+{
+    *hdr = false;
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return BSPKIT_OK;
+    if (want) {
+        *hdr = true;
+        return BSPKIT_OK;
+    }
+    const uint8_t *d;
+    size_t ldr, hdr_size;
+    bspkit_result r = bspkit_get_lighting(map, false, &d, &ldr, err);
+    if (r == BSPKIT_OK)
+        r = bspkit_get_lighting(map, true, &d, &hdr_size, err);
+    if (r == BSPKIT_OK && ldr == 0 && hdr_size > 0)
+        *hdr = true;
+    return r;
+}
+
+static bspkit_result check_options(const bspkit_atlas_options *o, uint32_t *style, uint32_t *pad, uint32_t *maxw,
+                                   bspkit_error *err)
+{
+    *style = o ? o->style : 0;
+    *pad = o && o->padding ? o->padding : 1;
+    *maxw = o && o->max_width ? o->max_width : ATLAS_DEFAULT_WIDTH;
+    if (*style > 3)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "lightmap atlas: style slot %u is not 0..3", *style);
+    if (*pad > ATLAS_MAX_PADDING)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "lightmap atlas: padding %u is over %u", *pad,
+                       ATLAS_MAX_PADDING);
+    if (*maxw > ATLAS_MAX_SIDE)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "lightmap atlas: max width %u is over %u", *maxw,
+                       ATLAS_MAX_SIDE);
+    return BSPKIT_OK;
+}
+
+/* The faces to place, with padded sizes; fails when one cannot fit or the
+ * total passes the pixel limit. */
+static bspkit_result collect(const bspkit_face_lightmap *lm, size_t n, uint32_t style, uint32_t pad, uint32_t maxw,
+                             int lump, pack_item *items, size_t *count, uint64_t *area, uint32_t *widest,
+                             bspkit_error *err)
+{
+    size_t k = 0;
+    uint64_t total = 0;
+    uint32_t wmax = 1;
+    for (size_t i = 0; i < n; i++) {
+        const bspkit_face_lightmap *f = &lm[i];
+        if (!f->lit || !f->in_range || f->styles <= (int32_t)style || f->width <= 0 || f->height <= 0)
+            continue;
+        /* in_range bounds each side by the lump size, far below 2^32. */
+        uint64_t w = (uint64_t)f->width + 2u * pad, h = (uint64_t)f->height + 2u * pad;
+        if (w > maxw || h > ATLAS_MAX_SIDE)
+            return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
+                           "lightmap atlas: face %zu lightmap %dx%d (%llux%llu padded) does not fit an atlas %u wide",
+                           i, f->width, f->height, (unsigned long long)w, (unsigned long long)h, maxw);
+        total += w * h;
+        if (total > BSPKIT_ATLAS_MAX_PIXELS)
+            return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
+                           "lightmap atlas: padded lightmaps pass %llu pixels by face %zu",
+                           (unsigned long long)BSPKIT_ATLAS_MAX_PIXELS, i);
+        items[k++] = (pack_item){(uint32_t)i, (uint32_t)w, (uint32_t)h};
+        if (w > wmax)
+            wmax = (uint32_t)w;
+    }
+    *count = k;
+    *area = total;
+    *widest = wmax;
+    return BSPKIT_OK;
+}
+
+/* Lays the items out and fills the rectangles; the atlas size comes back. */
+static bspkit_result pack(pack_item *items, size_t k, uint64_t area, uint32_t widest, uint32_t pad, uint32_t maxw,
+                          int lump, bspkit_atlas_rect *rects, uint32_t *width, uint32_t *height, bspkit_error *err)
+{
+    /* About square: the padded area's square root, never narrower than the widest face. */
+    uint64_t w = (uint64_t)ceil(sqrt((double)area));
+    if (w < widest)
+        w = widest;
+    if (w > maxw)
+        w = maxw;
+    if (w == 0)
+        w = 1;
+    uint32_t *xs = malloc((k + 1) * 2 * sizeof *xs);
+    segment *segs = malloc((k + 1) * sizeof *segs);
+    if (!xs || !segs) {
+        free(xs);
+        free(segs);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "lightmap atlas: out of memory for %zu faces", k);
+    }
+    qsort(items, k, sizeof *items, by_size);
+    uint64_t h = skyline_pack(items, k, (uint32_t)w, xs, xs + k + 1, segs);
+    for (size_t i = 0; i < k; i++) {
+        bspkit_atlas_rect *r = &rects[items[i].face];
+        r->placed = true;
+        r->x = xs[i] + pad;
+        r->y = xs[k + 1 + i] + pad;
+        r->width = items[i].w - 2 * pad;
+        r->height = items[i].h - 2 * pad;
+    }
+    free(xs);
+    free(segs);
+    if (h == 0)
+        h = 1;
+    if (h > ATLAS_MAX_SIDE || w * h > BSPKIT_ATLAS_MAX_PIXELS)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
+                       "lightmap atlas: %llux%llu luxels is over the limit (%u high, %llu pixels)",
+                       (unsigned long long)w, (unsigned long long)h, ATLAS_MAX_SIDE,
+                       (unsigned long long)BSPKIT_ATLAS_MAX_PIXELS);
+    *width = (uint32_t)w;
+    *height = (uint32_t)h;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
+                                          bspkit_lightmap_atlas *out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_lightmap_atlas_build: NULL argument");
+    memset(out, 0, sizeof *out);
+    uint32_t style, pad, maxw;
+    bspkit_result r = check_options(opts, &style, &pad, &maxw, err);
+    bool hdr;
+    if (r == BSPKIT_OK)
+        r = choose_hdr(map, opts && opts->hdr, &hdr, err);
+    if (r != BSPKIT_OK)
+        return r;
+    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+    int lump = source ? (hdr ? BSPKIT_S_LIGHTING_HDR : BSPKIT_S_LIGHTING) : BSPKIT_Q_LIGHTING;
+
+    const bspkit_face_lightmap *lm;
+    size_t n;
+    size_t light_size;
+    sampler *sm = calloc(1, sizeof *sm);
+    if (!sm)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
+    sm->family = map->format.family;
+    if ((r = bspkit_get_face_lightmaps(map, hdr, &lm, &n, err)) != BSPKIT_OK ||
+        (r = bspkit_get_lighting(map, hdr, &sm->light, &light_size, err)) != BSPKIT_OK) {
+        free(sm);
+        return r;
+    }
+    if (map->format.family == BSPKIT_FAMILY_QUAKE) {
+        size_t rgb_size;
+        bspkit_error ignore;
+        /* Optional colour: without a usable RGBLIGHTING the grey samples stand. */
+        if (bspkit_bspx_lump(map, "RGBLIGHTING", &sm->rgb, &rgb_size, &ignore) != BSPKIT_OK)
+            sm->rgb = NULL;
+    }
+
+    /* Counts come from lumps already decoded, so these sizes are proven by bytes present. */
+    pack_item *items = malloc((n ? n : 1) * sizeof *items);
+    out->rects = calloc(n ? n : 1, sizeof *out->rects);
+    if (!items || !out->rects) {
+        free(items);
+        free(sm);
+        bspkit_lightmap_atlas_free(out);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "lightmap atlas: out of memory for %zu faces", n);
+    }
+    out->rect_count = n;
+    out->hdr = hdr;
+    size_t k = 0;
+    uint64_t area = 0;
+    uint32_t widest = 1, width = 1, height = 1;
+    r = collect(lm, n, style, pad, maxw, lump, items, &k, &area, &widest, err);
+    if (r == BSPKIT_OK)
+        r = pack(items, k, area, widest, pad, maxw, lump, out->rects, &width, &height, err);
+    free(items);
+    if (r == BSPKIT_OK)
+        r = bspkit_image_alloc(&out->image, width, height, err);
+    if (r != BSPKIT_OK) {
+        free(sm);
+        bspkit_lightmap_atlas_free(out);
+        return r;
+    }
+    for (size_t i = 3; i < (size_t)width * height * 4u; i += 4)
+        out->image.rgba[i] = 255;
+    if (source)
+        build_gamma(sm);
+    for (size_t i = 0; i < n; i++)
+        if (out->rects[i].placed)
+            draw_face(sm, &lm[i], style, pad, &out->rects[i], &out->image);
+    free(sm);
+    return BSPKIT_OK;
+}
+
+void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas)
+{
+    if (!atlas)
+        return;
+    bspkit_image_free(&atlas->image);
+    free(atlas->rects);
+    memset(atlas, 0, sizeof *atlas);
+}
+
+bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face, bspkit_vec3 p,
+                              float uv[2])
+{
+    if (!map || !atlas || !uv || face >= atlas->rect_count || !atlas->rects[face].placed ||
+        atlas->image.width == 0 || atlas->image.height == 0)
+        return false;
+    const bspkit_face_lightmap *lm;
+    size_t n;
+    bspkit_error err;
+    if (bspkit_get_face_lightmaps(map, atlas->hdr, &lm, &n, &err) != BSPKIT_OK || face >= n)
+        return false;
+    const float *vec[2];
+    double scale = 1.0;
+    if (lm[face].decoupled) {
+        const bspkit_bspx_decoupled_lm *d;
+        size_t dn;
+        if (bspkit_bspx_decoupled_lm_get(map, &d, &dn, &err) != BSPKIT_OK || face >= dn)
+            return false;
+        vec[0] = d[face].world_to_lm[0];
+        vec[1] = d[face].world_to_lm[1];
+    } else {
+        const bspkit_face *faces;
+        size_t fn = 0;
+        /* The same face array bspkit_get_face_lightmaps() read. */
+        if (atlas->hdr && bspkit_get_hdr_faces(map, &faces, &fn, &err) != BSPKIT_OK)
+            return false;
+        if (fn == 0 && bspkit_get_faces(map, &faces, &fn, &err) != BSPKIT_OK)
+            return false;
+        const bspkit_texinfo *ti;
+        size_t tn;
+        if (face >= fn || bspkit_get_texinfo(map, &ti, &tn, &err) != BSPKIT_OK || faces[face].texinfo < 0 ||
+            (size_t)faces[face].texinfo >= tn)
+            return false;
+        const bspkit_texinfo *t = &ti[faces[face].texinfo];
+        bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
+        vec[0] = source ? t->lightmap_vecs[0] : t->texture_vecs[0];
+        vec[1] = source ? t->lightmap_vecs[1] : t->texture_vecs[1];
+        scale = source ? 1.0 : 1.0 / 16.0;
+    }
+    const bspkit_atlas_rect *r = &atlas->rects[face];
+    double size[2] = {atlas->image.width, atlas->image.height};
+    double origin[2] = {r->x, r->y};
+    for (int a = 0; a < 2; a++) {
+        double s = ((double)vec[a][0] * p.x + (double)vec[a][1] * p.y + (double)vec[a][2] * p.z + vec[a][3]) * scale -
+                   lm[face].mins[a];
+        uv[a] = (float)((origin[a] + s + 0.5) / size[a]);
+    }
+    return true;
+}

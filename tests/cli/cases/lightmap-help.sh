@@ -1,0 +1,2 @@
+"$BSPKIT" lightmap --help
+"$BSPKIT" --help | grep -E '^  lightmap '
