@@ -33,7 +33,8 @@ typedef struct bspkit_lightmap_atlas {
     bool hdr;                  /**< the HDR lumps were used */
 } bspkit_lightmap_atlas;
 
-/** Largest atlas accepted, in pixels (padding included): 2^26, 256 MiB of RGBA. */
+/** Largest atlas accepted, in pixels (padding included): 2^26, 256 MiB of RGBA. A map's atlas is
+    further limited to 2^22 + 8 x its file size in pixels (hostile faces can share lightmap bytes). */
 #define BSPKIT_ATLAS_MAX_PIXELS (UINT64_C(1) << 26)
 
 /**
@@ -55,7 +56,7 @@ typedef struct bspkit_lightmap_atlas {
  * Errors: BSPKIT_ERR_ARGUMENT for style > 3, padding > 64 or
  * max_width > 32768; BSPKIT_ERR_LIMIT naming the size when a face (with
  * padding) is wider than max_width, when the padded rectangles add up to
- * more than BSPKIT_ATLAS_MAX_PIXELS, or when the atlas would be taller than
+ * more than the pixel limit (BSPKIT_ATLAS_MAX_PIXELS), or when the atlas would be taller than
  * 32768; errors of bspkit_get_face_lightmaps() and bspkit_get_lighting().
  */
 bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,

@@ -12,6 +12,8 @@
 #define ATLAS_MAX_SIDE 32768u
 #define ATLAS_MAX_PADDING 64u
 #define ATLAS_DEFAULT_WIDTH 4096u
+#define ATLAS_BASE_PIXELS (UINT64_C(1) << 22)
+#define ATLAS_PIXELS_PER_FILE_BYTE 8u
 
 /* One rectangle to pack: the face's luxels plus padding on every side. */
 typedef struct pack_item {
@@ -219,7 +221,7 @@ static bspkit_result check_options(const bspkit_atlas_options *o, uint32_t *styl
 /* The faces to place, with padded sizes; fails when one cannot fit or the
  * total passes the pixel limit. */
 static bspkit_result collect(const bspkit_face_lightmap *lm, size_t n, uint32_t style, uint32_t pad, uint32_t maxw,
-                             int lump, pack_item *items, size_t *count, uint64_t *area, uint32_t *widest,
+                             uint64_t max_pixels, int lump, pack_item *items, size_t *count, uint64_t *area, uint32_t *widest,
                              bspkit_error *err)
 {
     size_t k = 0;
@@ -236,10 +238,10 @@ static bspkit_result collect(const bspkit_face_lightmap *lm, size_t n, uint32_t 
                            "lightmap atlas: face %zu lightmap %dx%d (%llux%llu padded) does not fit an atlas %u wide",
                            i, f->width, f->height, (unsigned long long)w, (unsigned long long)h, maxw);
         total += w * h;
-        if (total > BSPKIT_ATLAS_MAX_PIXELS)
+        if (total > max_pixels)
             return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
                            "lightmap atlas: padded lightmaps pass %llu pixels by face %zu",
-                           (unsigned long long)BSPKIT_ATLAS_MAX_PIXELS, i);
+                           (unsigned long long)max_pixels, i);
         items[k++] = (pack_item){(uint32_t)i, (uint32_t)w, (uint32_t)h};
         if (w > wmax)
             wmax = (uint32_t)w;
@@ -252,7 +254,7 @@ static bspkit_result collect(const bspkit_face_lightmap *lm, size_t n, uint32_t 
 
 /* Lays the items out and fills the rectangles; the atlas size comes back. */
 static bspkit_result pack(pack_item *items, size_t k, uint64_t area, uint32_t widest, uint32_t pad, uint32_t maxw,
-                          int lump, bspkit_atlas_rect *rects, uint32_t *width, uint32_t *height, bspkit_error *err)
+                          uint64_t max_pixels, int lump, bspkit_atlas_rect *rects, uint32_t *width, uint32_t *height, bspkit_error *err)
 {
     /* About square: the padded area's square root, never narrower than the widest face. */
     uint64_t w = (uint64_t)ceil(sqrt((double)area));
@@ -283,11 +285,10 @@ static bspkit_result pack(pack_item *items, size_t k, uint64_t area, uint32_t wi
     free(segs);
     if (h == 0)
         h = 1;
-    if (h > ATLAS_MAX_SIDE || w * h > BSPKIT_ATLAS_MAX_PIXELS)
+    if (h > ATLAS_MAX_SIDE || w * h > max_pixels)
         return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
                        "lightmap atlas: %llux%llu luxels is over the limit (%u high, %llu pixels)",
-                       (unsigned long long)w, (unsigned long long)h, ATLAS_MAX_SIDE,
-                       (unsigned long long)BSPKIT_ATLAS_MAX_PIXELS);
+                       (unsigned long long)w, (unsigned long long)h, ATLAS_MAX_SIDE, (unsigned long long)max_pixels);
     *width = (uint32_t)w;
     *height = (uint32_t)h;
     return BSPKIT_OK;
@@ -344,9 +345,14 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     size_t k = 0;
     uint64_t area = 0;
     uint32_t widest = 1, width = 1, height = 1;
-    r = collect(lm, n, style, pad, maxw, lump, items, &k, &area, &widest, err);
+    /* Faces may share lightmap bytes, so the luxel total is not bounded by the
+     * lump: the image is bounded by the file size instead. */
+    uint64_t max_pixels = ATLAS_BASE_PIXELS + (uint64_t)map->size * ATLAS_PIXELS_PER_FILE_BYTE;
+    if (max_pixels > BSPKIT_ATLAS_MAX_PIXELS)
+        max_pixels = BSPKIT_ATLAS_MAX_PIXELS;
+    r = collect(lm, n, style, pad, maxw, max_pixels, lump, items, &k, &area, &widest, err);
     if (r == BSPKIT_OK)
-        r = pack(items, k, area, widest, pad, maxw, lump, out->rects, &width, &height, err);
+        r = pack(items, k, area, widest, pad, maxw, max_pixels, lump, out->rects, &width, &height, err);
     free(items);
     if (r == BSPKIT_OK)
         r = bspkit_image_alloc(&out->image, width, height, err);
