@@ -609,8 +609,9 @@ static void test_arguments(void **state)
     bspkit_free_buffer(bytes);
 }
 
-/* `faces` faces sharing one 256x256 lightmap: each is in range on its own. */
-static bspkit_map *shared_lightmap(int faces, uint8_t **bytes)
+/* `faces` faces sharing one 256x256 lightmap: each is in range on its own.
+ * `filler` bytes of an unread lump make the file (and so its atlas limit) larger. */
+static bspkit_map *shared_lightmap(int faces, size_t filler, uint8_t **bytes)
 {
     enum { SIDE = 256 };
     bspkit_builder *b;
@@ -631,6 +632,11 @@ static bspkit_map *shared_lightmap(int faces, uint8_t **bytes)
     CHECK(bspkit_builder_set_texinfo(b, &ti, 1, ERR));
     CHECK(bspkit_builder_set_faces(b, f, (size_t)faces, ERR));
     CHECK(bspkit_builder_set_lighting(b, false, light, 4 + SIDE * SIDE * 4, ERR));
+    uint8_t *zeros = calloc(filler ? filler : 1, 1);
+    assert_non_null(zeros);
+    if (filler)
+        CHECK(bspkit_builder_set_lump(b, BSPKIT_S_PAKFILE, zeros, filler, 0, ERR));
+    free(zeros);
     size_t size;
     bspkit_write_options wo = {0};
     CHECK(bspkit_builder_write(b, &wo, bytes, &size, ERR));
@@ -649,7 +655,7 @@ static void test_hostile_total(void **state)
     /* (256 + 2)^2 * 1100 = 73 million padded luxels > 2^26. */
     assert_true((uint64_t)258 * 258 * 1100 > BSPKIT_ATLAS_MAX_PIXELS);
     uint8_t *bytes;
-    bspkit_map *m = shared_lightmap(1100, &bytes);
+    bspkit_map *m = shared_lightmap(1100, 0, &bytes);
     bspkit_lightmap_atlas a;
     assert_int_equal(bspkit_lightmap_atlas_build(m, NULL, &a, ERR), BSPKIT_ERR_LIMIT);
     assert_int_equal(g_err.lump, BSPKIT_S_LIGHTING);
@@ -665,8 +671,16 @@ static void test_hostile_height(void **state)
     /* 140 * 258^2 = 9.3 million pixels, but in an atlas 300 wide one face per row: 140 * 258 = 36120 rows. */
     assert_true((uint64_t)258 * 258 * 140 < BSPKIT_ATLAS_MAX_PIXELS);
     uint8_t *bytes;
-    bspkit_map *m = shared_lightmap(140, &bytes);
+    bspkit_map *m = shared_lightmap(140, 0, &bytes);
     bspkit_lightmap_atlas a;
+    /* In a file of about 270 KB the limit is 2^22 + 8 * size, about 6.3 million pixels: refused. */
+    assert_int_equal(bspkit_lightmap_atlas_build(m, NULL, &a, ERR), BSPKIT_ERR_LIMIT);
+    assert_non_null(strstr(g_err.message, "pixels"));
+    assert_null(a.image.rgba);
+    bspkit_close(m);
+    bspkit_free_buffer(bytes);
+    /* With 1 MiB more file the same faces fit the limit. */
+    m = shared_lightmap(140, 1u << 20, &bytes);
     bspkit_atlas_options o = {0};
     o.max_width = 300;
     assert_int_equal(bspkit_lightmap_atlas_build(m, &o, &a, ERR), BSPKIT_ERR_LIMIT);
