@@ -15,6 +15,8 @@ static const cli_command COMMANDS[] = {
     {"convert", "re-save a map: LZMA on/off, byte order, Blue Shift lump order", cmd_convert, cmd_convert_help},
     {"vis", "leaf, cluster and visible/audible counts at a point, or PVS statistics", cmd_vis, cmd_vis_help},
     {"contents", "contents of a point in a collision hull, with flag names", cmd_contents, cmd_contents_help},
+    {"tex", "list a map's textures (embedded, WAD, pakfile) or extract them as PNG", cmd_tex, cmd_tex_help},
+    {"wad", "list a WAD2/WAD3 texture file or extract its images as PNG", cmd_wad, cmd_wad_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 
