@@ -102,6 +102,8 @@ static bspkit_result parse_header(const uint8_t *d, size_t size, vtf_layout *l, 
     if (size < 16)
         return vtf_fail(err, size ? BSPKIT_ERR_TRUNCATED : BSPKIT_ERR_EMPTY, size, "%zu bytes cannot hold a header",
                         size);
+    if (memcmp(d, "VTFX", 4) == 0)
+        return vtf_fail(err, BSPKIT_ERR_UNSUPPORTED, 0, "Xbox 360 / PS3 VTF (\"VTFX\") files are not read");
     if (memcmp(d, "VTF\0", 4) != 0)
         return vtf_fail(err, BSPKIT_ERR_UNKNOWN_FORMAT, 0, "not a VTF file (no \"VTF\" signature)");
     bspkit_vtf_info *in = &l->info;
