@@ -282,9 +282,9 @@ static void decode_dxt(const uint8_t *src, int32_t format, bspkit_image *img)
     }
 }
 
-static void decode_pixel(const uint8_t *s, int32_t format, uint8_t *px)
+static void decode_pixel(const uint8_t *s, size_t bytes, int32_t format, uint8_t *px)
 {
-    uint16_t v = rd_le16(s);
+    uint16_t v = bytes == 2 ? rd_le16(s) : 0; /* the word of the 16-bit formats */
     px[3] = 255;
     switch (format) {
     case FMT_RGBA8888: px[0] = s[0]; px[1] = s[1]; px[2] = s[2]; px[3] = s[3]; break;
@@ -357,7 +357,7 @@ bspkit_result bspkit_vtf_decode(const void *data, size_t size, bspkit_image *out
     } else {
         size_t n = (size_t)in->width * in->height;
         for (size_t i = 0; i < n; i++)
-            decode_pixel(src + i * f->bytes, in->format, out->rgba + 4 * i);
+            decode_pixel(src + i * f->bytes, f->bytes, in->format, out->rgba + 4 * i);
     }
     return BSPKIT_OK;
 }
