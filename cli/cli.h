@@ -50,6 +50,10 @@ int cmd_contents(int argc, char **argv);
 void cmd_contents_help(FILE *out);
 int cmd_lightmap(int argc, char **argv);
 void cmd_lightmap_help(FILE *out);
+int cmd_tex(int argc, char **argv);
+void cmd_tex_help(FILE *out);
+int cmd_wad(int argc, char **argv);
+void cmd_wad_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */
@@ -107,6 +111,19 @@ json_t *cli_json_point(bspkit_vec3 p);
 /* Set obj[key] = value (taking the reference); false when either is NULL or on allocation failure, so a
  * chain of calls needs one check. */
 bool cli_json_set(json_t *obj, const char *key, json_t *value);
+
+/* ---- cmd_tex.c: PNG output shared with cmd_wad.c ---- */
+struct bspkit_image;
+/* A texture name as a relative PNG path: '/' and '\\' separate folders, "." and ".." and empty components are
+ * dropped, '*' becomes '#', other characters file systems refuse become '_'; -1 when nothing is left or it does
+ * not fit in `cap`. */
+int cli_png_name(const char *name, char *out, size_t cap);
+/* mkdir -p for an output directory the user named; 0 or -1 (errno set). */
+int cli_make_dir(const char *path);
+/* Write `img` as DIR/REL, creating REL's folders; folders that are symbolic links are refused. Errors printed. */
+int cli_write_png_under(const char *dir, const char *rel, const struct bspkit_image *img);
+/* True when `name` equals one of names[0..count) ignoring ASCII case. */
+bool cli_name_seen(char **names, size_t count, const char *name);
 
 /* ---- main.c ---- */
 /* True when argv holds -h or --help. */

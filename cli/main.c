@@ -17,6 +17,8 @@ static const cli_command COMMANDS[] = {
     {"contents", "contents of a point in a collision hull, with flag names", cmd_contents, cmd_contents_help},
     {"lightmap", "pack the lightmaps into one PNG atlas, with a JSON of face rectangles", cmd_lightmap,
      cmd_lightmap_help},
+    {"tex", "list a map's textures (embedded, WAD, pakfile) or extract them as PNG", cmd_tex, cmd_tex_help},
+    {"wad", "list a WAD2/WAD3 texture file or extract its images as PNG", cmd_wad, cmd_wad_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -1,0 +1,27 @@
+/* Shared by the texture decoders (miptex, WAD, map textures). Not public. */
+#ifndef BSPKIT_MEDIA_TEXTURE_INTERNAL_H
+#define BSPKIT_MEDIA_TEXTURE_INTERNAL_H
+
+#include "bspkit/image.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Quake's gfx/palette.lmp: 256 RGB triples. */
+extern const uint8_t bk_quake_palette[768];
+
+/* Largest miptex/qpic side accepted; larger ones are treated as malformed. */
+#define BK_TEX_MAX_SIDE 16384u
+
+/* True when a texture name asks for index 255 to be transparent ('{' names). */
+static inline bool bk_tex_transparent_name(const char *name) { return name && name[0] == '{'; }
+
+/* Expand `width * height` palette indices to RGBA. Indices at or above
+ * `colours` (a short palette) become opaque black; with `transparent`,
+ * index 255 becomes transparent black. The caller has range-checked
+ * `indices` and `palette` (colours * 3 bytes). */
+bspkit_result bk_paletted_to_rgba(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
+                                  size_t colours, bool transparent, bspkit_image *out, bspkit_error *err);
+
+#endif
