@@ -48,6 +48,8 @@ int cmd_vis(int argc, char **argv);
 void cmd_vis_help(FILE *out);
 int cmd_contents(int argc, char **argv);
 void cmd_contents_help(FILE *out);
+int cmd_export(int argc, char **argv);
+void cmd_export_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

@@ -15,6 +15,7 @@ static const cli_command COMMANDS[] = {
     {"convert", "re-save a map: LZMA on/off, byte order, Blue Shift lump order", cmd_convert, cmd_convert_help},
     {"vis", "leaf, cluster and visible/audible counts at a point, or PVS statistics", cmd_vis, cmd_vis_help},
     {"contents", "contents of a point in a collision hull, with flag names", cmd_contents, cmd_contents_help},
+    {"export", "write the geometry as glTF 2.0 (.glb/.gltf) or OBJ", cmd_export, cmd_export_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 
