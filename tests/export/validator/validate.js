@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Validate glTF/GLB files with the Khronos glTF validator.
 //   node validate.js FILE...
-// Prints one summary line per file and every error (warnings and infos are
-// printed too, marked as such). Exits 1 when any file has an error or cannot
+// Prints one summary line per file, every error and warning, and the
+// number of infos and hints per code. Exits 1 when any file has an error or cannot
 // be read, 2 when the validator is not installed.
 'use strict';
 const fs = require('fs');
@@ -32,10 +32,15 @@ async function validate(file) {
   });
   const is = report.issues;
   console.log(`${file}: ${is.numErrors} errors, ${is.numWarnings} warnings, ${is.numInfos} infos, ${is.numHints} hints`);
+  const quiet = {};
   for (const m of is.messages) {
     if (m.severity <= 1)
       console.log(`  ${SEVERITY[m.severity]} ${m.code} ${m.pointer || ''}: ${m.message}`);
+    else
+      quiet[m.code] = (quiet[m.code] || 0) + 1;
   }
+  for (const code of Object.keys(quiet))
+    console.log(`  ${quiet[code]} x ${code}`);
   return is.numErrors;
 }
 
