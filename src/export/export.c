@@ -162,7 +162,11 @@ static bspkit_result export_obj(const bk_xmesh *mesh, const char *path, const bs
     char *mtl_path = sibling(path, ".mtl");
     if (!mtl_path)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    const char *slash = strrchr(mtl_path, '/');
+    /* `mtllib` ends its file name at a blank, so the .mtl gets none. */
+    char *slash = strrchr(mtl_path, '/');
+    for (char *c = slash ? slash + 1 : mtl_path; *c; c++)
+        if (*c == ' ' || *c == '\t')
+            *c = '_';
     bk_obj_doc doc;
     double scale = opts && opts->scale > 0 ? opts->scale : 1.0;
     bspkit_result r = bk_obj_build(mesh, scale, opts && opts->obj_y_up, slash ? slash + 1 : mtl_path, &doc, st, err);
