@@ -53,6 +53,7 @@ test-asan: deps
 # BENCH_MAPS: files or directories to measure (default: ../shared/maps).
 bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
+	./$(BUILD_DIR)/bench/bench_export $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at

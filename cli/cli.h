@@ -54,6 +54,8 @@ int cmd_tex(int argc, char **argv);
 void cmd_tex_help(FILE *out);
 int cmd_wad(int argc, char **argv);
 void cmd_wad_help(FILE *out);
+int cmd_export(int argc, char **argv);
+void cmd_export_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

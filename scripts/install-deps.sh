@@ -4,10 +4,14 @@
 #   scripts/install-deps.sh          build + test dependencies (test tools: xz, Info-ZIP zip/unzip,
 #                                    jq and python3 check outputs independently of bspkit)
 #   scripts/install-deps.sh --fuzz   also clang and its libFuzzer runtime
+# Also installs the Khronos glTF validator (npm package pinned in
+# tests/export/validator/package-lock.json) with `npm ci`, and Debian's nodejs
+# and npm first when `node` is missing.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev
           xz-utils zip unzip jq python3)
+command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
@@ -16,8 +20,16 @@ for arg in "$@"; do
   esac
 done
 
+validator_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/export/validator"
+install_validator() {
+  [ -d "$validator_dir/node_modules/gltf-validator" ] && return 0
+  echo "install-deps.sh: installing the glTF validator (npm ci in $validator_dir)"
+  (cd "$validator_dir" && npm ci --no-audit --no-fund --silent)
+}
+
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps.sh: not a Debian-based system; install these yourself: ${packages[*]}" >&2
+  if command -v npm >/dev/null 2>&1; then install_validator; fi
   exit 0
 fi
 
@@ -26,7 +38,10 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  install_validator
+  exit 0
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
   sudo=()
@@ -41,3 +56,4 @@ echo "install-deps.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_validator

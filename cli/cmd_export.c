@@ -1,0 +1,187 @@
+/* bspkit export: map geometry to glTF 2.0 (.glb / .gltf + .bin) or OBJ. */
+#include "cli.h"
+
+#include "bspkit/export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cmd_export_help(FILE *out)
+{
+    fprintf(out,
+            "usage: bspkit export MAP -o OUT.glb|OUT.gltf|OUT.obj [options]\n"
+            "\n"
+            "Write the map's brush geometry (world and every brush model, with Source\n"
+            "displacements) as triangles grouped per texture, one material per texture\n"
+            "name, with normals and texture coordinates.\n"
+            "\n"
+            "glTF (.glb, or .gltf with a .bin beside it): Y-up, metres; a map point\n"
+            "(x, y, z) becomes (x, z, -y) * 0.0254 unless --scale is given. One node per\n"
+            "model: \"worldspawn\", and brush entities named by targetname (else\n"
+            "classname) plus \"*N\", placed by the entity's origin (and, in Source maps,\n"
+            "its angles). Point entities and Source static props become empty nodes with\n"
+            "their position and rotation. Entity key/values are in each node's extras\n"
+            "(a repeated key holds an array of its values); prop nodes carry model,\n"
+            "skin, solid, flags and fade distances.\n"
+            "\n"
+            "OBJ (.obj with a .mtl beside it): map axes and units, each brush model\n"
+            "moved to its entity's place; --obj-y-up converts axes as glTF does.\n"
+            "\n"
+            "options:\n"
+            "  -o FILE          output file; the extension selects the format\n"
+            "  --scale S        multiply positions by S (glTF default 0.0254, OBJ 1)\n"
+            "  --skip LIST      leave out faces, comma-separated: tool (clip, skip, hint,\n"
+            "                   origin, trigger, nodraw, null, aaatrigger, tools/*, and\n"
+            "                   Source hint/skip/trigger surfaces), sky, trigger\n"
+            "                   (trigger_* entities), nodraw (Source SURF_NODRAW), all\n"
+            "  --no-textures    do not write texture images\n"
+            "  --no-lightmaps   no lightmap atlas and no second texture coordinate set\n"
+            "  --obj-y-up       OBJ: convert to Y-up\n"
+            "  --wad PATH       directory or WAD file searched for GoldSrc textures\n"
+            "                   (may be repeated)\n"
+            "  --json           print the export statistics as JSON\n"
+            "  -h, --help       show this help\n"
+            "\n"
+            "exit codes:\n"
+            "  0   exported\n"
+            "  1   the map's geometry is malformed (the error names the lump and offset)\n"
+            "  2   the map could not be read or the output could not be written\n"
+            "  64  usage error\n");
+}
+
+static int parse_skip(const char *list, uint32_t *skip)
+{
+    static const struct { const char *name; uint32_t bit; } NAMES[] = {
+        {"tool", BSPKIT_SKIP_TOOL}, {"sky", BSPKIT_SKIP_SKY}, {"trigger", BSPKIT_SKIP_TRIGGER},
+        {"nodraw", BSPKIT_SKIP_NODRAW},
+        {"all", BSPKIT_SKIP_TOOL | BSPKIT_SKIP_SKY | BSPKIT_SKIP_TRIGGER | BSPKIT_SKIP_NODRAW}, {"none", 0}};
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0;
+        for (; i < sizeof NAMES / sizeof NAMES[0]; i++)
+            if (strlen(NAMES[i].name) == n && strncmp(p, NAMES[i].name, n) == 0)
+                break;
+        if (i == sizeof NAMES / sizeof NAMES[0]) {
+            cli_usage_error("export", "unknown --skip kind '%.*s' (tool, sky, trigger, nodraw, all, none)", (int)n, p);
+            return -1;
+        }
+        *skip |= NAMES[i].bit;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static int print_stats(const char *map_path, const char *out, const bspkit_export_stats *s, bool json)
+{
+    if (!json) {
+        printf("%s -> %s: %zu %s, %zu %s (%zu %s), %zu %s, %zu vertices, %zu %s, %zu %s, %zu bytes\n", map_path,
+               out, s->nodes, cli_plural(s->nodes, "node", "nodes"), s->faces, cli_plural(s->faces, "face", "faces"),
+               s->displacements, cli_plural(s->displacements, "displacement", "displacements"), s->triangles,
+               cli_plural(s->triangles, "triangle", "triangles"), s->vertices, s->materials,
+               cli_plural(s->materials, "material", "materials"), s->props, cli_plural(s->props, "prop", "props"),
+               s->bytes_written);
+        return cli_finish_output() == 0 ? CLI_EXIT_OK : CLI_EXIT_UNREADABLE;
+    }
+    json_t *o = json_object();
+    const struct { const char *key; size_t value; } rows[] = {
+        {"nodes", s->nodes}, {"faces", s->faces}, {"triangles", s->triangles}, {"vertices", s->vertices},
+        {"displacements", s->displacements}, {"materials", s->materials}, {"images", s->images},
+        {"missing_textures", s->missing_textures}, {"props", s->props}, {"bytes_written", s->bytes_written}};
+    bool ok = cli_json_set(o, "map", cli_json_string(map_path)) && cli_json_set(o, "output", cli_json_string(out));
+    for (size_t i = 0; ok && i < sizeof rows / sizeof rows[0]; i++)
+        ok = cli_json_set(o, rows[i].key, json_integer((json_int_t)rows[i].value));
+    if (!ok) {
+        json_decref(o);
+        o = NULL;
+    }
+    return cli_print_json(o);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *out = NULL, *map_path = NULL;
+    bspkit_export_options opts = {0};
+    bool json = false;
+    const char **wads = calloc((size_t)argc, sizeof *wads);
+    if (!wads)
+        return CLI_EXIT_UNREADABLE;
+    int rc = CLI_EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if ((m = cli_option_value(argc, argv, &i, "-o", &v)) != 0) {
+            if (m < 0) {
+                cli_usage_error("export", "-o needs a file name");
+                goto done;
+            }
+            out = v;
+        } else if ((m = cli_option_value(argc, argv, &i, "--scale", &v)) != 0) {
+            char *end;
+            double s = m > 0 ? strtod(v, &end) : 0;
+            if (m < 0 || end == v || *end != '\0' || !isfinite(s) || s <= 0) {
+                cli_usage_error("export", "--scale needs a positive number");
+                goto done;
+            }
+            opts.scale = s;
+        } else if ((m = cli_option_value(argc, argv, &i, "--skip", &v)) != 0) {
+            if (m < 0) {
+                cli_usage_error("export", "--skip needs a list (tool,sky,trigger,nodraw)");
+                goto done;
+            }
+            if (parse_skip(v, &opts.skip) != 0)
+                goto done;
+        } else if ((m = cli_option_value(argc, argv, &i, "--wad", &v)) != 0) {
+            if (m < 0) {
+                cli_usage_error("export", "--wad needs a path");
+                goto done;
+            }
+            wads[opts.wad_path_count++] = v;
+        } else if (strcmp(argv[i], "--no-textures") == 0) {
+            opts.no_textures = true;
+        } else if (strcmp(argv[i], "--no-lightmaps") == 0) {
+            opts.no_lightmaps = true;
+        } else if (strcmp(argv[i], "--obj-y-up") == 0) {
+            opts.obj_y_up = true;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            cli_usage_error("export", "unknown option '%s'", argv[i]);
+            goto done;
+        } else if (map_path) {
+            cli_usage_error("export", "expected one MAP, got '%s' too", argv[i]);
+            goto done;
+        } else {
+            map_path = argv[i];
+        }
+    }
+    if (!map_path || !out) {
+        cli_usage_error("export", !map_path ? "expected a MAP" : "-o OUT.glb|OUT.gltf|OUT.obj is required");
+        goto done;
+    }
+    opts.wad_paths = wads;
+    bspkit_export_stats stats;
+    bspkit_error err;
+    bspkit_map *map;
+    if (cli_open_map(map_path, &map) != 0) {
+        rc = CLI_EXIT_UNREADABLE;
+        goto done;
+    }
+    bspkit_result r = bspkit_export(map, out, &opts, &stats, &err);
+    if (r == BSPKIT_OK) {
+        rc = print_stats(map_path, out, &stats, json);
+    } else if (r == BSPKIT_ERR_ARGUMENT) {
+        cli_usage_error("export", "%s", err.message);
+    } else {
+        bool write_failed = r == BSPKIT_ERR_IO;
+        cli_report_error(write_failed ? out : map_path, &err);
+        rc = write_failed || r == BSPKIT_ERR_NOMEM ? CLI_EXIT_UNREADABLE : CLI_EXIT_INVALID;
+    }
+    bspkit_close(map);
+done:
+    free(wads);
+    return rc;
+}

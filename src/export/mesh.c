@@ -1,0 +1,807 @@
+/* Export mesh builder: faces of each model as fan triangles (displacements as
+ * their displaced grids), grouped per material, plus the nodes that place
+ * models, entities and static props. Every index taken from the file is
+ * checked before use; growth is charged against the map's memory limit. */
+#include "export/mesh.h"
+
+#include "bspkit/displacement.h"
+#include "bspkit/export.h"
+#include "bspkit/props.h"
+#include "core/map.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define PI 3.14159265358979323846
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* Grows *items (elem bytes each) to hold `need`, charging the growth to the
+ * export's budget so a hostile face list cannot run the process out of memory. */
+static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, size_t elem, int lump,
+                          bspkit_error *err)
+{
+    if (need <= *cap)
+        return BSPKIT_OK;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "export mesh too large");
+        ncap *= 2;
+    }
+    if (ncap > SIZE_MAX / elem)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "export mesh too large");
+    uint64_t add = (uint64_t)(ncap - *cap) * elem;
+    if (m->bytes + add > m->budget)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
+                       "export needs more than the memory limit of %llu bytes", (unsigned long long)m->budget);
+    void *p = realloc(*items, ncap * elem);
+    if (!p)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "out of memory building the export mesh");
+    m->bytes += add;
+    *items = p;
+    *cap = ncap;
+    return BSPKIT_OK;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ---- vectors ------------------------------------------------------------ */
+
+static void cross(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static bool normalize(double v[3])
+{
+    double len = sqrt(dot3(v, v));
+    if (!(len > 1e-12) || !isfinite(len))
+        return false;
+    v[0] /= len;
+    v[1] /= len;
+    v[2] /= len;
+    return true;
+}
+
+static void to_d(bspkit_vec3 v, double out[3])
+{
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+}
+
+void bk_angles_quat(double pitch, double yaw, double roll, double q[4])
+{
+    double hp = pitch * PI / 360.0, hy = yaw * PI / 360.0, hr = roll * PI / 360.0;
+    double cp = cos(hp), sp = sin(hp), cy = cos(hy), sy = sin(hy), cr = cos(hr), sr = sin(hr);
+    /* qz(yaw) * qy(pitch) * qx(roll) */
+    q[0] = cy * cp * sr - sy * sp * cr;
+    q[1] = cy * sp * cr + sy * cp * sr;
+    q[2] = sy * cp * cr - cy * sp * sr;
+    q[3] = cy * cp * cr + sy * sp * sr;
+}
+
+void bk_quat_rotate(const double q[4], const double v[3], double out[3])
+{
+    /* v + 2w(u x v) + 2 u x (u x v), u = q.xyz */
+    double u[3] = {q[0], q[1], q[2]}, t[3], t2[3];
+    cross(u, v, t);
+    for (int i = 0; i < 3; i++)
+        t[i] *= 2.0;
+    cross(u, t, t2);
+    for (int i = 0; i < 3; i++)
+        out[i] = v[i] + q[3] * t[i] + t2[i];
+}
+
+/* ---- skip rules --------------------------------------------------------- */
+
+static bool is_tool_name(const char *name)
+{
+    static const char *const TOOLS[] = {"clip", "skip", "hint", "origin", "aaatrigger", "null", "nodraw", "trigger"};
+    for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++)
+        if (strcasecmp(name, TOOLS[i]) == 0)
+            return true;
+    return strncasecmp(name, "tools/", 6) == 0 || strncasecmp(name, "tools\\", 6) == 0;
+}
+
+bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32_t flags)
+{
+    bool source = family == BSPKIT_FAMILY_SOURCE;
+    if ((skip & BSPKIT_SKIP_TOOL) &&
+        (is_tool_name(name) || (source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER)))))
+        return true;
+    if (skip & BSPKIT_SKIP_SKY) {
+        if (source && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
+            return true;
+        /* Quake draws every "sky*" texture as sky; GoldSrc only the one named "sky". */
+        if (family == BSPKIT_FAMILY_QUAKE && strncasecmp(name, "sky", 3) == 0)
+            return true;
+        if (family == BSPKIT_FAMILY_GOLDSRC && strcasecmp(name, "sky") == 0)
+            return true;
+    }
+    if ((skip & BSPKIT_SKIP_NODRAW) && source && (flags & BK_SURF_NODRAW))
+        return true;
+    return false;
+}
+
+/* ---- materials ---------------------------------------------------------- */
+
+typedef struct builder {
+    bspkit_map *map;
+    bk_xmesh *m;
+    bk_xmesh_options opts;
+    const bspkit_face *faces;
+    size_t face_count;
+    int face_lump;
+    const bspkit_plane *planes;
+    size_t plane_count;
+    const bspkit_vec3 *verts;
+    size_t vert_count;
+    const bspkit_edge *edges;
+    size_t edge_count;
+    const int32_t *surfedges;
+    size_t surfedge_count;
+    const bspkit_texinfo *texinfo;
+    size_t texinfo_count;
+    const bspkit_dispinfo *dispinfo;
+    size_t dispinfo_count;
+    int32_t *texture_material; /* texture index -> material */
+    size_t texture_count;
+    size_t material_cap;
+    size_t *prim_of;           /* material -> primitive index + 1 in the current model, 0 = none */
+    size_t prim_of_cap;
+    double *poly;              /* scratch polygon, 3 doubles per corner */
+    size_t poly_cap;
+} builder;
+
+static bspkit_result add_material(builder *b, const char *name, int32_t texture, uint32_t w, uint32_t h,
+                                  int32_t *index, bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    for (size_t i = 0; i < m->material_count; i++) {
+        if (strcmp(m->materials[i].name, name) == 0) {
+            *index = (int32_t)i;
+            return BSPKIT_OK;
+        }
+    }
+    bspkit_result r = grow(m, (void **)&m->materials, &b->material_cap, m->material_count + 1, sizeof *m->materials,
+                           BSPKIT_Q_TEXTURES, err);
+    if (r != BSPKIT_OK)
+        return r;
+    char *copy = dup_str(name);
+    if (!copy)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    if (w == 0 || h == 0)
+        m->zero_size_textures++;
+    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1};
+    *index = (int32_t)m->material_count++;
+    return BSPKIT_OK;
+}
+
+/* One material per distinct texture name; texture_material maps each
+ * miptex / texdata index to it. */
+static bspkit_result load_textures(builder *b, bspkit_error *err)
+{
+    bspkit_map *map = b->map;
+    bspkit_result r;
+    const bspkit_miptex *mip = NULL;
+    const bspkit_texdata *td = NULL;
+    size_t n = 0;
+    bool source = b->m->family == BSPKIT_FAMILY_SOURCE;
+    if (source)
+        r = bspkit_get_texdata(map, &td, &n, err);
+    else
+        r = bspkit_get_miptex(map, &mip, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    size_t cap = 0;
+    if ((r = grow(b->m, (void **)&b->texture_material, &cap, n + 1, sizeof(int32_t), -1, err)) != BSPKIT_OK)
+        return r;
+    b->texture_count = n;
+    for (size_t i = 0; i < n; i++) {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "missing_%zu", i);
+        const char *name;
+        uint32_t w, h;
+        if (source) {
+            name = bspkit_texdata_name(map, i);
+            w = td[i].width > 0 ? (uint32_t)td[i].width : 0;
+            h = td[i].height > 0 ? (uint32_t)td[i].height : 0;
+        } else {
+            name = mip[i].lump_offset >= 0 ? mip[i].name : NULL;
+            w = mip[i].width;
+            h = mip[i].height;
+        }
+        if (!name || !name[0])
+            name = fallback;
+        if ((r = add_material(b, name, (int32_t)i, w, h, &b->texture_material[i], err)) != BSPKIT_OK)
+            return r;
+    }
+    return BSPKIT_OK;
+}
+
+/* Material of a texinfo whose texture index lies outside the texture list. */
+static bspkit_result missing_material(builder *b, int32_t texture, int32_t *index, bspkit_error *err)
+{
+    char name[32];
+    snprintf(name, sizeof name, "missing_%lld", (long long)texture);
+    return add_material(b, name, -1, 1, 1, index, err);
+}
+
+/* ---- primitives --------------------------------------------------------- */
+
+static bspkit_result prim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t material, bk_xprim **out,
+                              bspkit_error *err)
+{
+    if (material >= b->prim_of_cap) {
+        size_t old = b->prim_of_cap;
+        bspkit_result r = grow(b->m, (void **)&b->prim_of, &b->prim_of_cap, (size_t)material + 1,
+                               sizeof *b->prim_of, -1, err);
+        if (r != BSPKIT_OK)
+            return r;
+        memset(b->prim_of + old, 0, (b->prim_of_cap - old) * sizeof *b->prim_of);
+    }
+    if (b->prim_of[material] == 0) {
+        bspkit_result r = grow(b->m, (void **)&xm->prims, prim_cap, xm->prim_count + 1, sizeof *xm->prims, -1, err);
+        if (r != BSPKIT_OK)
+            return r;
+        memset(&xm->prims[xm->prim_count], 0, sizeof *xm->prims);
+        xm->prims[xm->prim_count].material = material;
+        b->prim_of[material] = ++xm->prim_count;
+    }
+    *out = &xm->prims[b->prim_of[material] - 1];
+    return BSPKIT_OK;
+}
+
+static void texture_uv(const bspkit_texinfo *ti, const bk_xmaterial *mat, const double p[3], float uv[2])
+{
+    const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
+    uv[0] = (float)((s[0] * p[0] + s[1] * p[1] + s[2] * p[2] + s[3]) / mat->width);
+    uv[1] = (float)((t[0] * p[0] + t[1] * p[1] + t[2] * p[2] + t[3]) / mat->height);
+}
+
+static bspkit_result face_fail(builder *b, bspkit_error *err, size_t face, const char *fmt, long long value)
+{
+    uint32_t rs = b->map->lumps[b->face_lump].layout.record_size;
+    uint64_t ofs = (uint64_t)face * rs;
+    char what[120];
+    snprintf(what, sizeof what, fmt, value);
+    return bk_fail(err, BSPKIT_ERR_INDEX, b->face_lump, bk_file_offset(b->map, b->face_lump, ofs), (int64_t)ofs,
+                   "%s record %zu: %s", bk_lump_name(b->map, b->face_lump), face, what);
+}
+
+/* The face's polygon into b->poly; fails naming the face on a bad index. */
+static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, bspkit_error *err)
+{
+    if (f->first_edge < 0 || !range_ok((uint64_t)f->first_edge, (uint64_t)f->num_edges, b->surfedge_count))
+        return face_fail(b, err, fi, "surfedges from %lld lie outside SURFEDGES", f->first_edge);
+    bspkit_result r = grow(b->m, (void **)&b->poly, &b->poly_cap, (size_t)f->num_edges * 3, sizeof(double),
+                           BSPKIT_Q_SURFEDGES, err);
+    if (r != BSPKIT_OK)
+        return r;
+    for (int32_t k = 0; k < f->num_edges; k++) {
+        int64_t se = b->surfedges[f->first_edge + k];
+        uint64_t e = (uint64_t)(se < 0 ? -se : se);
+        if (e >= b->edge_count)
+            return face_fail(b, err, fi, "uses edge %lld outside EDGES", (long long)e);
+        uint32_t v = b->edges[e].v[se < 0 ? 1 : 0];
+        if (v >= b->vert_count)
+            return face_fail(b, err, fi, "uses vertex %lld outside VERTEXES", v);
+        to_d(b->verts[v], &b->poly[(size_t)k * 3]);
+    }
+    return BSPKIT_OK;
+}
+
+/* Appends vertex data (the caller has grown the arrays); false when the
+ * position is not finite, which no writer can represent. */
+static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], uint32_t face)
+{
+    if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]) || fabs(pos[0]) > 1e30 ||
+        fabs(pos[1]) > 1e30 || fabs(pos[2]) > 1e30)
+        return false;
+    bk_xvertex *v = &p->verts[p->vert_count++];
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < 3; i++) {
+        v->pos[i] = (float)pos[i];
+        v->normal[i] = (float)n[i];
+    }
+    /* Broken texture vectors give no usable coordinate; 0 keeps the file valid. */
+    v->uv0[0] = isfinite(uv[0]) ? uv[0] : 0.0f;
+    v->uv0[1] = isfinite(uv[1]) ? uv[1] : 0.0f;
+    v->face = face;
+    return true;
+}
+
+static bspkit_result reserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err)
+{
+    bspkit_result r;
+    if (p->vert_count + verts > UINT32_MAX)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "more than 2^32 vertices in one primitive");
+    if ((r = grow(b->m, (void **)&p->verts, &p->vert_cap, p->vert_count + verts, sizeof *p->verts, -1, err)) !=
+        BSPKIT_OK)
+        return r;
+    return grow(b->m, (void **)&p->indices, &p->index_cap, p->index_count + indices, sizeof *p->indices, -1, err);
+}
+
+static bspkit_result emit_polygon(builder *b, bk_xprim *p, size_t fi, const bspkit_texinfo *ti,
+                                  const bk_xmaterial *mat, const double normal[3], int32_t n, bspkit_error *err)
+{
+    bspkit_result r = reserve(b, p, (size_t)n, (size_t)(n - 2) * 3, err);
+    if (r != BSPKIT_OK)
+        return r;
+    /* Newell's normal tells which way the winding turns: compilers store it
+     * clockwise seen from the front, glTF wants counter-clockwise. */
+    double newell[3] = {0, 0, 0};
+    for (int32_t k = 0; k < n; k++) {
+        const double *a = &b->poly[(size_t)k * 3], *c = &b->poly[(size_t)((k + 1) % n) * 3];
+        newell[0] += (a[1] - c[1]) * (a[2] + c[2]);
+        newell[1] += (a[2] - c[2]) * (a[0] + c[0]);
+        newell[2] += (a[0] - c[0]) * (a[1] + c[1]);
+    }
+    bool reverse = dot3(newell, normal) < 0;
+    uint32_t base = (uint32_t)p->vert_count;
+    for (int32_t k = 0; k < n; k++) {
+        float uv[2];
+        texture_uv(ti, mat, &b->poly[(size_t)k * 3], uv);
+        if (!put_vertex(p, &b->poly[(size_t)k * 3], normal, uv, (uint32_t)fi))
+            return face_fail(b, err, fi, "corner %lld is not a finite point", k);
+    }
+    for (int32_t k = 1; k + 1 < n; k++) {
+        uint32_t *t = &p->indices[p->index_count];
+        t[0] = base;
+        t[1] = base + (uint32_t)(reverse ? k + 1 : k);
+        t[2] = base + (uint32_t)(reverse ? k : k + 1);
+        p->index_count += 3;
+    }
+    return BSPKIT_OK;
+}
+
+/* A displacement replaces its base face. Texture coordinates come from the
+ * undisplaced grid point on the base face (the engine maps the flat face and
+ * lets the surface carry the texture along), not from the moved position. */
+static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const bspkit_face *f,
+                                       const bspkit_texinfo *ti, const bk_xmaterial *mat, const double normal[3],
+                                       size_t *triangles, bspkit_error *err)
+{
+    if ((uint64_t)f->dispinfo >= b->dispinfo_count)
+        return face_fail(b, err, fi, "dispinfo %lld is outside DISPINFO", f->dispinfo);
+    bspkit_disp_mesh dm;
+    bspkit_result r = bspkit_disp_build_mesh(b->map, (size_t)f->dispinfo, &dm, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if ((r = reserve(b, p, dm.vertex_count, dm.triangle_count * 3, err)) != BSPKIT_OK) {
+        bspkit_disp_mesh_free(&dm);
+        return r;
+    }
+    double c[4][3], e1[3], e3[3], flat_n[3];
+    for (int k = 0; k < 4; k++)
+        to_d(dm.corners[k], c[k]);
+    for (int i = 0; i < 3; i++) {
+        e1[i] = c[1][i] - c[0][i];
+        e3[i] = c[3][i] - c[0][i];
+    }
+    /* Grid triangles turn counter-clockwise about e1 x e3; flip when that
+     * is the back of the face. */
+    cross(e1, e3, flat_n);
+    bool flip = dot3(flat_n, normal) < 0;
+    uint32_t base = (uint32_t)p->vert_count;
+    double step = 1.0 / (double)(dm.side - 1);
+    for (uint32_t i = 0; i < dm.side; i++) {
+        for (uint32_t j = 0; j < dm.side; j++) {
+            size_t vi = (size_t)i * dm.side + j;
+            double a = i * step, bb = j * step, flat[3], pos[3], n[3];
+            for (int k = 0; k < 3; k++) {
+                double l = c[0][k] + (c[1][k] - c[0][k]) * a, rr = c[3][k] + (c[2][k] - c[3][k]) * a;
+                flat[k] = l + (rr - l) * bb;
+            }
+            to_d(dm.positions[vi], pos);
+            to_d(dm.normals[vi], n);
+            if (flip)
+                for (int k = 0; k < 3; k++)
+                    n[k] = -n[k];
+            if (!normalize(n))
+                memcpy(n, normal, sizeof n);
+            float uv[2];
+            texture_uv(ti, mat, flat, uv);
+            if (!put_vertex(p, pos, n, uv, (uint32_t)fi)) {
+                bspkit_disp_mesh_free(&dm);
+                return face_fail(b, err, fi, "displaced vertex %lld is not a finite point", (long long)vi);
+            }
+        }
+    }
+    for (size_t t = 0; t < dm.triangle_count; t++) {
+        uint32_t *o = &p->indices[p->index_count];
+        o[0] = base + dm.indices[t * 3];
+        o[1] = base + dm.indices[t * 3 + (flip ? 2 : 1)];
+        o[2] = base + dm.indices[t * 3 + (flip ? 1 : 2)];
+        p->index_count += 3;
+    }
+    *triangles = dm.triangle_count;
+    bspkit_disp_mesh_free(&dm);
+    return BSPKIT_OK;
+}
+
+static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size_t fi, bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    const bspkit_face *f = &b->faces[fi];
+    if (f->texinfo < 0 || f->num_edges < 3) {
+        m->degenerate_faces++;
+        return BSPKIT_OK;
+    }
+    if ((uint64_t)f->texinfo >= b->texinfo_count)
+        return face_fail(b, err, fi, "texinfo %lld is outside TEXINFO", f->texinfo);
+    if (f->plane >= b->plane_count)
+        return face_fail(b, err, fi, "plane %lld is outside PLANES", f->plane);
+    const bspkit_texinfo *ti = &b->texinfo[f->texinfo];
+    int32_t mat;
+    bspkit_result r;
+    if (ti->texture >= 0 && (uint64_t)ti->texture < b->texture_count)
+        mat = b->texture_material[ti->texture];
+    else if ((r = missing_material(b, ti->texture, &mat, err)) != BSPKIT_OK)
+        return r;
+    const bk_xmaterial *mt = &m->materials[mat];
+    if (bk_xmesh_skips(m->family, b->opts.skip, mt->name, ti->flags)) {
+        m->skipped_faces++;
+        return BSPKIT_OK;
+    }
+    double normal[3];
+    to_d(b->planes[f->plane].normal, normal);
+    if (f->side)
+        for (int i = 0; i < 3; i++)
+            normal[i] = -normal[i];
+    bool disp = m->family == BSPKIT_FAMILY_SOURCE && f->dispinfo >= 0;
+    if (!disp && (r = face_polygon(b, fi, f, err)) != BSPKIT_OK)
+        return r;
+    if (!normalize(normal)) {
+        /* A zero plane normal: fall back to the polygon's own (clockwise
+         * winding seen from the front), else straight up. */
+        double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
+        for (int i = 0; i < 3 && !disp; i++) {
+            e1[i] = b->poly[3 + i] - b->poly[i];
+            e2[i] = b->poly[6 + i] - b->poly[i];
+        }
+        cross(e2, e1, normal);
+        if (!normalize(normal)) {
+            normal[0] = normal[1] = 0;
+            normal[2] = 1;
+        }
+    }
+    bk_xprim *p;
+    if ((r = prim_for(b, xm, prim_cap, (uint32_t)mat, &p, err)) != BSPKIT_OK)
+        return r;
+    size_t tris = (size_t)f->num_edges - 2;
+    if (disp) {
+        r = emit_displacement(b, p, fi, f, ti, mt, normal, &tris, err);
+        xm->displacements++;
+    } else {
+        r = emit_polygon(b, p, fi, ti, mt, normal, f->num_edges, err);
+    }
+    if (r != BSPKIT_OK)
+        return r;
+    xm->faces++;
+    xm->triangles += tris;
+    return BSPKIT_OK;
+}
+
+/* ---- entities and nodes ------------------------------------------------- */
+
+/* Three finite numbers separated by blanks; false otherwise. */
+static bool parse3(const char *text, double out[3])
+{
+    if (!text)
+        return false;
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v))
+            return false;
+        out[i] = v;
+        p = end;
+    }
+    return true;
+}
+
+/* Model number of a "*N" value, or -1. */
+static int64_t model_ref(const char *v)
+{
+    if (!v || v[0] != '*' || !isdigit((unsigned char)v[1]))
+        return -1;
+    int64_t n = 0;
+    for (const char *p = v + 1; *p; p++) {
+        if (!isdigit((unsigned char)*p) || n > INT32_MAX)
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+static bspkit_result add_node(bk_xmesh *m, size_t *cap, const bk_xnode *n, bspkit_error *err)
+{
+    bspkit_result r = grow(m, (void **)&m->nodes, cap, m->node_count + 1, sizeof *m->nodes, -1, err);
+    if (r != BSPKIT_OK) {
+        free(n->name);
+        return r;
+    }
+    m->nodes[m->node_count++] = *n;
+    return BSPKIT_OK;
+}
+
+static bk_xnode blank_node(bk_xnode_kind kind)
+{
+    bk_xnode n;
+    memset(&n, 0, sizeof n);
+    n.kind = kind;
+    n.model = n.entity = n.prop = -1;
+    n.rotation[3] = 1;
+    n.scale[0] = n.scale[1] = n.scale[2] = 1;
+    return n;
+}
+
+/* Orientation from "angles" (pitch yaw roll), or "angle" (yaw; -1 up, -2 down). */
+static void entity_rotation(const bspkit_entities *ents, size_t e, bool allow_angle, double q[4])
+{
+    double a[3] = {0, 0, 0};
+    if (!parse3(bspkit_entity_value(ents, e, "angles"), a)) {
+        const char *yaw = allow_angle ? bspkit_entity_value(ents, e, "angle") : NULL;
+        a[0] = a[1] = a[2] = 0;
+        if (yaw) {
+            double y = strtod(yaw, NULL);
+            if (!isfinite(y))
+                y = 0;
+            if (y == -1)
+                a[0] = -90;
+            else if (y == -2)
+                a[0] = 90;
+            else
+                a[1] = y;
+        }
+    }
+    bk_angles_quat(a[0], a[1], a[2], q);
+}
+
+static char *node_name(const bspkit_entities *ents, int64_t e, int64_t model)
+{
+    const char *base = NULL;
+    if (ents && e >= 0) {
+        base = bspkit_entity_value(ents, (size_t)e, "targetname");
+        if (!base || !base[0])
+            base = bspkit_entity_value(ents, (size_t)e, "classname");
+    }
+    if (!base || !base[0])
+        base = model >= 0 ? "model" : "entity";
+    size_t n = strlen(base) + 24;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    if (model >= 0)
+        snprintf(s, n, "%s*%lld", base, (long long)model);
+    else
+        snprintf(s, n, "%s", base);
+    return s;
+}
+
+static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const int64_t *model_entity,
+                                 bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    size_t cap = 0;
+    bspkit_result r;
+    bool source = m->family == BSPKIT_FAMILY_SOURCE;
+    for (size_t i = 0; i < m->model_count; i++) {
+        bk_xnode n = blank_node(i == 0 ? BK_XNODE_WORLD : BK_XNODE_BRUSH);
+        n.model = (int64_t)i;
+        n.entity = model_entity[i];
+        n.name = i == 0 ? dup_str("worldspawn") : node_name(ents, n.entity, (int64_t)i);
+        if (!n.name)
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        if (i > 0 && n.entity >= 0) {
+            /* Brush models are stored relative to their entity's origin. Only
+             * Source rotates them by "angles": in Quake and GoldSrc a brush
+             * entity's angle is its move direction. */
+            if (!parse3(bspkit_entity_value(ents, (size_t)n.entity, "origin"), n.translation))
+                memset(n.translation, 0, sizeof n.translation);
+            if (source)
+                entity_rotation(ents, (size_t)n.entity, false, n.rotation);
+        }
+        if ((r = add_node(m, &cap, &n, err)) != BSPKIT_OK)
+            return r;
+    }
+    for (size_t e = 0; ents && !b->opts.no_point_entities && e < ents->count; e++) {
+        const char *cls = bspkit_entity_value(ents, e, "classname");
+        if (!cls || strcmp(cls, "worldspawn") == 0 || model_ref(bspkit_entity_value(ents, e, "model")) >= 0)
+            continue;
+        bk_xnode n = blank_node(BK_XNODE_POINT);
+        n.entity = (int64_t)e;
+        if (!(n.name = node_name(ents, n.entity, -1)))
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        if (!parse3(bspkit_entity_value(ents, e, "origin"), n.translation))
+            memset(n.translation, 0, sizeof n.translation);
+        entity_rotation(ents, e, true, n.rotation);
+        if ((r = add_node(m, &cap, &n, err)) != BSPKIT_OK)
+            return r;
+    }
+    if (!source || b->opts.no_props)
+        return BSPKIT_OK;
+    const bspkit_static_props *sp;
+    if ((r = bspkit_get_static_props(b->map, &sp, err)) != BSPKIT_OK)
+        return r;
+    for (size_t i = 0; i < sp->prop_count; i++) {
+        const bspkit_static_prop *pr = &sp->props[i];
+        bk_xnode n = blank_node(BK_XNODE_PROP);
+        n.prop = (int64_t)i;
+        char fallback[40];
+        snprintf(fallback, sizeof fallback, "prop_%zu", i);
+        n.name = dup_str(pr->prop_type < sp->dictionary_count ? sp->dictionary[pr->prop_type].name : fallback);
+        if (!n.name)
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        to_d(pr->origin, n.translation);
+        bk_angles_quat(pr->angles.x, pr->angles.y, pr->angles.z, n.rotation);
+        if (pr->uniform_scale > 0 && isfinite(pr->uniform_scale))
+            n.scale[0] = n.scale[1] = n.scale[2] = pr->uniform_scale;
+        double ns[3];
+        to_d(pr->non_uniform_scale, ns);
+        if (ns[0] > 0 && ns[1] > 0 && ns[2] > 0 && isfinite(ns[0] + ns[1] + ns[2]))
+            memcpy(n.scale, ns, sizeof ns);
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(n.translation[k]) || !isfinite(n.rotation[k]))
+                return bk_fail(err, BSPKIT_ERR_GAME_LUMP, BSPKIT_S_GAME_LUMP, -1, -1,
+                               "static prop %zu has a non-finite origin or angle", i);
+        if ((r = add_node(m, &cap, &n, err)) != BSPKIT_OK)
+            return r;
+        m->props++;
+    }
+    return BSPKIT_OK;
+}
+
+/* ---- build -------------------------------------------------------------- */
+
+static bspkit_result load_lumps(builder *b, bspkit_error *err)
+{
+    bspkit_map *map = b->map;
+    bspkit_result r;
+    b->face_lump = BSPKIT_Q_FACES; /* same index (7) in every family */
+    if ((r = bspkit_get_faces(map, &b->faces, &b->face_count, err)) != BSPKIT_OK)
+        return r;
+    /* HDR-only builds (Xbox 360) keep their faces in FACES_HDR alone. */
+    if (b->face_count == 0 && b->m->family == BSPKIT_FAMILY_SOURCE) {
+        if ((r = bspkit_get_hdr_faces(map, &b->faces, &b->face_count, err)) != BSPKIT_OK)
+            return r;
+        b->face_lump = BSPKIT_S_FACES_HDR;
+    }
+    if ((r = bspkit_get_planes(map, &b->planes, &b->plane_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_vertexes(map, &b->verts, &b->vert_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_edges(map, &b->edges, &b->edge_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_surfedges(map, &b->surfedges, &b->surfedge_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_texinfo(map, &b->texinfo, &b->texinfo_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_dispinfo(map, &b->dispinfo, &b->dispinfo_count, err)) != BSPKIT_OK)
+        return r;
+    return BSPKIT_OK;
+}
+
+static bspkit_result build(builder *b, bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    bspkit_map *map = b->map;
+    bspkit_result r;
+    const bspkit_model *models;
+    size_t nmodels;
+    if ((r = load_lumps(b, err)) != BSPKIT_OK || (r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK ||
+        (r = load_textures(b, err)) != BSPKIT_OK)
+        return r;
+    /* The entity lump only names and places things: a map whose entity text
+     * does not parse still exports its geometry. */
+    const bspkit_entities *ents = NULL;
+    if (bspkit_get_entities(map, &ents, NULL) != BSPKIT_OK)
+        ents = NULL;
+    size_t cap = 0;
+    if ((r = grow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, BSPKIT_Q_MODELS, err)) != BSPKIT_OK)
+        return r;
+    memset(m->models, 0, nmodels * sizeof *m->models);
+    m->model_count = nmodels;
+    int64_t *model_entity = NULL;
+    size_t me_cap = 0;
+    if ((r = grow(m, (void **)&model_entity, &me_cap, nmodels + 1, sizeof *model_entity, -1, err)) != BSPKIT_OK)
+        return r;
+    for (size_t i = 0; i <= nmodels; i++)
+        model_entity[i] = -1;
+    for (size_t e = 0; ents && e < ents->count; e++) {
+        const char *cls = bspkit_entity_value(ents, e, "classname");
+        int64_t mi = cls && strcmp(cls, "worldspawn") == 0 ? 0 : model_ref(bspkit_entity_value(ents, e, "model"));
+        if (mi >= 0 && (uint64_t)mi < nmodels && model_entity[mi] < 0) {
+            model_entity[mi] = (int64_t)e;
+            if ((b->opts.skip & BSPKIT_SKIP_TRIGGER) && mi > 0 && strncmp(cls ? cls : "", "trigger", 7) == 0)
+                m->models[mi].skipped = true;
+        }
+    }
+    for (size_t i = 0; r == BSPKIT_OK && i < nmodels; i++) {
+        const bspkit_model *md = &models[i];
+        bk_xmodel *xm = &m->models[i];
+        if (md->first_face < 0 || md->num_faces < 0 ||
+            !range_ok((uint64_t)md->first_face, (uint64_t)md->num_faces, b->face_count)) {
+            uint64_t ofs = (uint64_t)i * map->lumps[BSPKIT_Q_MODELS].layout.record_size;
+            r = bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_MODELS, bk_file_offset(map, BSPKIT_Q_MODELS, ofs),
+                        (int64_t)ofs, "MODELS record %zu: faces %d..+%d lie outside the %zu faces", i,
+                        (int)md->first_face, (int)md->num_faces, b->face_count);
+            break;
+        }
+        if (xm->skipped) {
+            m->skipped_faces += (size_t)md->num_faces;
+            continue;
+        }
+        size_t prim_cap = 0;
+        for (size_t k = 0; k < (size_t)md->num_faces && r == BSPKIT_OK; k++)
+            r = emit_face(b, xm, &prim_cap, (size_t)md->first_face + k, err);
+        for (size_t p = 0; p < xm->prim_count; p++) {
+            b->prim_of[xm->prims[p].material] = 0;
+            m->vertices += xm->prims[p].vert_count;
+        }
+        m->faces += xm->faces;
+        m->triangles += xm->triangles;
+        m->displacements += xm->displacements;
+    }
+    if (r == BSPKIT_OK)
+        r = build_nodes(b, ents, model_entity, err);
+    free(model_entity);
+    return r;
+}
+
+bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_xmesh *out, bspkit_error *err)
+{
+    if (!map || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "map and output are required");
+    memset(out, 0, sizeof *out);
+    out->family = map->format.family;
+    out->budget = map->opts.max_memory;
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.map = map;
+    b.m = out;
+    if (opts)
+        b.opts = *opts;
+    bspkit_result r = build(&b, err);
+    free(b.texture_material);
+    free(b.prim_of);
+    free(b.poly);
+    if (r != BSPKIT_OK)
+        bk_xmesh_free(out);
+    return r;
+}
+
+void bk_xmesh_free(bk_xmesh *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->model_count; i++) {
+        for (size_t p = 0; p < m->models[i].prim_count; p++) {
+            free(m->models[i].prims[p].verts);
+            free(m->models[i].prims[p].indices);
+        }
+        free(m->models[i].prims);
+    }
+    free(m->models);
+    for (size_t i = 0; i < m->material_count; i++)
+        free(m->materials[i].name);
+    free(m->materials);
+    for (size_t i = 0; i < m->node_count; i++)
+        free(m->nodes[i].name);
+    free(m->nodes);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,43 @@
+/* The export writers: glTF JSON + binary buffer (packed as GLB or kept as
+ * .gltf + .bin) and Wavefront OBJ + MTL, all from one bk_xmesh. */
+#ifndef BSPKIT_EXPORT_WRITERS_H
+#define BSPKIT_EXPORT_WRITERS_H
+
+#include "bspkit/export.h"
+#include "export/mesh.h"
+
+/* glTF output held in memory: JSON text and the binary buffer it describes. */
+typedef struct bk_gltf_doc {
+    char *json;       /* NUL-terminated, compact */
+    size_t json_size;
+    uint8_t *bin;     /* 4-byte aligned length */
+    size_t bin_size;
+} bk_gltf_doc;
+
+/* Build the glTF document. `bin_uri` names the external buffer file
+ * (already URI-encoded); NULL leaves the buffer without a uri, as GLB wants.
+ * `scale` multiplies positions after the Z-up to Y-up conversion. Fills the
+ * node, material and image counts of `stats`. */
+bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, double scale, const char *bin_uri,
+                            bk_gltf_doc *out, bspkit_export_stats *stats, bspkit_error *err);
+void bk_gltf_doc_free(bk_gltf_doc *doc);
+
+/* GLB container: 12-byte header, JSON chunk padded with spaces, BIN chunk
+ * padded with zeros. The result is malloc'ed. */
+bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, bspkit_error *err);
+
+/* OBJ and MTL text. Positions are placed by their node (brush entity origin
+ * and angles applied), optionally converted to Y-up, then multiplied by
+ * `scale`. `mtl_name` is the file name written after `mtllib`. */
+typedef struct bk_obj_doc {
+    char *obj;
+    size_t obj_size;
+    char *mtl;
+    size_t mtl_size;
+} bk_obj_doc;
+
+bspkit_result bk_obj_build(const bk_xmesh *mesh, double scale, bool y_up, const char *mtl_name, bk_obj_doc *out,
+                           bspkit_export_stats *stats, bspkit_error *err);
+void bk_obj_doc_free(bk_obj_doc *doc);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Geometry export over every supported map of the corpus:
+ *  - the map exports to GLB in memory;
+ *  - the GLB header and chunk lengths add up to the buffer size;
+ *  - the exported triangle count equals the sum computed here from the raw
+ *    lumps: num_edges - 2 for every face (with a texinfo and at least 3
+ *    edges) in every model's face range, 2 * (2^power)^2 for every face that
+ *    is a displacement;
+ *  - vbspinfo's "dispinfos" row in <map>.info.txt, when present, equals the
+ *    displacements exported when every displacement face lies in a model.
+ * Usage: corpus_check_export MAPS_DIR
+ */
+#include "bspkit/displacement.h"
+#include "bspkit/export.h"
+#include "core/bytes.h"
+#include "corpus_walk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int failures, maps;
+static unsigned long long triangles_total, displacements_total, bytes_total, info_rows;
+
+static void fail(const char *rel, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL %s: ", rel);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    failures++;
+}
+
+/* Σ over the models' faces, from the lumps; -1 when an index is out of range. */
+static long long expected_triangles(bspkit_map *map, size_t *disp_faces)
+{
+    const bspkit_face *faces;
+    const bspkit_model *models;
+    const bspkit_dispinfo *d;
+    size_t nf, nm, nd;
+    if (bspkit_get_faces(map, &faces, &nf, NULL) != BSPKIT_OK || bspkit_get_models(map, &models, &nm, NULL) != BSPKIT_OK ||
+        bspkit_get_dispinfo(map, &d, &nd, NULL) != BSPKIT_OK)
+        return -1;
+    if (nf == 0 && bspkit_get_hdr_faces(map, &faces, &nf, NULL) != BSPKIT_OK)
+        return -1;
+    bool source = bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE;
+    long long total = 0;
+    *disp_faces = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if (models[i].first_face < 0 || models[i].num_faces < 0 ||
+            (uint64_t)models[i].first_face + (uint64_t)models[i].num_faces > nf)
+            return -1;
+        for (int32_t k = 0; k < models[i].num_faces; k++) {
+            const bspkit_face *f = &faces[models[i].first_face + k];
+            if (f->texinfo < 0 || f->num_edges < 3)
+                continue;
+            if (source && f->dispinfo >= 0) {
+                if ((size_t)f->dispinfo >= nd || d[f->dispinfo].power < 0 || d[f->dispinfo].power > 10)
+                    return -1;
+                long long side = 1ll << d[f->dispinfo].power;
+                total += 2 * side * side;
+                (*disp_faces)++;
+            } else {
+                total += f->num_edges - 2;
+            }
+        }
+    }
+    return total;
+}
+
+static long info_row(const char *path, const char *name)
+{
+    char info[4200];
+    snprintf(info, sizeof info, "%s.info.txt", path);
+    FILE *f = fopen(info, "rb");
+    if (!f)
+        return -1;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    size_t len = strlen(name);
+    for (const char *p = text; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == text || p[-1] == '\n') && p[len] == ' ')
+            return strtol(p + len, NULL, 10);
+    return -1;
+}
+
+/* Header magic and length, then a JSON chunk and an optional BIN chunk that end exactly at `size`. */
+static bool glb_consistent(const uint8_t *glb, size_t size)
+{
+    if (size < 20 || rd_le32(glb) != 0x46546C67u || rd_le32(glb + 8) != size || rd_le32(glb + 16) != 0x4E4F534Au)
+        return false;
+    uint64_t end = 20 + (uint64_t)rd_le32(glb + 12);
+    if (end + 8 <= size && rd_le32(glb + end + 4) == 0x004E4942u)
+        end += 8 + (uint64_t)rd_le32(glb + end);
+    return end == size;
+}
+
+static void visit(const char *root, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    bspkit_map *map;
+    bspkit_error err;
+    if (bspkit_open_file(path, NULL, &map, &err) != BSPKIT_OK) {
+        if (err.code != BSPKIT_ERR_UNSUPPORTED)
+            fail(rel, "open: %s", err.message);
+        return;
+    }
+    maps++;
+    uint8_t *glb = NULL;
+    size_t size = 0;
+    bspkit_export_stats st;
+    if (bspkit_export_glb_memory(map, NULL, &glb, &size, &st, &err) != BSPKIT_OK) {
+        fail(rel, "export: %s", err.message);
+        bspkit_close(map);
+        return;
+    }
+    if (!glb_consistent(glb, size))
+        fail(rel, "GLB header or chunk lengths do not add up to %zu bytes", size);
+    size_t disp_faces = 0;
+    long long want = expected_triangles(map, &disp_faces);
+    if (want < 0)
+        fail(rel, "lumps out of range, yet the export succeeded");
+    else if ((unsigned long long)want != st.triangles)
+        fail(rel, "%zu triangles exported, the lumps give %lld", st.triangles, want);
+    if (st.displacements != disp_faces)
+        fail(rel, "%zu displacements exported, %zu displacement faces in the models", st.displacements, disp_faces);
+    long vb = info_row(path, "dispinfos");
+    if (vb >= 0) {
+        info_rows++;
+        if ((size_t)vb != st.displacements)
+            fail(rel, "vbspinfo dispinfos = %ld, exported %zu displacements", vb, st.displacements);
+    }
+    triangles_total += st.triangles;
+    displacements_total += st.displacements;
+    bytes_total += size;
+    free(glb);
+    bspkit_close(map);
+}
+
+int main(int argc, char **argv)
+{
+    const char *root = argc > 1 ? argv[1] : "../shared/maps";
+    struct stat sb;
+    if (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        printf("skipped: %s not present\n", root);
+        return 0;
+    }
+    corpus_walk(root, visit);
+    printf("export: %d maps exported to GLB, %llu triangles, %llu displacements, %llu bytes of GLB, "
+           "%llu vbspinfo rows compared, %d failures\n",
+           maps, triangles_total, displacements_total, bytes_total, info_rows, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Export every generated sample map, and when the shared corpus is present a
+# few maps of each family (displacements, the Xbox 360 map, GoldSrc, Quake,
+# BSP2, VBSP 21 and 25), to .glb and to .gltf + .bin, then run the Khronos
+# glTF validator over all of them: any validation error fails the test.
+#   validate_exports.sh BSPKIT [MAPS_DIR]
+set -u
+BSPKIT=$1
+MAPS=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+VALIDATOR="$HERE/validator"
+
+if ! command -v node >/dev/null 2>&1 || [ ! -d "$VALIDATOR/node_modules/gltf-validator" ]; then
+    echo "FAIL: the glTF validator is not installed ($VALIDATOR/node_modules); run scripts/install-deps.sh"
+    exit 1
+fi
+
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/bspkit-export-validate.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+"$BSPKIT" generate --all -o "$OUT/gen" >/dev/null || { echo "FAIL: bspkit generate"; exit 1; }
+
+maps=("$OUT"/gen/*.bsp)
+CORPUS=(
+    "lanofdoom+counterstrikesource-maps/nightly/cstrike/maps/gg_autumn.bsp"
+    "bsp_tool/maps/Team Fortress 2/test_displacement_decompile.bsp"
+    "bsp_tool/maps/Xbox360/The Orange Box/shack.360.bsp"
+    "pySourceSDK+ValveBSP/tests/data/testmap.bsp"
+    "ata4+bspsrc/bspsrc-decompiler/src/test/resources/info/ata4/bspsrc/decompiler/modules/texture/csgo_tooltextures.bsp"
+    "bsp_tool/maps/Momentum Mod/mp_lobby.bsp"
+    "barnuri+cs1.6-server/maps/de_complex.bsp"
+    "c0burn+Slipgate/maps/e1m2.bsp"
+    "bsp_tool/maps/ReMakeQuake/mp_lobby.bsp"
+)
+if [ -n "$MAPS" ] && [ -d "$MAPS" ]; then
+    for m in "${CORPUS[@]}"; do
+        if [ -f "$MAPS/$m" ]; then maps+=("$MAPS/$m"); else echo "note: corpus map not present: $m"; fi
+    done
+else
+    echo "note: shared map corpus not present; sample maps only"
+fi
+
+files=()
+failed=0
+n=0
+for m in "${maps[@]}"; do
+    n=$((n + 1))
+    for ext in glb gltf; do
+        out="$OUT/export $n.$ext" # a blank in the name exercises the buffer URI encoding
+        if "$BSPKIT" export "$m" -o "$out" >/dev/null 2>"$OUT/err"; then
+            files+=("$out")
+        else
+            echo "FAIL $m -> .$ext: $(cat "$OUT/err")"
+            failed=1
+        fi
+    done
+    echo "map $n: $m"
+done
+node "$VALIDATOR/validate.js" "${files[@]}" || failed=1
+echo "validated ${#files[@]} files from $n maps"
+exit $failed
