@@ -17,6 +17,7 @@
  * Exit 0 when every case ended cleanly, 1 when one broke a promise or ran
  * over the time bound (the input is written to --save DIR), 2 on usage or
  * I/O errors. */
+#include "bspkit/export.h"
 #include "exercise.h"
 
 #include <dirent.h>
@@ -115,6 +116,26 @@ static void check_case(void *ctx, const char *call, bspkit_result r, const bspki
     exit(1);
 }
 
+static void export_case(const bspkit_options *opts, const uint8_t *data, size_t size)
+{
+    bspkit_map *map = NULL;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_open_memory(data, size, opts, &map, &e);
+    check_case(NULL, "bspkit_open_memory", r, &e);
+    if (r != BSPKIT_OK)
+        return;
+    const bspkit_export_options xo = {0};
+    bspkit_export_stats stats;
+    uint8_t *glb = NULL;
+    size_t glb_size = 0;
+    memset(&e, 0, sizeof e);
+    r = bspkit_export_glb_memory(map, &xo, &glb, &glb_size, &stats, &e);
+    check_case(NULL, "bspkit_export_glb_memory", r, &e);
+    free(glb);
+    bspkit_close(map);
+}
+
 static void run_case(sweep *sw, const char *label, const uint8_t *data, size_t size)
 {
     uint8_t *exact = malloc(size ? size : 1); /* exact size: overreads reach the sanitizer */
@@ -132,6 +153,8 @@ static void run_case(sweep *sw, const char *label, const uint8_t *data, size_t s
     alarm(sw->time_limit);
     double t0 = now_ms();
     bspkit_result r = exercise_bytes(&ex, exact, size, &opts, exercise_report_abort);
+    if (r == BSPKIT_OK)
+        export_case(&opts, exact, size);
     double ms = now_ms() - t0;
     alarm(0);
     sw->cases++;

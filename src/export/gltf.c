@@ -291,8 +291,8 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
 {
     bspkit_result r = BSPKIT_OK;
     const bspkit_entities *ents = NULL;
-    if (bspkit_get_entities(map, &ents, NULL) != BSPKIT_OK)
-        ents = NULL;
+    if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
+        return r;
     const bspkit_static_props *sp = NULL;
     if (m->props > 0 && (r = bspkit_get_static_props(map, &sp, err)) != BSPKIT_OK)
         return r;

@@ -22,6 +22,23 @@
 
 /* Grows *items (elem bytes each) to hold `need`, charging the growth to the
  * export's budget so a hostile face list cannot run the process out of memory. */
+
+/* The entity lump only names and places things: a map whose entity text does
+ * not parse still exports its geometry (ents NULL). Running out of memory or
+ * over a limit is still an error. */
+bspkit_result bk_export_entities(bspkit_map *map, const bspkit_entities **ents, bspkit_error *err)
+{
+    bspkit_error e;
+    bspkit_result r = bspkit_get_entities(map, ents, &e);
+    if (r == BSPKIT_ERR_ENTITIES) {
+        *ents = NULL;
+        return BSPKIT_OK;
+    }
+    if (r != BSPKIT_OK)
+        bk_error_copy(err, &e);
+    return r;
+}
+
 static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, size_t elem, int lump,
                           bspkit_error *err)
 {
@@ -204,10 +221,18 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
     const bspkit_texdata *td = NULL;
     size_t n = 0;
     bool source = b->m->family == BSPKIT_FAMILY_SOURCE;
-    if (source)
-        r = bspkit_get_texdata(map, &td, &n, err);
-    else
+    if (source) {
+        /* Decode the name tables here, where a failure can be reported:
+         * bspkit_texdata_name() only answers NULL. */
+        const int32_t *table;
+        size_t ntable, nbytes;
+        const uint8_t *bytes;
+        if ((r = bspkit_get_texdata(map, &td, &n, err)) == BSPKIT_OK &&
+            (r = bspkit_get_texdata_string_table(map, &table, &ntable, err)) == BSPKIT_OK)
+            r = bspkit_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &nbytes, err);
+    } else {
         r = bspkit_get_miptex(map, &mip, &n, err);
+    }
     if (r != BSPKIT_OK)
         return r;
     size_t cap = 0;
@@ -706,11 +731,9 @@ static bspkit_result build(builder *b, bspkit_error *err)
     if ((r = load_lumps(b, err)) != BSPKIT_OK || (r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK ||
         (r = load_textures(b, err)) != BSPKIT_OK)
         return r;
-    /* The entity lump only names and places things: a map whose entity text
-     * does not parse still exports its geometry. */
     const bspkit_entities *ents = NULL;
-    if (bspkit_get_entities(map, &ents, NULL) != BSPKIT_OK)
-        ents = NULL;
+    if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
+        return r;
     size_t cap = 0;
     if ((r = grow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, BSPKIT_Q_MODELS, err)) != BSPKIT_OK)
         return r;

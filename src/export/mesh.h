@@ -95,6 +95,10 @@ typedef struct bk_xmesh_options {
 
 /* Build meshes and nodes. The result owns its memory (bk_xmesh_free). */
 bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_xmesh *out, bspkit_error *err);
+
+/** The map's entities, or NULL when the entity text is malformed (geometry still
+    exports); other failures (out of memory, limits) are returned. */
+bspkit_result bk_export_entities(bspkit_map *map, const bspkit_entities **ents, bspkit_error *err);
 void bk_xmesh_free(bk_xmesh *m);
 
 /* True when a texture of this name and (Source) texinfo flags is skipped by `skip`. */

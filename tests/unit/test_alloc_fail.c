@@ -1,7 +1,7 @@
 /* Allocation failure: for every sample map, the whole read path (open, every
- * accessor, every dump table, validation, close) and the edit path (open,
- * edit the entities, write, re-open the output) run once to count their
- * allocations, then once per allocation with exactly that one failing.
+ * accessor, every dump table, validation, close), the edit path (open,
+ * edit the entities, write, re-open the output) and the export path (open,
+ * GLB with textures and lightmaps) run once to count their allocations, then once per allocation with exactly that one failing.
  * Each run must end with every call returning a known result (an error
  * carries its message), results identical to the clean run unless some call
  * reported it as out of memory, and no allocation left behind after close.
@@ -17,6 +17,7 @@
 
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
+#include "bspkit/export.h"
 #include "bspkit/write.h"
 
 #include <stdio.h>
@@ -226,7 +227,48 @@ static size_t edit_path(const uint8_t *data, size_t size, outcome *o)
     return out_size;
 }
 
-typedef enum path_kind { READ_PATH, EDIT_PATH } path_kind;
+/* The export path: GLB in memory; returns a hash of its bytes (0 on error). */
+static uint64_t export_path(const uint8_t *data, size_t size, outcome *o)
+{
+    bspkit_map *map = NULL;
+    bspkit_error e;
+    bspkit_result r = bspkit_open_memory(data, size, NULL, &map, &e);
+    check_call(o, "open", r, &e);
+    if (r != BSPKIT_OK)
+        return 0;
+    bspkit_export_options xo;
+    memset(&xo, 0, sizeof xo);
+    bspkit_export_stats stats;
+    uint8_t *glb = NULL;
+    size_t glb_size = 0;
+    r = bspkit_export_glb_memory(map, &xo, &glb, &glb_size, &stats, &e);
+    check_call(o, "bspkit_export_glb_memory", r, &e);
+    uint64_t h = 0;
+    if (r == BSPKIT_OK) {
+        h = 1469598103934665603ull;
+        for (size_t i = 0; i < glb_size; i++)
+            h = (h ^ glb[i]) * 1099511628211ull;
+    }
+    bspkit_free_buffer(glb);
+    bspkit_close(map);
+    return h;
+}
+
+typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH } path_kind;
+
+static const char *const PATH_NAMES[] = {"read", "edit", "export"};
+
+static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outcome *o)
+{
+    switch (path) {
+    case READ_PATH:
+        return read_path(data, size, o);
+    case EDIT_PATH:
+        return edit_path(data, size, o);
+    default:
+        return export_path(data, size, o);
+    }
+}
 
 static void every_failure(bspkit_sample_kind kind, path_kind path)
 {
@@ -242,7 +284,7 @@ static void every_failure(bspkit_sample_kind kind, path_kind path)
     long base_live = g_live;
     outcome clean = {0};
     reset(-1);
-    uint64_t clean_result = path == READ_PATH ? read_path(data, size, &clean) : edit_path(data, size, &clean);
+    uint64_t clean_result = run_path(path, data, size, &clean);
     long total = g_count;
     assert_false(clean.bad);
     /* The read path also asks for out-of-range items on purpose: those errors are the baseline. */
@@ -256,7 +298,7 @@ static void every_failure(bspkit_sample_kind kind, path_kind path)
     for (long n = first; n < last && n < total; n++) {
         outcome o = {0};
         reset(n);
-        uint64_t result = path == READ_PATH ? read_path(data, size, &o) : edit_path(data, size, &o);
+        uint64_t result = run_path(path, data, size, &o);
         g_fail_at = -1;
         if (o.bad)
             fail_msg("%s: allocation %ld of %ld failed: %s broke its error promise", bspkit_sample_name(kind), n,
@@ -271,7 +313,7 @@ static void every_failure(bspkit_sample_kind kind, path_kind path)
     }
     /* Most failures must be reported (a few are absorbed, e.g. an optional name cache). */
     printf("%s %s: %ld allocations, each failed once; %ld runs reported it as out of memory\n", bspkit_sample_name(kind),
-           path == READ_PATH ? "read" : "edit", total, reported);
+           PATH_NAMES[path], total, reported);
     assert_true(reported * 2 >= total);
     bspkit_free_buffer(data);
 }
@@ -286,6 +328,11 @@ static void every_failure(bspkit_sample_kind kind, path_kind path)
     {                                                                                                 \
         (void)state;                                                                                  \
         every_failure(BSPKIT_SAMPLE_##kind, EDIT_PATH);                                               \
+    }                                                                                                 \
+    static void test_export_##kind(void **state)                                                      \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, EXPORT_PATH);                                             \
     }
 
 CASES(GOLDSRC_ROOM)
@@ -297,11 +344,11 @@ CASES(SOURCE_ROOM_LZMA)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_GOLDSRC_ROOM), cmocka_unit_test(test_edit_GOLDSRC_ROOM),
-        cmocka_unit_test(test_read_QUAKE_ROOM),   cmocka_unit_test(test_edit_QUAKE_ROOM),
-        cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM),
-        cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE),
-        cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_read_GOLDSRC_ROOM), cmocka_unit_test(test_edit_GOLDSRC_ROOM), cmocka_unit_test(test_export_GOLDSRC_ROOM),
+        cmocka_unit_test(test_read_QUAKE_ROOM),   cmocka_unit_test(test_edit_QUAKE_ROOM), cmocka_unit_test(test_export_QUAKE_ROOM),
+        cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM), cmocka_unit_test(test_export_SOURCE_ROOM),
+        cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE), cmocka_unit_test(test_export_SOURCE_ROOM_BE),
+        cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA), cmocka_unit_test(test_export_SOURCE_ROOM_LZMA),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
