@@ -9,6 +9,7 @@
 #include "bspkit/bspx.h"
 #include "bspkit/displacement.h"
 #include "bspkit/dump.h"
+#include "bspkit/export.h"
 #include "bspkit/lighting.h"
 #include "bspkit/query.h"
 
@@ -505,6 +506,40 @@ static inline void exercise_report_abort(void *ctx, const bspkit_report *report)
         if (memchr(p->message, '\0', sizeof p->message) == NULL || p->message[0] == '\0')
             exercise_fail("bspkit_validate", "problem without a message");
     }
+}
+
+/* Limits for fuzz targets: small enough that a forged size field cannot stall
+ * or exhaust a run. */
+static const bspkit_options exercise_fuzz_limits = {
+    .max_file_size = 64u << 20,
+    .max_lump_size = 8u << 20,
+    .max_memory = 64u << 20,
+};
+
+/* Open `data`, checking the result's promise; NULL when it did not open. */
+static inline bspkit_map *exercise_open(exercise *ex, const uint8_t *data, size_t size, const bspkit_options *opts)
+{
+    bspkit_map *map = NULL;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_open_memory(data, size, opts, &map, &e);
+    ex_note(ex, "bspkit_open_memory", r, &e);
+    return r == BSPKIT_OK ? map : NULL;
+}
+
+/* GLB export to memory (checked like every call); true when a GLB came out. */
+static inline bool exercise_export(exercise *ex, bspkit_map *map, const bspkit_export_options *xo)
+{
+    bspkit_export_stats stats;
+    uint8_t *glb = NULL;
+    size_t glb_size = 0;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_export_glb_memory(map, xo, &glb, &glb_size, &stats, &e);
+    ex_note(ex, "bspkit_export_glb_memory", r, &e);
+    bool glb_ok = r == BSPKIT_OK && glb_size >= 12 && memcmp(glb, "glTF", 4) == 0;
+    free(glb);
+    return r != BSPKIT_OK || glb_ok;
 }
 
 /* Detect, open, exercise and close `data`. Returns the open result. */

@@ -21,13 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *file = vbsp_frame(20, lump, 0, fourcc, stream, stream_size, &file_size);
     if (file == NULL)
         return 0;
-    const bspkit_options opts = {
-        .max_file_size = 64u << 20,
-        .max_lump_size = 8u << 20,
-        .max_memory = 64u << 20,
-    };
     exercise ex = {.check = exercise_check_abort, .decode_only = 1};
-    exercise_bytes(&ex, file, file_size, &opts, exercise_report_abort);
+    exercise_bytes(&ex, file, file_size, &exercise_fuzz_limits, exercise_report_abort);
     free(file);
     return 0;
 }

@@ -17,7 +17,6 @@
  * Exit 0 when every case ended cleanly, 1 when one broke a promise or ran
  * over the time bound (the input is written to --save DIR), 2 on usage or
  * I/O errors. */
-#include "bspkit/export.h"
 #include "exercise.h"
 
 #include <dirent.h>
@@ -97,6 +96,13 @@ static void on_alarm(int sig)
 }
 
 /* A broken promise: say which case, keep the input, stop. */
+static void fail_case(const char *call, const char *what)
+{
+    fprintf(stderr, "sweep: FAIL %s: %s: %s\n", g_case, call, what);
+    save_case();
+    exit(1);
+}
+
 static void check_case(void *ctx, const char *call, bspkit_result r, const bspkit_error *err)
 {
     (void)ctx;
@@ -109,31 +115,8 @@ static void check_case(void *ctx, const char *call, bspkit_result r, const bspki
         else if (memchr(err->message, '\0', sizeof err->message) == NULL || err->message[0] == '\0')
             what = "error without a message";
     }
-    if (what == NULL)
-        return;
-    fprintf(stderr, "sweep: FAIL %s: %s: %s\n", g_case, call, what);
-    save_case();
-    exit(1);
-}
-
-static void export_case(const bspkit_options *opts, const uint8_t *data, size_t size)
-{
-    bspkit_map *map = NULL;
-    bspkit_error e;
-    memset(&e, 0, sizeof e);
-    bspkit_result r = bspkit_open_memory(data, size, opts, &map, &e);
-    check_case(NULL, "bspkit_open_memory", r, &e);
-    if (r != BSPKIT_OK)
-        return;
-    const bspkit_export_options xo = {0};
-    bspkit_export_stats stats;
-    uint8_t *glb = NULL;
-    size_t glb_size = 0;
-    memset(&e, 0, sizeof e);
-    r = bspkit_export_glb_memory(map, &xo, &glb, &glb_size, &stats, &e);
-    check_case(NULL, "bspkit_export_glb_memory", r, &e);
-    free(glb);
-    bspkit_close(map);
+    if (what != NULL)
+        fail_case(call, what);
 }
 
 static void run_case(sweep *sw, const char *label, const uint8_t *data, size_t size)
@@ -153,8 +136,15 @@ static void run_case(sweep *sw, const char *label, const uint8_t *data, size_t s
     alarm(sw->time_limit);
     double t0 = now_ms();
     bspkit_result r = exercise_bytes(&ex, exact, size, &opts, exercise_report_abort);
-    if (r == BSPKIT_OK)
-        export_case(&opts, exact, size);
+    if (r == BSPKIT_OK) {
+        bspkit_map *map = exercise_open(&ex, exact, size, &opts);
+        if (map != NULL) {
+            const bspkit_export_options xo = {0};
+            if (!exercise_export(&ex, map, &xo))
+                fail_case("bspkit_export_glb_memory", "output is not a GLB");
+            bspkit_close(map);
+        }
+    }
     double ms = now_ms() - t0;
     alarm(0);
     sw->cases++;

@@ -191,11 +191,11 @@ static uint32_t read_path(const uint8_t *data, size_t size, outcome *o)
 /* The edit path: add an entity, write, re-open the output; returns the output size (0 on error). */
 static size_t edit_path(const uint8_t *data, size_t size, outcome *o)
 {
-    bspkit_map *map = NULL;
     bspkit_error e;
-    bspkit_result r = bspkit_open_memory(data, size, NULL, &map, &e);
-    check_call(o, "open", r, &e);
-    if (r != BSPKIT_OK)
+    bspkit_result r;
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
         return 0;
     size_t out_size = 0;
     bspkit_edit *ed = NULL;
@@ -230,18 +230,17 @@ static size_t edit_path(const uint8_t *data, size_t size, outcome *o)
 /* The export path: GLB in memory; returns a hash of its bytes (0 on error). */
 static uint64_t export_path(const uint8_t *data, size_t size, outcome *o)
 {
-    bspkit_map *map = NULL;
-    bspkit_error e;
-    bspkit_result r = bspkit_open_memory(data, size, NULL, &map, &e);
-    check_call(o, "open", r, &e);
-    if (r != BSPKIT_OK)
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
         return 0;
     bspkit_export_options xo;
     memset(&xo, 0, sizeof xo);
     bspkit_export_stats stats;
     uint8_t *glb = NULL;
     size_t glb_size = 0;
-    r = bspkit_export_glb_memory(map, &xo, &glb, &glb_size, &stats, &e);
+    bspkit_error e;
+    bspkit_result r = bspkit_export_glb_memory(map, &xo, &glb, &glb_size, &stats, &e);
     check_call(o, "bspkit_export_glb_memory", r, &e);
     uint64_t h = 0;
     if (r == BSPKIT_OK) {
