@@ -737,7 +737,8 @@ static bspkit_result build(builder *b, bspkit_error *err)
     size_t cap = 0;
     if ((r = grow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, BSPKIT_Q_MODELS, err)) != BSPKIT_OK)
         return r;
-    memset(m->models, 0, nmodels * sizeof *m->models);
+    if (nmodels > 0)
+        memset(m->models, 0, nmodels * sizeof *m->models);
     m->model_count = nmodels;
     int64_t *model_entity = NULL;
     size_t me_cap = 0;
