@@ -9,6 +9,9 @@ BUILD_TYPE  ?= RelWithDebInfo
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
+# make fuzz TARGET=open SECONDS=600 runs one target for that long.
+TARGET      ?=
+SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
 FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export
@@ -78,12 +81,12 @@ fuzz:
 	  -DBSPKIT_FUZZ=ON -DBSPKIT_BENCH=OFF -DBSPKIT_TESTS=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target make_seeds $(addprefix fuzz_,$(FUZZ_TARGETS))
 	./$(FUZZ_DIR)/fuzz/make_seeds $(FUZZ_DIR)/seeds
-	@failed=; for t in $(FUZZ_TARGETS); do \
+	@failed=; for t in $(or $(TARGET),$(FUZZ_TARGETS)); do \
 	  seeds=$(FUZZ_DIR)/seeds/$$t; [ -d "$$seeds" ] || seeds=$(FUZZ_DIR)/seeds/open; \
 	  case $$t in entities) dict=-dict=fuzz/entities.dict ;; open|validate|detect|edit|lzma|gamelump|export) dict=-dict=fuzz/bsp.dict ;; *) dict= ;; esac; \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes; \
-	  echo "== fuzz_$$t for $(FUZZ_SECONDS)s"; \
-	  ./$(FUZZ_DIR)/fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  echo "== fuzz_$$t for $(SECONDS)s"; \
+	  ./$(FUZZ_DIR)/fuzz/fuzz_$$t $$dict -max_total_time=$(SECONDS) -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=$(FUZZ_DIR)/crashes/$$t- \
 	    $(FUZZ_DIR)/corpus/$$t $$seeds || failed="$$failed $$t"; \
 	done; \
