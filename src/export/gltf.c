@@ -401,7 +401,8 @@ static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char
     jw_arr(t);
     const int filters[2][2] = {{GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR}, {GL_LINEAR, GL_LINEAR}};
     const int wraps[2] = {GL_REPEAT, GL_CLAMP_TO_EDGE};
-    for (int k = 0; k < 2; k++) {
+    /* The clamped sampler only when the atlas is there to use it. */
+    for (int k = 0; k < (media->lightmap_image >= 0 ? 2 : 1); k++) {
         jw_obj(t);
         key_int(t, "magFilter", filters[k][0]);
         key_int(t, "minFilter", filters[k][1]);
