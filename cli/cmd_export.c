@@ -14,7 +14,8 @@ void cmd_export_help(FILE *out)
             "\n"
             "Write the map's brush geometry (world and every brush model, with Source\n"
             "displacements) as triangles grouped per texture, one material per texture\n"
-            "name, with normals and texture coordinates.\n"
+            "name, with normals and texture coordinates, the texture images as PNG and\n"
+            "the lightmaps packed into one atlas image.\n"
             "\n"
             "glTF (.glb, or .gltf with a .bin beside it): Y-up, metres; a map point\n"
             "(x, y, z) becomes (x, z, -y) * 0.0254 unless --scale is given. One node per\n"
@@ -24,9 +25,18 @@ void cmd_export_help(FILE *out)
             "their position and rotation. Entity key/values are in each node's extras\n"
             "(a repeated key holds an array of its values); prop nodes carry model,\n"
             "skin, solid, flags and fade distances.\n"
+            "Images: .glb embeds them; .gltf writes them into the folder OUT_images\n"
+            "beside it. Each material's texture is its base colour texture (cut-out\n"
+            "'{' textures use alpha mask); a texture that is not found keeps a flat\n"
+            "colour. Lightmaps: the atlas is the texture named \"lightmap\", read\n"
+            "through the second texture coordinate set (TEXCOORD_1); glTF has no\n"
+            "lightmap slot, so each lit material names it in\n"
+            "extras.lightmap = {\"index\": TEXTURE, \"texCoord\": 1}.\n"
             "\n"
             "OBJ (.obj with a .mtl beside it): map axes and units, each brush model\n"
-            "moved to its entity's place; --obj-y-up converts axes as glTF does.\n"
+            "moved to its entity's place; --obj-y-up converts axes as glTF does. Texture\n"
+            "PNGs go in OUT_images, named by map_Kd; with --bake-lightmaps the texture\n"
+            "coordinates are the lightmap's and every material shows the atlas.\n"
             "\n"
             "options:\n"
             "  -o FILE          output file; the extension selects the format\n"
@@ -37,9 +47,11 @@ void cmd_export_help(FILE *out)
             "                   (trigger_* entities), nodraw (Source SURF_NODRAW), all\n"
             "  --no-textures    do not write texture images\n"
             "  --no-lightmaps   no lightmap atlas and no second texture coordinate set\n"
+            "  --hdr            Source: lightmap atlas from the HDR lighting\n"
+            "  --bake-lightmaps OBJ: lightmap coordinates and the atlas as colour map\n"
             "  --obj-y-up       OBJ: convert to Y-up\n"
-            "  --wad PATH       directory or WAD file searched for GoldSrc textures\n"
-            "                   (may be repeated)\n"
+            "  --wad PATH       directory or WAD file searched for the WADs named by\n"
+            "                   worldspawn's \"wad\" key (may be repeated)\n"
             "  --json           print the export statistics as JSON\n"
             "  -h, --help       show this help\n"
             "\n"
@@ -78,12 +90,15 @@ static int parse_skip(const char *list, uint32_t *skip)
 static int print_stats(const char *map_path, const char *out, const bspkit_export_stats *s, bool json)
 {
     if (!json) {
-        printf("%s -> %s: %zu %s, %zu %s (%zu %s), %zu %s, %zu vertices, %zu %s, %zu %s, %zu bytes\n", map_path,
-               out, s->nodes, cli_plural(s->nodes, "node", "nodes"), s->faces, cli_plural(s->faces, "face", "faces"),
-               s->displacements, cli_plural(s->displacements, "displacement", "displacements"), s->triangles,
+        printf("%s -> %s: %zu %s, %zu %s (%zu %s), %zu %s, %zu vertices, %zu %s, %zu %s, %zu %s, "
+               "%zu missing %s, %zu bytes\n",
+               map_path, out, s->nodes, cli_plural(s->nodes, "node", "nodes"), s->faces,
+               cli_plural(s->faces, "face", "faces"), s->displacements,
+               cli_plural(s->displacements, "displacement", "displacements"), s->triangles,
                cli_plural(s->triangles, "triangle", "triangles"), s->vertices, s->materials,
                cli_plural(s->materials, "material", "materials"), s->props, cli_plural(s->props, "prop", "props"),
-               s->bytes_written);
+               s->images, cli_plural(s->images, "image", "images"), s->missing_textures,
+               cli_plural(s->missing_textures, "texture", "textures"), s->bytes_written);
         return cli_finish_output() == 0 ? CLI_EXIT_OK : CLI_EXIT_UNREADABLE;
     }
     json_t *o = json_object();
@@ -144,6 +159,10 @@ int cmd_export(int argc, char **argv)
             opts.no_textures = true;
         } else if (strcmp(argv[i], "--no-lightmaps") == 0) {
             opts.no_lightmaps = true;
+        } else if (strcmp(argv[i], "--hdr") == 0) {
+            opts.lightmap_hdr = true;
+        } else if (strcmp(argv[i], "--bake-lightmaps") == 0) {
+            opts.obj_bake_lightmaps = true;
         } else if (strcmp(argv[i], "--obj-y-up") == 0) {
             opts.obj_y_up = true;
         } else if (strcmp(argv[i], "--json") == 0) {

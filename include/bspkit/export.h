@@ -7,6 +7,31 @@
  * point (x, y, z) to (x, z, -y) * scale; the default scale is 0.0254 (one
  * unit = one inch). OBJ output keeps map axes and units unless `obj_y_up`
  * is set, and is multiplied by `scale` only when one is given.
+ *
+ * Images: each texture a primitive uses is decoded once and written as PNG
+ * (embedded in a GLB; in the folder "<stem>_images" beside a .gltf or .obj,
+ * files "<n>_<name>.png" with bytes outside [A-Za-z0-9._-] as '_'). glTF
+ * materials use it as baseColorTexture (texCoord 0, sampler with REPEAT
+ * wrap); textures with any alpha below 255 ('{' names) get alphaMode MASK,
+ * cutoff 0.5. A texture not found or not decodable leaves its material
+ * untextured with a flat baseColorFactor (Source: texdata reflectivity,
+ * else grey) and is counted in missing_textures.
+ *
+ * Lightmaps (glTF, unless no_lightmaps or no face is lit): the atlas of
+ * bspkit_lightmap_atlas_build() (style 0, `lightmap_hdr`) is one more image
+ * and texture named "lightmap" (sampler clamped to the edge); every vertex
+ * has TEXCOORD_1 from bspkit_lightmap_atlas_uv() (displacement vertices:
+ * the undisplaced base-face point; faces the atlas did not place: (0, 0)).
+ * glTF core has no lightmap slot, so each material with a lit face names it
+ * in its extras: {"lightmap": {"index": <texture>, "texCoord": 1}}.
+ * OBJ has one coordinate set: vt holds texture coordinates and map_Kd the
+ * texture PNG, or with obj_bake_lightmaps (and lit faces) vt holds the
+ * lightmap coordinates and every material's map_Kd is the atlas.
+ *
+ * Bounds: faces may share surfedge ranges, so the export refuses with
+ * BSPKIT_ERR_LIMIT naming FACES when the exported faces have more than
+ * 4 x the surfedge count + 65536 edges in all (or displacement faces more
+ * than 4 x the DISP_VERTS count + 65536 vertices).
  */
 #ifndef BSPKIT_EXPORT_H
 #define BSPKIT_EXPORT_H

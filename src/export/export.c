@@ -1,5 +1,6 @@
-/* Public export entry points: choose the format, build the mesh once, hand it
- * to the glTF or OBJ writer and save every file atomically. */
+/* Public export entry points: choose the format, build the lightmap atlas,
+ * the mesh and the images once, hand them to the glTF or OBJ writer and save
+ * every file atomically. */
 #include "bspkit/edit.h"
 #include "bspkit/export.h"
 #include "core/map.h"
@@ -11,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <errno.h>
 
 #define DEFAULT_GLTF_SCALE 0.0254
 
@@ -38,11 +41,30 @@ static void fill_stats(const bk_xmesh *m, bspkit_export_stats *s)
     s->props = m->props;
 }
 
-static bspkit_result build_mesh(bspkit_map *map, const bspkit_export_options *o, bk_xmesh *mesh, bspkit_error *err)
+/* Atlas, mesh and images. `bake` (OBJ) wants the atlas as the colour map,
+ * so texture images are only made when there is no atlas to bake. */
+static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bool obj, bk_xmesh *mesh,
+                             bk_xmedia *media, bspkit_error *err)
 {
+    /* OBJ has one texture coordinate per vertex: lightmaps only when baked. */
+    bool bake = obj && o && o->obj_bake_lightmaps;
+    bool lightmaps = !(o && o->no_lightmaps) && (!obj || bake);
+    bspkit_result r = bk_xmedia_atlas(map, o, lightmaps, media, err);
+    if (r != BSPKIT_OK)
+        return r;
     bk_xmesh_options mo = {0};
     mo.skip = o ? o->skip : 0;
-    return bk_xmesh_build(map, &mo, mesh, err);
+    mo.atlas = media->have_atlas ? &media->atlas : NULL;
+    if ((r = bk_xmesh_build(map, &mo, mesh, err)) != BSPKIT_OK) {
+        bk_xmedia_free(media);
+        return r;
+    }
+    bool textures = !(o && o->no_textures) && !(bake && media->have_atlas);
+    if ((r = bk_xmedia_images(map, mesh, o, textures, true, media, err)) != BSPKIT_OK) {
+        bk_xmedia_free(media);
+        bk_xmesh_free(mesh);
+    }
+    return r;
 }
 
 static double gltf_scale(const bspkit_export_options *o)
@@ -62,12 +84,14 @@ bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_opti
         return r;
     bspkit_export_stats st = {0};
     bk_xmesh mesh;
-    if ((r = build_mesh(map, opts, &mesh, err)) != BSPKIT_OK)
+    bk_xmedia media;
+    if ((r = prepare(map, opts, false, &mesh, &media, err)) != BSPKIT_OK)
         return r;
     bk_gltf_doc doc;
-    r = bk_gltf_build(map, &mesh, gltf_scale(opts), NULL, &doc, &st, err);
+    r = bk_gltf_build(map, &mesh, &media, gltf_scale(opts), NULL, NULL, &doc, &st, err);
     fill_stats(&mesh, &st);
     bk_xmesh_free(&mesh);
+    bk_xmedia_free(&media);
     if (r == BSPKIT_OK)
         r = bk_glb_pack(&doc, out, size, err);
     bk_gltf_doc_free(&doc);
@@ -116,6 +140,48 @@ static char *uri_of(const char *path)
     return u;
 }
 
+/* The image folder beside `path`: its stem + "_images", blanks in that
+ * last component made '_' so OBJ's map_Kd can name it. malloc'ed. */
+static char *image_dir_of(const char *path)
+{
+    char *dir = sibling(path, "_images");
+    if (!dir)
+        return NULL;
+    char *slash = strrchr(dir, '/');
+    for (char *c = slash ? slash + 1 : dir; *c; c++)
+        if (*c == ' ' || *c == '\t')
+            *c = '_';
+    return dir;
+}
+
+/* Every image of `media` into `dir` (created when missing), each file
+ * written atomically. Adds the bytes to st->bytes_written. */
+static bspkit_result save_images(const char *dir, const bk_xmedia *media, bspkit_export_stats *st,
+                                 bspkit_error *err)
+{
+    if (media->image_count == 0)
+        return BSPKIT_OK;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: cannot create the image folder: %s", dir,
+                       strerror(errno));
+    size_t dn = strlen(dir);
+    for (size_t i = 0; i < media->image_count; i++) {
+        const bk_ximage *im = &media->images[i];
+        size_t n = dn + strlen(im->file) + 2;
+        char *file = malloc(n);
+        if (!file)
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        snprintf(file, n, "%s/%s", dir, im->file);
+        bspkit_result r = bspkit_save_file(file, im->png, im->png_size, err);
+        free(file);
+        if (r != BSPKIT_OK)
+            return r;
+        st->bytes_written += im->png_size;
+    }
+    return BSPKIT_OK;
+}
+
+/* The side file first, the main file last: it appears when all it names exists. */
 static bspkit_result save_two(const char *path, const void *a, size_t a_size, const char *side_path, const void *b,
                               size_t b_size, bspkit_export_stats *st, bspkit_error *err)
 {
@@ -123,22 +189,24 @@ static bspkit_result save_two(const char *path, const void *a, size_t a_size, co
     if (r == BSPKIT_OK)
         r = bspkit_save_file(path, a, a_size, err);
     if (r == BSPKIT_OK)
-        st->bytes_written = a_size + b_size;
+        st->bytes_written += a_size + b_size;
     return r;
 }
 
-static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const char *path, bool glb,
-                                 const bspkit_export_options *opts, bspkit_export_stats *st, bspkit_error *err)
+static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const bk_xmedia *media, const char *path,
+                                 bool glb, const bspkit_export_options *opts, bspkit_export_stats *st,
+                                 bspkit_error *err)
 {
     char *bin_path = glb ? NULL : sibling(path, ".bin");
     char *uri = bin_path ? uri_of(bin_path) : NULL;
-    if (!glb && (!bin_path || !uri)) {
-        free(bin_path);
-        free(uri);
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    }
-    bk_gltf_doc doc;
-    bspkit_result r = bk_gltf_build(map, mesh, gltf_scale(opts), uri, &doc, st, err);
+    char *dir = glb ? NULL : image_dir_of(path);
+    char *dir_uri = dir ? uri_of(dir) : NULL;
+    bspkit_result r = BSPKIT_OK;
+    if (!glb && (!bin_path || !uri || !dir || !dir_uri))
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    bk_gltf_doc doc = {0};
+    if (r == BSPKIT_OK)
+        r = bk_gltf_build(map, mesh, media, gltf_scale(opts), uri, dir_uri, &doc, st, err);
     if (r == BSPKIT_OK && glb) {
         uint8_t *data;
         size_t size;
@@ -148,32 +216,45 @@ static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const ch
             free(data);
         }
     } else if (r == BSPKIT_OK) {
-        r = save_two(path, doc.json, doc.json_size, bin_path, doc.bin, doc.bin_size, st, err);
+        r = save_images(dir, media, st, err);
+        if (r == BSPKIT_OK)
+            r = save_two(path, doc.json, doc.json_size, bin_path, doc.bin, doc.bin_size, st, err);
     }
     bk_gltf_doc_free(&doc);
     free(bin_path);
     free(uri);
+    free(dir);
+    free(dir_uri);
     return r;
 }
 
-static bspkit_result export_obj(const bk_xmesh *mesh, const char *path, const bspkit_export_options *opts,
-                                bspkit_export_stats *st, bspkit_error *err)
+static bspkit_result export_obj(const bk_xmesh *mesh, const bk_xmedia *media, const char *path,
+                                const bspkit_export_options *opts, bspkit_export_stats *st, bspkit_error *err)
 {
     char *mtl_path = sibling(path, ".mtl");
-    if (!mtl_path)
+    char *dir = image_dir_of(path);
+    if (!mtl_path || !dir) {
+        free(mtl_path);
+        free(dir);
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    }
     /* `mtllib` ends its file name at a blank, so the .mtl gets none. */
     char *slash = strrchr(mtl_path, '/');
     for (char *c = slash ? slash + 1 : mtl_path; *c; c++)
         if (*c == ' ' || *c == '\t')
             *c = '_';
+    const char *dir_slash = strrchr(dir, '/');
     bk_obj_doc doc;
     double scale = opts && opts->scale > 0 ? opts->scale : 1.0;
-    bspkit_result r = bk_obj_build(mesh, scale, opts && opts->obj_y_up, slash ? slash + 1 : mtl_path, &doc, st, err);
+    bspkit_result r = bk_obj_build(mesh, media, scale, opts && opts->obj_y_up, opts && opts->obj_bake_lightmaps,
+                                   slash ? slash + 1 : mtl_path, dir_slash ? dir_slash + 1 : dir, &doc, st, err);
+    if (r == BSPKIT_OK)
+        r = save_images(dir, media, st, err);
     if (r == BSPKIT_OK)
         r = save_two(path, doc.obj, doc.obj_size, mtl_path, doc.mtl, doc.mtl_size, st, err);
     bk_obj_doc_free(&doc);
     free(mtl_path);
+    free(dir);
     return r;
 }
 
@@ -201,14 +282,16 @@ bspkit_result bspkit_export(bspkit_map *map, const char *path, const bspkit_expo
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "unknown export format %d", (int)fmt);
     bspkit_export_stats st = {0};
     bk_xmesh mesh;
-    if ((r = build_mesh(map, opts, &mesh, err)) != BSPKIT_OK)
+    bk_xmedia media;
+    if ((r = prepare(map, opts, fmt == BSPKIT_EXPORT_OBJ, &mesh, &media, err)) != BSPKIT_OK)
         return r;
     if (fmt == BSPKIT_EXPORT_OBJ)
-        r = export_obj(&mesh, path, opts, &st, err);
+        r = export_obj(&mesh, &media, path, opts, &st, err);
     else
-        r = export_gltf(map, &mesh, path, fmt == BSPKIT_EXPORT_GLB, opts, &st, err);
+        r = export_gltf(map, &mesh, &media, path, fmt == BSPKIT_EXPORT_GLB, opts, &st, err);
     fill_stats(&mesh, &st);
     bk_xmesh_free(&mesh);
+    bk_xmedia_free(&media);
     if (r == BSPKIT_OK && stats)
         *stats = st;
     return r;

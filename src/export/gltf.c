@@ -1,5 +1,6 @@
-/* glTF 2.0 writer: JSON built with jansson, one binary buffer with a 4-byte
- * aligned bufferView per accessor, and the GLB container around both.
+/* glTF 2.0 writer: JSON text written directly, one binary buffer with a
+ * 4-byte aligned bufferView per accessor (and per PNG image in GLB), and the
+ * GLB container around both.
  *
  * Map point (x, y, z) becomes (x, z, -y) * scale; that map is a rotation, so
  * normals keep their length and winding stays counter-clockwise. Rotations
@@ -9,9 +10,10 @@
 #include "bspkit/props.h"
 #include "core/bytes.h"
 #include "core/map.h"
+#include "export/textbuf.h"
 
-#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,273 +22,412 @@ enum {
     GL_UNSIGNED_INT = 5125,
     GL_FLOAT = 5126,
     GL_ARRAY_BUFFER = 34962,
-    GL_ELEMENT_ARRAY_BUFFER = 34963
+    GL_ELEMENT_ARRAY_BUFFER = 34963,
+    GL_LINEAR = 9729,
+    GL_LINEAR_MIPMAP_LINEAR = 9987,
+    GL_CLAMP_TO_EDGE = 33071,
+    GL_REPEAT = 10497
 };
 
+/* The JSON is written straight to text: bufferViews and accessors into their
+ * own buffers as the binary data is laid out, the rest in document order. */
 typedef struct gctx {
-    bool ok;             /* false after any jansson allocation failure */
-    json_t *views, *accessors;
+    bk_tbuf views, accessors, meshes;
+    size_t view_count, accessor_count;
     uint8_t *bin;
     size_t bin_size, bin_used;
     double scale;
+    bool lightmap_uv; /* write TEXCOORD_1 */
 } gctx;
-
-static void put(gctx *g, json_t *obj, const char *key, json_t *value)
-{
-    if (!obj || !value || json_object_set_new(obj, key, value) != 0) {
-        if (!obj)
-            json_decref(value);
-        g->ok = false;
-    }
-}
-
-static void app(gctx *g, json_t *arr, json_t *value)
-{
-    if (!arr || !value || json_array_append_new(arr, value) != 0) {
-        if (!arr)
-            json_decref(value);
-        g->ok = false;
-    }
-}
-
-/* A JSON string of any bytes: names read from maps need not be UTF-8, and
- * jansson refuses such text, so bytes outside ASCII then become '?'. */
-static json_t *jstr(const char *text)
-{
-    json_t *v = json_string(text);
-    if (v)
-        return v;
-    size_t n = strlen(text);
-    char *copy = malloc(n + 1);
-    if (!copy)
-        return NULL;
-    for (size_t i = 0; i <= n; i++)
-        copy[i] = (unsigned char)text[i] < 0x80 ? text[i] : '?';
-    v = json_string(copy);
-    free(copy);
-    return v;
-}
-
-static json_t *jvec(gctx *g, const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++)
-        app(g, a, json_real(v[i]));
-    return a;
-}
 
 /* ---- buffer ------------------------------------------------------------- */
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-/* One bufferView over the next `length` bytes of the buffer; returns its index. */
+/* One bufferView over the next `length` bytes of the buffer (target 0 =
+ * none, as for images); returns its index. */
 static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
 {
     size_t offset = g->bin_used;
-    json_t *v = json_object();
-    put(g, v, "buffer", json_integer(0));
-    put(g, v, "byteOffset", json_integer((json_int_t)offset));
-    put(g, v, "byteLength", json_integer((json_int_t)length));
-    put(g, v, "target", json_integer(target));
-    app(g, g->views, v);
+    jw_obj(&g->views);
+    jw_key(&g->views, "buffer");
+    jw_int(&g->views, 0);
+    jw_key(&g->views, "byteOffset");
+    jw_int(&g->views, (int64_t)offset);
+    jw_key(&g->views, "byteLength");
+    jw_int(&g->views, (int64_t)length);
+    if (target) {
+        jw_key(&g->views, "target");
+        jw_int(&g->views, target);
+    }
+    jw_end_obj(&g->views);
     *data = g->bin + offset;
     g->bin_used = align4(offset + length);
-    return json_array_size(g->views) - 1;
+    return g->view_count++;
 }
 
-static size_t add_accessor(gctx *g, size_t view, int component, size_t count, const char *type, json_t *min,
-                           json_t *max)
+static size_t add_accessor(gctx *g, size_t view, int component, size_t count, const char *type, const double *min,
+                           const double *max)
 {
-    json_t *a = json_object();
-    put(g, a, "bufferView", json_integer((json_int_t)view));
-    put(g, a, "componentType", json_integer(component));
-    put(g, a, "count", json_integer((json_int_t)count));
-    put(g, a, "type", json_string(type));
-    if (min)
-        put(g, a, "min", min);
-    if (max)
-        put(g, a, "max", max);
-    app(g, g->accessors, a);
-    return json_array_size(g->accessors) - 1;
+    bk_tbuf *t = &g->accessors;
+    jw_obj(t);
+    jw_key(t, "bufferView");
+    jw_int(t, (int64_t)view);
+    jw_key(t, "componentType");
+    jw_int(t, component);
+    jw_key(t, "count");
+    jw_int(t, (int64_t)count);
+    jw_key(t, "type");
+    jw_str(t, type);
+    if (min && max) {
+        jw_key(t, "min");
+        jw_reals(t, min, 3);
+        jw_key(t, "max");
+        jw_reals(t, max, 3);
+    }
+    jw_end_obj(t);
+    return g->accessor_count++;
 }
 
-/* Map axes (x, y, z) to glTF axes (x, z, -y). */
-static void to_gltf(const float in[3], double s, float out[3])
+static void put_f32(uint8_t *p, float v)
 {
-    out[0] = (float)(in[0] * s);
-    out[1] = (float)(in[2] * s);
-    out[2] = (float)(-in[1] * s);
+    wr_f32(p, v, false);
 }
 
-/* Writes one primitive's vertex attributes and indices; returns the
- * primitive object. */
-static json_t *write_prim(gctx *g, const bk_xprim *p, int64_t material, bspkit_error *err, bspkit_result *r)
+/* Writes one primitive's vertex attributes and indices and its JSON object
+ * into g->meshes. Map axes (x, y, z) become glTF axes (x, z, -y). */
+static bspkit_result write_prim(gctx *g, const bk_xprim *p, int64_t material, bspkit_error *err)
 {
     size_t n = p->vert_count;
-    uint8_t *pos, *nrm, *uv, *idx;
+    uint8_t *pos, *nrm, *uv, *lm = NULL, *idx;
     size_t vp = add_view(g, n * 12, GL_ARRAY_BUFFER, &pos);
     size_t vn = add_view(g, n * 12, GL_ARRAY_BUFFER, &nrm);
     size_t vt = add_view(g, n * 8, GL_ARRAY_BUFFER, &uv);
+    size_t vl = g->lightmap_uv ? add_view(g, n * 8, GL_ARRAY_BUFFER, &lm) : 0;
     bool wide = n >= 65536;
     size_t vi = add_view(g, p->index_count * (wide ? 4 : 2), GL_ELEMENT_ARRAY_BUFFER, &idx);
-    double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t i = 0; i < n; i++) {
         const bk_xvertex *v = &p->verts[i];
-        float q[3], nn[3];
-        to_gltf(v->pos, g->scale, q);
-        to_gltf(v->normal, 1.0, nn);
+        float q[3] = {(float)(v->pos[0] * g->scale), (float)(v->pos[2] * g->scale), (float)(-v->pos[1] * g->scale)};
         for (int k = 0; k < 3; k++) {
-            if (!isfinite(q[k])) {
-                *r = bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "scale %g takes a vertex beyond float range",
-                             g->scale);
-                return NULL;
-            }
+            if (!isfinite(q[k]))
+                return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "scale %g takes a vertex beyond float range",
+                               g->scale);
             mn[k] = q[k] < mn[k] ? q[k] : mn[k];
             mx[k] = q[k] > mx[k] ? q[k] : mx[k];
-            wr_f32(pos + i * 12 + k * 4, q[k], false);
-            wr_f32(nrm + i * 12 + k * 4, nn[k], false);
+            put_f32(pos + i * 12 + k * 4, q[k]);
         }
-        wr_f32(uv + i * 8, v->uv0[0], false);
-        wr_f32(uv + i * 8 + 4, v->uv0[1], false);
+        put_f32(nrm + i * 12, v->normal[0]);
+        put_f32(nrm + i * 12 + 4, v->normal[2]);
+        put_f32(nrm + i * 12 + 8, -v->normal[1]);
+        put_f32(uv + i * 8, v->uv0[0]);
+        put_f32(uv + i * 8 + 4, v->uv0[1]);
+        if (lm) {
+            put_f32(lm + i * 8, v->uv1[0]);
+            put_f32(lm + i * 8 + 4, v->uv1[1]);
+        }
     }
-    for (size_t i = 0; i < p->index_count; i++) {
-        if (wide)
+    if (wide)
+        for (size_t i = 0; i < p->index_count; i++)
             wr_u32(idx + i * 4, p->indices[i], false);
-        else
+    else
+        for (size_t i = 0; i < p->index_count; i++)
             wr_u16(idx + i * 2, (uint16_t)p->indices[i], false);
+    double dmn[3] = {mn[0], mn[1], mn[2]}, dmx[3] = {mx[0], mx[1], mx[2]};
+    size_t a_pos = add_accessor(g, vp, GL_FLOAT, n, "VEC3", dmn, dmx);
+    size_t a_nrm = add_accessor(g, vn, GL_FLOAT, n, "VEC3", NULL, NULL);
+    size_t a_uv = add_accessor(g, vt, GL_FLOAT, n, "VEC2", NULL, NULL);
+    size_t a_lm = lm ? add_accessor(g, vl, GL_FLOAT, n, "VEC2", NULL, NULL) : 0;
+    size_t a_idx = add_accessor(g, vi, wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT, p->index_count, "SCALAR", NULL,
+                                NULL);
+    bk_tbuf *t = &g->meshes;
+    jw_obj(t);
+    jw_key(t, "attributes");
+    jw_obj(t);
+    jw_key(t, "POSITION");
+    jw_int(t, (int64_t)a_pos);
+    jw_key(t, "NORMAL");
+    jw_int(t, (int64_t)a_nrm);
+    jw_key(t, "TEXCOORD_0");
+    jw_int(t, (int64_t)a_uv);
+    if (lm) {
+        jw_key(t, "TEXCOORD_1");
+        jw_int(t, (int64_t)a_lm);
     }
-    json_t *attrs = json_object();
-    put(g, attrs, "POSITION",
-        json_integer((json_int_t)add_accessor(g, vp, GL_FLOAT, n, "VEC3", jvec(g, mn, 3), jvec(g, mx, 3))));
-    put(g, attrs, "NORMAL", json_integer((json_int_t)add_accessor(g, vn, GL_FLOAT, n, "VEC3", NULL, NULL)));
-    put(g, attrs, "TEXCOORD_0", json_integer((json_int_t)add_accessor(g, vt, GL_FLOAT, n, "VEC2", NULL, NULL)));
-    json_t *prim = json_object();
-    put(g, prim, "attributes", attrs);
-    put(g, prim, "indices",
-        json_integer((json_int_t)add_accessor(g, vi, wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT, p->index_count,
-                                              "SCALAR", NULL, NULL)));
-    put(g, prim, "material", json_integer(material));
-    put(g, prim, "mode", json_integer(4));
-    return prim;
+    jw_end_obj(t);
+    jw_key(t, "indices");
+    jw_int(t, (int64_t)a_idx);
+    jw_key(t, "material");
+    jw_int(t, material);
+    jw_key(t, "mode");
+    jw_int(t, 4);
+    jw_end_obj(t);
+    return BSPKIT_OK;
 }
 
 /* ---- nodes -------------------------------------------------------------- */
 
-/* Entity key/values in file order. A key met again turns its value into an
- * array of every value, in order. */
-static json_t *entity_extras(gctx *g, const bspkit_entities *ents, size_t e)
+typedef struct kv_ref {
+    const char *key;
+    size_t index;
+} kv_ref;
+
+static int by_key_then_index(const void *a, const void *b)
 {
-    json_t *o = json_object();
-    const bspkit_entity *ent = &ents->entities[e];
-    for (size_t i = 0; i < ent->num_pairs; i++) {
-        const bspkit_keyvalue *kv = &ents->pairs[ent->first_pair + i];
-        json_t *key = jstr(kv->key);
-        const char *k = key ? json_string_value(key) : NULL;
-        json_t *value = jstr(kv->value);
-        json_t *old = k && o ? json_object_get(o, k) : NULL;
-        if (!k) {
-            json_decref(value);
-            g->ok = false;
-        } else if (!old) {
-            put(g, o, k, value);
-        } else if (json_is_array(old)) {
-            app(g, old, value);
-        } else {
-            json_t *arr = json_array();
-            app(g, arr, json_incref(old));
-            app(g, arr, value);
-            put(g, o, k, arr);
-        }
-        json_decref(key);
-    }
-    return o;
+    const kv_ref *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-static json_t *prop_extras(gctx *g, const bspkit_static_props *sp, size_t i)
+/* Entity key/values in file order. A key met again turns its value into an
+ * array of every value, in order. Pairs are grouped by sorting, so an entity
+ * with very many pairs costs n log n. */
+static bool entity_extras(bk_tbuf *t, const bspkit_entities *ents, size_t e)
+{
+    const bspkit_entity *ent = &ents->entities[e];
+    const bspkit_keyvalue *kv = &ents->pairs[ent->first_pair];
+    size_t n = ent->num_pairs;
+    kv_ref *refs = malloc((n ? n : 1) * sizeof *refs);
+    size_t *group = malloc((n ? n : 1) * sizeof *group); /* pair -> position in refs of its key's first pair */
+    if (!refs || !group) {
+        free(refs);
+        free(group);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        refs[i] = (kv_ref){kv[i].key, i};
+    qsort(refs, n, sizeof *refs, by_key_then_index);
+    for (size_t i = 0; i < n; i++)
+        group[refs[i].index] = i > 0 && strcmp(refs[i].key, refs[i - 1].key) == 0 ? group[refs[i - 1].index] : i;
+    jw_obj(t);
+    for (size_t i = 0; i < n; i++) {
+        size_t first = group[i];
+        if (refs[first].index != i)
+            continue; /* written with the key's first pair */
+        jw_key(t, kv[i].key);
+        size_t end = first + 1;
+        while (end < n && group[refs[end].index] == first)
+            end++;
+        if (end - first == 1) {
+            jw_str(t, kv[i].value);
+            continue;
+        }
+        jw_arr(t);
+        for (size_t k = first; k < end; k++)
+            jw_str(t, kv[refs[k].index].value);
+        jw_end_arr(t);
+    }
+    jw_end_obj(t);
+    free(refs);
+    free(group);
+    return true;
+}
+
+static void key_real(bk_tbuf *t, const char *key, double v)
+{
+    jw_key(t, key);
+    jw_real(t, v);
+}
+
+static void key_int(bk_tbuf *t, const char *key, int64_t v)
+{
+    jw_key(t, key);
+    jw_int(t, v);
+}
+
+static void prop_extras(bk_tbuf *t, const bspkit_static_props *sp, size_t i)
 {
     const bspkit_static_prop *p = &sp->props[i];
-    json_t *o = json_object();
-    put(g, o, "model", jstr(p->prop_type < sp->dictionary_count ? sp->dictionary[p->prop_type].name : ""));
-    put(g, o, "prop_index", json_integer((json_int_t)i));
-    put(g, o, "skin", json_integer(p->skin));
-    put(g, o, "solid", json_integer(p->solid));
-    put(g, o, "flags", json_integer(p->flags));
-    put(g, o, "fade_min_dist", json_real(isfinite(p->fade_min_dist) ? p->fade_min_dist : 0));
-    put(g, o, "fade_max_dist", json_real(isfinite(p->fade_max_dist) ? p->fade_max_dist : 0));
-    put(g, o, "forced_fade_scale", json_real(isfinite(p->forced_fade_scale) ? p->forced_fade_scale : 0));
+    jw_obj(t);
+    jw_key(t, "model");
+    jw_str(t, p->prop_type < sp->dictionary_count ? sp->dictionary[p->prop_type].name : "");
+    key_int(t, "prop_index", (int64_t)i);
+    key_int(t, "skin", p->skin);
+    key_int(t, "solid", p->solid);
+    key_int(t, "flags", p->flags);
+    key_real(t, "fade_min_dist", p->fade_min_dist);
+    key_real(t, "fade_max_dist", p->fade_max_dist);
+    key_real(t, "forced_fade_scale", p->forced_fade_scale);
     double lo[3] = {p->lighting_origin.x, p->lighting_origin.y, p->lighting_origin.z};
-    for (int k = 0; k < 3; k++)
-        lo[k] = isfinite(lo[k]) ? lo[k] : 0;
-    put(g, o, "lighting_origin", jvec(g, lo, 3));
-    if (p->targetname)
-        put(g, o, "targetname", jstr(p->targetname));
-    return o;
+    jw_key(t, "lighting_origin");
+    jw_reals(t, lo, 3);
+    if (p->targetname) {
+        jw_key(t, "targetname");
+        jw_str(t, p->targetname);
+    }
+    jw_end_obj(t);
 }
 
-static json_t *write_node(gctx *g, const bk_xnode *n, const bspkit_entities *ents, const bspkit_static_props *sp,
-                          int64_t mesh)
+static bool write_node(gctx *g, bk_tbuf *t, const bk_xnode *n, const bspkit_entities *ents,
+                       const bspkit_static_props *sp, int64_t mesh)
 {
-    json_t *o = json_object();
-    put(g, o, "name", jstr(n->name));
+    bool ok = true;
+    jw_obj(t);
+    jw_key(t, "name");
+    jw_str(t, n->name);
     if (mesh >= 0)
-        put(g, o, "mesh", json_integer(mesh));
-    double t[3] = {n->translation[0] * g->scale, n->translation[2] * g->scale, -n->translation[1] * g->scale};
-    if (t[0] != 0 || t[1] != 0 || t[2] != 0)
-        put(g, o, "translation", jvec(g, t, 3));
+        key_int(t, "mesh", mesh);
+    double tr[3] = {n->translation[0] * g->scale, n->translation[2] * g->scale, -n->translation[1] * g->scale};
+    if (tr[0] != 0 || tr[1] != 0 || tr[2] != 0) {
+        jw_key(t, "translation");
+        jw_reals(t, tr, 3);
+    }
     double q[4] = {n->rotation[0], n->rotation[2], -n->rotation[1], n->rotation[3]};
     double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (len > 0 && isfinite(len) && (q[0] != 0 || q[1] != 0 || q[2] != 0)) {
         for (int k = 0; k < 4; k++)
             q[k] /= len;
-        put(g, o, "rotation", jvec(g, q, 4));
+        jw_key(t, "rotation");
+        jw_reals(t, q, 4);
     }
     double s[3] = {n->scale[0], n->scale[2], n->scale[1]};
-    if (s[0] != 1 || s[1] != 1 || s[2] != 1)
-        put(g, o, "scale", jvec(g, s, 3));
-    json_t *extras = NULL;
-    if (n->kind == BK_XNODE_PROP && sp && n->prop >= 0 && (size_t)n->prop < sp->prop_count)
-        extras = prop_extras(g, sp, (size_t)n->prop);
-    else if (ents && n->entity >= 0 && (size_t)n->entity < ents->count)
-        extras = entity_extras(g, ents, (size_t)n->entity);
-    else if (n->model >= 0) {
-        extras = json_object();
-        put(g, extras, "model_index", json_integer(n->model));
+    if (s[0] != 1 || s[1] != 1 || s[2] != 1) {
+        jw_key(t, "scale");
+        jw_reals(t, s, 3);
     }
-    if (extras)
-        put(g, o, "extras", extras);
-    return o;
+    if (n->kind == BK_XNODE_PROP && sp && n->prop >= 0 && (size_t)n->prop < sp->prop_count) {
+        jw_key(t, "extras");
+        prop_extras(t, sp, (size_t)n->prop);
+    } else if (ents && n->entity >= 0 && (size_t)n->entity < ents->count) {
+        jw_key(t, "extras");
+        ok = entity_extras(t, ents, (size_t)n->entity);
+    } else if (n->model >= 0) {
+        jw_key(t, "extras");
+        jw_obj(t);
+        key_int(t, "model_index", n->model);
+        jw_end_obj(t);
+    }
+    jw_end_obj(t);
+    return ok;
 }
 
-/* ---- document ----------------------------------------------------------- */
+/* ---- materials and images ----------------------------------------------- */
 
-static size_t bin_bytes(const bk_xmesh *m)
+static size_t bin_bytes(const bk_xmesh *m, const bk_xmedia *media, bool embed_images, bool lightmap_uv)
 {
     size_t total = 0;
     for (size_t i = 0; i < m->model_count; i++) {
         for (size_t p = 0; p < m->models[i].prim_count; p++) {
             const bk_xprim *pr = &m->models[i].prims[p];
-            total += align4(pr->vert_count * 12) * 2 + align4(pr->vert_count * 8) +
+            total += align4(pr->vert_count * 12) * 2 + align4(pr->vert_count * 8) * (lightmap_uv ? 2 : 1) +
                      align4(pr->index_count * (pr->vert_count >= 65536 ? 4 : 2));
         }
     }
+    for (size_t i = 0; embed_images && media && i < media->image_count; i++)
+        total += align4(media->images[i].png_size);
     return total;
 }
 
-static json_t *material_json(gctx *g, const bk_xmaterial *mat)
+/* Texture index of image i is i: one texture per image. Textures use
+ * sampler 0 (repeat), the lightmap sampler 1 (clamped to the edge). */
+static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *media, size_t index)
 {
-    json_t *o = json_object();
-    put(g, o, "name", jstr(mat->name));
-    json_t *pbr = json_object();
-    double white[4] = {1, 1, 1, 1};
-    put(g, pbr, "baseColorFactor", jvec(g, white, 4));
-    put(g, pbr, "metallicFactor", json_real(0));
-    put(g, pbr, "roughnessFactor", json_real(1));
-    /* Texture images, when exported, go in pbr.baseColorTexture. */
-    put(g, o, "pbrMetallicRoughness", pbr);
-    return o;
+    int32_t image = media ? media->material_image[index] : -1;
+    jw_obj(t);
+    jw_key(t, "name");
+    jw_str(t, mat->name);
+    jw_key(t, "pbrMetallicRoughness");
+    jw_obj(t);
+    double colour[4] = {1, 1, 1, 1};
+    if (media && image < 0)
+        for (int k = 0; k < 3; k++)
+            colour[k] = media->material_colour[index][k];
+    jw_key(t, "baseColorFactor");
+    jw_reals(t, colour, 4);
+    if (image >= 0) {
+        jw_key(t, "baseColorTexture");
+        jw_obj(t);
+        key_int(t, "index", image);
+        key_int(t, "texCoord", 0);
+        jw_end_obj(t);
+    }
+    key_real(t, "metallicFactor", 0);
+    key_real(t, "roughnessFactor", 1);
+    jw_end_obj(t);
+    if (image >= 0 && media->material_mask[index]) {
+        jw_key(t, "alphaMode");
+        jw_str(t, "MASK");
+        key_real(t, "alphaCutoff", 0.5);
+    }
+    if (media && media->lightmap_image >= 0 && mat->lit) {
+        jw_key(t, "extras");
+        jw_obj(t);
+        jw_key(t, "lightmap");
+        jw_obj(t);
+        key_int(t, "index", media->lightmap_image);
+        key_int(t, "texCoord", 1);
+        jw_end_obj(t);
+        jw_end_obj(t);
+    }
+    jw_end_obj(t);
 }
 
-static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, const char *bin_uri, json_t *root,
+/* images, samplers and textures; PNG bytes go in the buffer when
+ * `image_dir_uri` is NULL, else each image names its file. */
+static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char *image_dir_uri)
+{
+    jw_key(t, "images");
+    jw_arr(t);
+    for (size_t i = 0; i < media->image_count; i++) {
+        const bk_ximage *im = &media->images[i];
+        jw_obj(t);
+        jw_key(t, "name");
+        jw_str(t, im->name);
+        if (image_dir_uri) {
+            /* File names are [A-Za-z0-9._-] only: nothing to encode. */
+            jw_key(t, "uri");
+            size_t n = strlen(image_dir_uri) + strlen(im->file) + 2;
+            char *uri = malloc(n);
+            if (!uri) {
+                t->failed = true;
+                return;
+            }
+            snprintf(uri, n, "%s/%s", image_dir_uri, im->file);
+            jw_str(t, uri);
+            free(uri);
+        } else {
+            uint8_t *data;
+            size_t view = add_view(g, im->png_size, 0, &data);
+            memcpy(data, im->png, im->png_size);
+            key_int(t, "bufferView", (int64_t)view);
+            jw_key(t, "mimeType");
+            jw_str(t, "image/png");
+        }
+        jw_end_obj(t);
+    }
+    jw_end_arr(t);
+    jw_key(t, "samplers");
+    jw_arr(t);
+    const int filters[2][2] = {{GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR}, {GL_LINEAR, GL_LINEAR}};
+    const int wraps[2] = {GL_REPEAT, GL_CLAMP_TO_EDGE};
+    /* The clamped sampler only when the atlas is there to use it. */
+    for (int k = 0; k < (media->lightmap_image >= 0 ? 2 : 1); k++) {
+        jw_obj(t);
+        key_int(t, "magFilter", filters[k][0]);
+        key_int(t, "minFilter", filters[k][1]);
+        key_int(t, "wrapS", wraps[k]);
+        key_int(t, "wrapT", wraps[k]);
+        jw_end_obj(t);
+    }
+    jw_end_arr(t);
+    jw_key(t, "textures");
+    jw_arr(t);
+    for (size_t i = 0; i < media->image_count; i++) {
+        jw_obj(t);
+        jw_key(t, "name");
+        jw_str(t, media->images[i].name);
+        key_int(t, "sampler", (int64_t)i == media->lightmap_image ? 1 : 0);
+        key_int(t, "source", (int64_t)i);
+        jw_end_obj(t);
+    }
+    jw_end_arr(t);
+}
+
+/* ---- document ----------------------------------------------------------- */
+
+static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, const bk_xmedia *media,
+                               const char *bin_uri, const char *image_dir_uri, bk_tbuf *root,
                                bspkit_export_stats *stats, bspkit_error *err)
 {
     bspkit_result r = BSPKIT_OK;
@@ -297,139 +438,166 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     if (m->props > 0 && (r = bspkit_get_static_props(map, &sp, err)) != BSPKIT_OK)
         return r;
 
-    json_t *asset = json_object();
-    put(g, asset, "version", json_string("2.0"));
-    put(g, asset, "generator", json_string("bspkit " BSPKIT_VERSION_STRING));
-    put(g, root, "asset", asset);
-
     /* Materials actually used, in first-use order. */
     int64_t *gl_material = calloc(m->material_count + 1, sizeof *gl_material);
-    if (!gl_material)
+    int64_t *model_mesh = calloc(m->model_count + 1, sizeof *model_mesh);
+    bk_tbuf materials = {0}, nodes = {0};
+    if (!gl_material || !model_mesh) {
+        free(gl_material);
+        free(model_mesh);
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    }
     for (size_t i = 0; i < m->material_count; i++)
         gl_material[i] = -1;
-    json_t *materials = json_array(), *meshes = json_array(), *nodes = json_array();
     int64_t used = 0;
     for (size_t i = 0; i < m->model_count; i++)
         for (size_t p = 0; p < m->models[i].prim_count; p++) {
             uint32_t mt = m->models[i].prims[p].material;
             if (gl_material[mt] < 0) {
                 gl_material[mt] = used++;
-                app(g, materials, material_json(g, &m->materials[mt]));
+                material_json(&materials, &m->materials[mt], media, mt);
             }
         }
 
-    int64_t *model_mesh = calloc(m->model_count + 1, sizeof *model_mesh);
-    if (!model_mesh) {
-        free(gl_material);
-        json_decref(materials);
-        json_decref(meshes);
-        json_decref(nodes);
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    }
+    size_t mesh_count = 0;
     for (size_t i = 0; i < m->model_count && r == BSPKIT_OK; i++) {
         const bk_xmodel *xm = &m->models[i];
         model_mesh[i] = -1;
         if (xm->prim_count == 0)
             continue;
-        json_t *prims = json_array();
-        for (size_t p = 0; p < xm->prim_count && r == BSPKIT_OK; p++)
-            app(g, prims, write_prim(g, &xm->prims[p], gl_material[xm->prims[p].material], err, &r));
-        json_t *mesh = json_object();
+        jw_obj(&g->meshes);
         char name[32];
         snprintf(name, sizeof name, "model*%zu", i);
-        put(g, mesh, "name", json_string(name));
-        put(g, mesh, "primitives", prims);
-        model_mesh[i] = (int64_t)json_array_size(meshes);
-        app(g, meshes, mesh);
+        jw_key(&g->meshes, "name");
+        jw_str(&g->meshes, name);
+        jw_key(&g->meshes, "primitives");
+        jw_arr(&g->meshes);
+        for (size_t p = 0; p < xm->prim_count && r == BSPKIT_OK; p++)
+            r = write_prim(g, &xm->prims[p], gl_material[xm->prims[p].material], err);
+        jw_end_arr(&g->meshes);
+        jw_end_obj(&g->meshes);
+        model_mesh[i] = (int64_t)mesh_count++;
     }
 
     /* Node 0 is the root; every exported node is its child. */
-    json_t *root_node = json_object(), *children = json_array();
-    put(g, root_node, "name", json_string("map"));
-    app(g, nodes, root_node);
-    for (size_t i = 0; i < m->node_count && r == BSPKIT_OK; i++) {
+    jw_obj(&nodes);
+    jw_key(&nodes, "name");
+    jw_str(&nodes, "map");
+    if (m->node_count > 0) {
+        jw_key(&nodes, "children");
+        jw_arr(&nodes);
+        for (size_t i = 0; i < m->node_count; i++)
+            jw_int(&nodes, (int64_t)i + 1);
+        jw_end_arr(&nodes);
+    }
+    jw_end_obj(&nodes);
+    bool ok = true;
+    for (size_t i = 0; i < m->node_count && r == BSPKIT_OK && ok; i++) {
         const bk_xnode *n = &m->nodes[i];
         int64_t mesh = n->model >= 0 && (size_t)n->model < m->model_count ? model_mesh[n->model] : -1;
-        app(g, children, json_integer((json_int_t)json_array_size(nodes)));
-        app(g, nodes, write_node(g, n, ents, sp, mesh));
+        ok = write_node(g, &nodes, n, ents, sp, mesh);
         if (n->kind != BK_XNODE_POINT)
             stats->nodes++;
     }
-    if (json_array_size(children) > 0)
-        put(g, root_node, "children", children);
-    else
-        json_decref(children);
+    if (!ok)
+        nodes.failed = true;
     free(model_mesh);
     free(gl_material);
 
-    json_t *scene = json_object(), *scene_nodes = json_array(), *scenes = json_array();
-    app(g, scene_nodes, json_integer(0));
-    put(g, scene, "nodes", scene_nodes);
-    app(g, scenes, scene);
-    put(g, root, "scene", json_integer(0));
-    put(g, root, "scenes", scenes);
-    put(g, root, "nodes", nodes);
+    jw_obj(root);
+    jw_key(root, "asset");
+    jw_obj(root);
+    jw_key(root, "version");
+    jw_str(root, "2.0");
+    jw_key(root, "generator");
+    jw_str(root, "bspkit " BSPKIT_VERSION_STRING);
+    jw_end_obj(root);
+    jw_key(root, "scene");
+    jw_int(root, 0);
+    tb_puts(root, ",\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
+    tb_put(root, nodes.data, nodes.size);
+    tb_puts(root, "]");
     /* glTF forbids empty top-level arrays. */
-    if (json_array_size(meshes) > 0)
-        put(g, root, "meshes", meshes);
-    else
-        json_decref(meshes);
-    if (json_array_size(materials) > 0)
-        put(g, root, "materials", materials);
-    else
-        json_decref(materials);
-    if (g->bin_used > 0) {
-        json_t *buffer = json_object(), *buffers = json_array();
-        put(g, buffer, "byteLength", json_integer((json_int_t)g->bin_used));
-        if (bin_uri)
-            put(g, buffer, "uri", jstr(bin_uri));
-        app(g, buffers, buffer);
-        put(g, root, "buffers", buffers);
-        put(g, root, "bufferViews", json_incref(g->views));
-        put(g, root, "accessors", json_incref(g->accessors));
+    if (mesh_count > 0) {
+        tb_puts(root, ",\"meshes\":[");
+        tb_put(root, g->meshes.data, g->meshes.size);
+        tb_puts(root, "]");
     }
+    if (used > 0) {
+        tb_puts(root, ",\"materials\":[");
+        tb_put(root, materials.data, materials.size);
+        tb_puts(root, "]");
+    }
+    if (media && media->image_count > 0)
+        write_images(g, root, media, image_dir_uri);
+    if (g->bin_used > 0) {
+        jw_key(root, "buffers");
+        jw_arr(root);
+        jw_obj(root);
+        key_int(root, "byteLength", (int64_t)g->bin_used);
+        if (bin_uri) {
+            jw_key(root, "uri");
+            jw_str(root, bin_uri);
+        }
+        jw_end_obj(root);
+        jw_end_arr(root);
+        tb_puts(root, ",\"bufferViews\":[");
+        tb_put(root, g->views.data, g->views.size);
+        tb_puts(root, "]");
+        if (g->accessor_count > 0) {
+            tb_puts(root, ",\"accessors\":[");
+            tb_put(root, g->accessors.data, g->accessors.size);
+            tb_puts(root, "]");
+        }
+    }
+    jw_end_obj(root);
+    if (nodes.failed || materials.failed)
+        root->failed = true;
+    tb_free(&nodes);
+    tb_free(&materials);
     stats->materials = (size_t)used;
     stats->props = m->props;
+    if (media) {
+        stats->images = media->texture_images;
+        stats->missing_textures = media->missing_textures;
+    }
     return r;
 }
 
-bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, double scale, const char *bin_uri,
-                            bk_gltf_doc *out, bspkit_export_stats *stats, bspkit_error *err)
+bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, const bk_xmedia *media, double scale,
+                            const char *bin_uri, const char *image_dir_uri, bk_gltf_doc *out,
+                            bspkit_export_stats *stats, bspkit_error *err)
 {
     memset(out, 0, sizeof *out);
-    gctx g = {.ok = true, .scale = scale};
-    g.bin_size = bin_bytes(mesh);
+    gctx g;
+    memset(&g, 0, sizeof g);
+    g.scale = scale;
+    g.lightmap_uv = media && media->have_atlas;
+    g.bin_size = bin_bytes(mesh, media, !image_dir_uri, g.lightmap_uv);
     if (g.bin_size > (uint64_t)UINT32_MAX - (1u << 20))
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB",
                        g.bin_size);
+    /* Every byte is written (padding included, by the zeroing here). */
     g.bin = calloc(g.bin_size ? g.bin_size : 1, 1);
-    g.views = json_array();
-    g.accessors = json_array();
-    json_t *root = json_object();
+    bk_tbuf root = {0};
     bspkit_result r = BSPKIT_ERR_NOMEM;
-    if (g.bin && g.views && g.accessors && root)
-        r = build_doc(&g, map, mesh, bin_uri, root, stats, err);
-    if (r == BSPKIT_OK && g.ok) {
-        out->json = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-        if (!out->json)
-            g.ok = false;
-        else
-            out->json_size = strlen(out->json);
-    }
-    json_decref(root);
-    json_decref(g.views);
-    json_decref(g.accessors);
-    if (r == BSPKIT_OK && !g.ok)
+    if (g.bin)
+        r = build_doc(&g, map, mesh, media, bin_uri, image_dir_uri, &root, stats, err);
+    bool failed = root.failed || g.views.failed || g.accessors.failed || g.meshes.failed;
+    tb_free(&g.views);
+    tb_free(&g.accessors);
+    tb_free(&g.meshes);
+    if (r == BSPKIT_OK && failed)
         r = BSPKIT_ERR_NOMEM;
     if (r == BSPKIT_ERR_NOMEM)
         bk_fail(err, r, -1, -1, -1, "out of memory building the glTF document");
     if (r != BSPKIT_OK) {
         free(g.bin);
-        free(out->json);
-        memset(out, 0, sizeof *out);
+        tb_free(&root);
         return r;
     }
+    out->json = root.data;
+    out->json_size = root.size;
     out->bin = g.bin;
     out->bin_size = g.bin_used;
     return BSPKIT_OK;

@@ -65,7 +65,7 @@ static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, s
     return BSPKIT_OK;
 }
 
-static char *dup_str(const char *s)
+char *bk_xdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -201,12 +201,12 @@ static bspkit_result add_material(builder *b, const char *name, int32_t texture,
                            BSPKIT_Q_TEXTURES, err);
     if (r != BSPKIT_OK)
         return r;
-    char *copy = dup_str(name);
+    char *copy = bk_xdup(name);
     if (!copy)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     if (w == 0 || h == 0)
         m->zero_size_textures++;
-    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1};
+    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false};
     *index = (int32_t)m->material_count++;
     return BSPKIT_OK;
 }
@@ -301,6 +301,15 @@ static void texture_uv(const bspkit_texinfo *ti, const bk_xmaterial *mat, const 
     uv[1] = (float)((t[0] * p[0] + t[1] * p[1] + t[2] * p[2] + t[3]) / mat->height);
 }
 
+/* Atlas coordinate of `p` on face `fi`; (0, 0) for faces the atlas did not place. */
+static void lightmap_uv(const builder *b, size_t fi, const double p[3], float lm[2])
+{
+    lm[0] = lm[1] = 0.0f;
+    if (b->opts.atlas)
+        (void)bspkit_lightmap_atlas_uv(b->map, b->opts.atlas, fi, (bspkit_vec3){(float)p[0], (float)p[1], (float)p[2]},
+                                       lm);
+}
+
 static bspkit_result face_fail(builder *b, bspkit_error *err, size_t face, const char *fmt, long long value)
 {
     uint32_t rs = b->map->lumps[b->face_lump].layout.record_size;
@@ -335,7 +344,8 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
 
 /* Appends vertex data (the caller has grown the arrays); false when the
  * position is not finite, which no writer can represent. */
-static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], uint32_t face)
+static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
+                       uint32_t face)
 {
     if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]) || fabs(pos[0]) > 1e30 ||
         fabs(pos[1]) > 1e30 || fabs(pos[2]) > 1e30)
@@ -349,6 +359,8 @@ static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], cons
     /* Broken texture vectors give no usable coordinate; 0 keeps the file valid. */
     v->uv0[0] = isfinite(uv[0]) ? uv[0] : 0.0f;
     v->uv0[1] = isfinite(uv[1]) ? uv[1] : 0.0f;
+    v->uv1[0] = isfinite(lm[0]) ? lm[0] : 0.0f;
+    v->uv1[1] = isfinite(lm[1]) ? lm[1] : 0.0f;
     v->face = face;
     return true;
 }
@@ -382,9 +394,10 @@ static bspkit_result emit_polygon(builder *b, bk_xprim *p, size_t fi, const bspk
     bool reverse = dot3(newell, normal) < 0;
     uint32_t base = (uint32_t)p->vert_count;
     for (int32_t k = 0; k < n; k++) {
-        float uv[2];
+        float uv[2], lm[2];
         texture_uv(ti, mat, &b->poly[(size_t)k * 3], uv);
-        if (!put_vertex(p, &b->poly[(size_t)k * 3], normal, uv, (uint32_t)fi))
+        lightmap_uv(b, fi, &b->poly[(size_t)k * 3], lm);
+        if (!put_vertex(p, &b->poly[(size_t)k * 3], normal, uv, lm, (uint32_t)fi))
             return face_fail(b, err, fi, "corner %lld is not a finite point", k);
     }
     for (int32_t k = 1; k + 1 < n; k++) {
@@ -442,9 +455,10 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
                     n[k] = -n[k];
             if (!normalize(n))
                 memcpy(n, normal, sizeof n);
-            float uv[2];
+            float uv[2], lm[2];
             texture_uv(ti, mat, flat, uv);
-            if (!put_vertex(p, pos, n, uv, (uint32_t)fi)) {
+            lightmap_uv(b, fi, flat, lm);
+            if (!put_vertex(p, pos, n, uv, lm, (uint32_t)fi)) {
                 bspkit_disp_mesh_free(&dm);
                 return face_fail(b, err, fi, "displaced vertex %lld is not a finite point", (long long)vi);
             }
@@ -522,6 +536,8 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
         return r;
     xm->faces++;
     xm->triangles += tris;
+    if (b->opts.atlas && fi < b->opts.atlas->rect_count && b->opts.atlas->rects[fi].placed)
+        m->materials[mat].lit = true;
     return BSPKIT_OK;
 }
 
@@ -634,7 +650,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
         bk_xnode n = blank_node(i == 0 ? BK_XNODE_WORLD : BK_XNODE_BRUSH);
         n.model = (int64_t)i;
         n.entity = model_entity[i];
-        n.name = i == 0 ? dup_str("worldspawn") : node_name(ents, n.entity, (int64_t)i);
+        n.name = i == 0 ? bk_xdup("worldspawn") : node_name(ents, n.entity, (int64_t)i);
         if (!n.name)
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         if (i > 0 && n.entity >= 0) {
@@ -674,7 +690,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
         n.prop = (int64_t)i;
         char fallback[40];
         snprintf(fallback, sizeof fallback, "prop_%zu", i);
-        n.name = dup_str(pr->prop_type < sp->dictionary_count ? sp->dictionary[pr->prop_type].name : fallback);
+        n.name = bk_xdup(pr->prop_type < sp->dictionary_count ? sp->dictionary[pr->prop_type].name : fallback);
         if (!n.name)
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         to_d(pr->origin, n.translation);
@@ -692,6 +708,53 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
         if ((r = add_node(m, &cap, &n, err)) != BSPKIT_OK)
             return r;
         m->props++;
+    }
+    return BSPKIT_OK;
+}
+
+/* ---- output bound ------------------------------------------------------- */
+
+/* Sums what the models' faces ask for before any of it is built (see
+ * BK_XMESH_EDGE_FACTOR). Ranges that are out of bounds are left to the
+ * builder, which reports them. */
+static bspkit_result check_output_bound(builder *b, const bspkit_model *models, size_t nmodels, bspkit_error *err)
+{
+    bool source = b->m->family == BSPKIT_FAMILY_SOURCE;
+    uint64_t corners = 0, disp_verts = 0;
+    for (size_t i = 0; i < nmodels; i++) {
+        const bspkit_model *md = &models[i];
+        if (md->first_face < 0 || md->num_faces < 0 ||
+            !range_ok((uint64_t)md->first_face, (uint64_t)md->num_faces, b->face_count))
+            continue;
+        for (size_t k = 0; k < (size_t)md->num_faces; k++) {
+            const bspkit_face *f = &b->faces[(size_t)md->first_face + k];
+            if (source && f->dispinfo >= 0) {
+                if ((uint64_t)f->dispinfo < b->dispinfo_count)
+                    disp_verts += bspkit_disp_vert_count(b->dispinfo[f->dispinfo].power);
+            } else if (f->num_edges > 0) {
+                corners += (uint64_t)f->num_edges;
+            }
+        }
+    }
+    uint64_t edge_limit = (uint64_t)BK_XMESH_EDGE_FACTOR * b->surfedge_count + BK_XMESH_EDGE_SLACK;
+    if (corners > edge_limit)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, b->face_lump, bk_file_offset(b->map, b->face_lump, 0), 0,
+                       "%s: the exported faces have %llu edges in all, more than %u x the %zu surfedges + %u "
+                       "(faces share surfedge ranges)",
+                       bk_lump_name(b->map, b->face_lump), (unsigned long long)corners, BK_XMESH_EDGE_FACTOR,
+                       b->surfedge_count, BK_XMESH_EDGE_SLACK);
+    if (disp_verts > BK_XMESH_EDGE_SLACK) {
+        const bspkit_disp_vert *dv;
+        size_t ndv;
+        bspkit_result r = bspkit_get_disp_verts(b->map, &dv, &ndv, err);
+        if (r != BSPKIT_OK)
+            return r;
+        if (disp_verts > (uint64_t)BK_XMESH_EDGE_FACTOR * ndv + BK_XMESH_EDGE_SLACK)
+            return bk_fail(err, BSPKIT_ERR_LIMIT, b->face_lump, bk_file_offset(b->map, b->face_lump, 0), 0,
+                           "%s: the exported displacement faces have %llu vertices in all, more than %u x the "
+                           "%zu DISP_VERTS + %u (faces share displacements)",
+                           bk_lump_name(b->map, b->face_lump), (unsigned long long)disp_verts,
+                           BK_XMESH_EDGE_FACTOR, ndv, BK_XMESH_EDGE_SLACK);
     }
     return BSPKIT_OK;
 }
@@ -729,7 +792,7 @@ static bspkit_result build(builder *b, bspkit_error *err)
     const bspkit_model *models;
     size_t nmodels;
     if ((r = load_lumps(b, err)) != BSPKIT_OK || (r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK ||
-        (r = load_textures(b, err)) != BSPKIT_OK)
+        (r = check_output_bound(b, models, nmodels, err)) != BSPKIT_OK || (r = load_textures(b, err)) != BSPKIT_OK)
         return r;
     const bspkit_entities *ents = NULL;
     if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)

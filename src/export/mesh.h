@@ -7,6 +7,7 @@
 #ifndef BSPKIT_EXPORT_MESH_H
 #define BSPKIT_EXPORT_MESH_H
 
+#include "bspkit/atlas.h"
 #include "bspkit/bspkit.h"
 
 #include <stddef.h>
@@ -26,9 +27,9 @@ typedef struct bk_xvertex {
     float pos[3];    /* map units and axes, as stored (brush models are model-local) */
     float normal[3]; /* unit length */
     float uv0[2];    /* texture coordinate: (dot(s.xyz, p) + s.w) / width, same for t / height */
-    /* Lightmap slot: the lightmap atlas coordinate of `pos` on `face`, to be
-     * set from bspkit_lightmap_atlas_uv() when lightmaps are exported; the
-     * builder leaves it 0. */
+    /* Lightmap atlas coordinate from bspkit_lightmap_atlas_uv() (of the
+     * undisplaced base-face point for displacement vertices); (0, 0) when no
+     * atlas is given or the face is not placed in it. */
     float uv1[2];
     uint32_t face;   /* index into FACES (FACES_HDR when FACES is empty) */
 } bk_xvertex;
@@ -55,6 +56,7 @@ typedef struct bk_xmaterial {
     char *name;          /* texture name; "missing_N" when texture N has no name or is out of range */
     int32_t texture;     /* first miptex / texdata index with this name; -1 when none */
     uint32_t width, height; /* texture size used for UVs (1 when the map says 0) */
+    bool lit;            /* some exported face of it is placed in the atlas */
 } bk_xmaterial;
 
 typedef enum bk_xnode_kind { BK_XNODE_WORLD, BK_XNODE_BRUSH, BK_XNODE_POINT, BK_XNODE_PROP } bk_xnode_kind;
@@ -91,9 +93,19 @@ typedef struct bk_xmesh_options {
     uint32_t skip;          /* BSPKIT_SKIP_* */
     bool no_point_entities; /* leave out the empty nodes of point entities */
     bool no_props;          /* leave out static prop nodes */
+    const bspkit_lightmap_atlas *atlas; /* fills uv1 and bk_xmaterial.lit; NULL = none */
 } bk_xmesh_options;
 
-/* Build meshes and nodes. The result owns its memory (bk_xmesh_free). */
+/* Output bound: faces may share surfedge ranges and models face ranges, so
+ * the vertices a map asks for can be far more than its bytes. The builder
+ * refuses (BSPKIT_ERR_LIMIT naming FACES) when the corners of the exported
+ * polygons exceed BK_XMESH_EDGE_FACTOR x the surfedge count + BK_XMESH_EDGE_SLACK,
+ * or the displacement vertices exceed the same multiple of DISP_VERTS. */
+#define BK_XMESH_EDGE_FACTOR 4u
+#define BK_XMESH_EDGE_SLACK 65536u
+
+/* Build meshes and nodes; with opts->atlas, `map` must be the map the atlas
+ * was built from. The result owns its memory (bk_xmesh_free). */
 bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_xmesh *out, bspkit_error *err);
 
 /** The map's entities, or NULL when the entity text is malformed (geometry still
@@ -107,6 +119,9 @@ bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32
 /* Quaternion (x, y, z, w) of Source/GoldSrc angles pitch, yaw, roll in degrees:
  * yaw about Z, then pitch about Y, then roll about X (R = Rz * Ry * Rx). */
 void bk_angles_quat(double pitch, double yaw, double roll, double q[4]);
+
+/* malloc'ed copy of a string; NULL when out of memory. */
+char *bk_xdup(const char *s);
 
 /* Rotate `v` by unit quaternion q (x, y, z, w). */
 void bk_quat_rotate(const double q[4], const double v[3], double out[3]);

@@ -4,6 +4,7 @@
 #define BSPKIT_EXPORT_WRITERS_H
 
 #include "bspkit/export.h"
+#include "export/media.h"
 #include "export/mesh.h"
 
 /* glTF output held in memory: JSON text and the binary buffer it describes. */
@@ -16,10 +17,14 @@ typedef struct bk_gltf_doc {
 
 /* Build the glTF document. `bin_uri` names the external buffer file
  * (already URI-encoded); NULL leaves the buffer without a uri, as GLB wants.
- * `scale` multiplies positions after the Z-up to Y-up conversion. Fills the
- * node, material and image counts of `stats`. */
-bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, double scale, const char *bin_uri,
-                            bk_gltf_doc *out, bspkit_export_stats *stats, bspkit_error *err);
+ * `media` (may be NULL) gives the images and the lightmap atlas: its PNGs go
+ * in the buffer when `image_dir_uri` is NULL, else each image's uri is
+ * `image_dir_uri`/file (the directory already URI-encoded). `scale`
+ * multiplies positions after the Z-up to Y-up conversion. Fills the node,
+ * material, image and missing-texture counts of `stats`. */
+bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, const bk_xmedia *media, double scale,
+                            const char *bin_uri, const char *image_dir_uri, bk_gltf_doc *out,
+                            bspkit_export_stats *stats, bspkit_error *err);
 void bk_gltf_doc_free(bk_gltf_doc *doc);
 
 /* GLB container: 12-byte header, JSON chunk padded with spaces, BIN chunk
@@ -28,7 +33,10 @@ bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, b
 
 /* OBJ and MTL text. Positions are placed by their node (brush entity origin
  * and angles applied), optionally converted to Y-up, then multiplied by
- * `scale`. `mtl_name` is the file name written after `mtllib`. */
+ * `scale`. `mtl_name` is the file name written after `mtllib`. With `media`,
+ * materials that have an image name it in map_Kd as `image_dir`/file; with
+ * `bake` (and an atlas image in `media`) vt holds the lightmap coordinates
+ * and every material's map_Kd is the atlas. */
 typedef struct bk_obj_doc {
     char *obj;
     size_t obj_size;
@@ -36,7 +44,8 @@ typedef struct bk_obj_doc {
     size_t mtl_size;
 } bk_obj_doc;
 
-bspkit_result bk_obj_build(const bk_xmesh *mesh, double scale, bool y_up, const char *mtl_name, bk_obj_doc *out,
+bspkit_result bk_obj_build(const bk_xmesh *mesh, const bk_xmedia *media, double scale, bool y_up, bool bake,
+                           const char *mtl_name, const char *image_dir, bk_obj_doc *out,
                            bspkit_export_stats *stats, bspkit_error *err);
 void bk_obj_doc_free(bk_obj_doc *doc);
 

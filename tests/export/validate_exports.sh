@@ -3,6 +3,9 @@
 # few maps of each family (displacements, the Xbox 360 map, GoldSrc, Quake,
 # BSP2, VBSP 21 and 25), to .glb and to .gltf + .bin, then run the Khronos
 # glTF validator over all of them: any validation error fails the test.
+# Exports carry their texture PNGs (embedded in .glb, files beside .gltf)
+# and, for lit maps, the lightmap atlas and TEXCOORD_1; the script checks
+# that each map's .gltf names at least one image when its .glb embeds any.
 #   validate_exports.sh BSPKIT [MAPS_DIR]
 set -u
 BSPKIT=$1
@@ -53,7 +56,14 @@ for m in "${maps[@]}"; do
             failed=1
         fi
     done
-    echo "map $n: $m"
+    g="$OUT/export $n.gltf"
+    if [ -f "$g" ] && command -v jq >/dev/null 2>&1; then
+        imgs=$(jq '(.images // []) | length' "$g")
+        tc1=$(jq '[.meshes[]?.primitives[].attributes | has("TEXCOORD_1")] | any' "$g")
+        echo "map $n: $m ($imgs images, TEXCOORD_1: $tc1)"
+    else
+        echo "map $n: $m"
+    fi
 done
 node "$VALIDATOR/validate.js" "${files[@]}" || failed=1
 echo "validated ${#files[@]} files from $n maps"

@@ -7,9 +7,14 @@
  *    edges) in every model's face range, 2 * (2^power)^2 for every face that
  *    is a displacement;
  *  - vbspinfo's "dispinfos" row in <map>.info.txt, when present, equals the
- *    displacements exported when every displacement face lies in a model.
+ *    displacements exported when every displacement face lies in a model;
+ *  - with images and lightmaps on (the default): the JSON holds one PNG
+ *    image per texture image counted plus the lightmap atlas when there is
+ *    one, every material is either textured or counted missing, and a map
+ *    with a lightmap image has TEXCOORD_1.
  * Usage: corpus_check_export MAPS_DIR
  */
+#define _GNU_SOURCE /* memmem */
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
 #include "core/bytes.h"
@@ -23,6 +28,7 @@
 
 static int failures, maps;
 static unsigned long long triangles_total, displacements_total, bytes_total, info_rows;
+static unsigned long long images_total, missing_total, lightmapped_maps;
 
 static void fail(const char *rel, const char *fmt, ...)
 {
@@ -33,6 +39,34 @@ static void fail(const char *rel, const char *fmt, ...)
     printf("\n");
     va_end(ap);
     failures++;
+}
+
+/* Occurrences of `needle` in the first `n` bytes of `hay`. */
+static size_t count_in(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle), c = 0;
+    for (const char *p = hay; (p = memmem(p, (size_t)(hay + n - p), needle, k)) != NULL; p += k)
+        c++;
+    return c;
+}
+
+static void check_media(const char *rel, const uint8_t *glb, const bspkit_export_stats *st)
+{
+    const char *json = (const char *)glb + 20;
+    size_t n = rd_le32(glb + 12);
+    size_t pngs = count_in(json, n, "\"mimeType\":\"image/png\"");
+    bool lightmap = count_in(json, n, "{\"name\":\"lightmap\",\"sampler\":1") == 1;
+    if (pngs != st->images + (lightmap ? 1 : 0))
+        fail(rel, "%zu PNG images in the GLB, stats say %zu textures%s", pngs, st->images,
+             lightmap ? " + the lightmap" : "");
+    if (st->images + st->missing_textures != st->materials)
+        fail(rel, "%zu images + %zu missing textures != %zu materials", st->images, st->missing_textures,
+             st->materials);
+    if (lightmap != (count_in(json, n, "\"TEXCOORD_1\"") > 0))
+        fail(rel, "lightmap image and TEXCOORD_1 disagree");
+    images_total += st->images;
+    missing_total += st->missing_textures;
+    lightmapped_maps += lightmap;
 }
 
 /* Σ over the models' faces, from the lumps; -1 when an index is out of range. */
@@ -123,6 +157,8 @@ static void visit(const char *root, const char *rel)
     }
     if (!glb_consistent(glb, size))
         fail(rel, "GLB header or chunk lengths do not add up to %zu bytes", size);
+    else
+        check_media(rel, glb, &st);
     size_t disp_faces = 0;
     long long want = expected_triangles(map, &disp_faces);
     if (want < 0)
@@ -154,7 +190,9 @@ int main(int argc, char **argv)
     }
     corpus_walk(root, visit);
     printf("export: %d maps exported to GLB, %llu triangles, %llu displacements, %llu bytes of GLB, "
-           "%llu vbspinfo rows compared, %d failures\n",
-           maps, triangles_total, displacements_total, bytes_total, info_rows, failures);
+           "%llu vbspinfo rows compared, %llu texture images, %llu missing textures, %llu maps with a lightmap "
+           "atlas, %d failures\n",
+           maps, triangles_total, displacements_total, bytes_total, info_rows, images_total, missing_total,
+           lightmapped_maps, failures);
     return failures ? 1 : 0;
 }

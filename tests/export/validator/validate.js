@@ -41,8 +41,14 @@ async function validate(file) {
   }
   for (const code of Object.keys(quiet))
     console.log(`  ${quiet[code]} x ${code}`);
+  totals.errors += is.numErrors;
+  totals.warnings += is.numWarnings;
+  totals.infos += is.numInfos;
+  totals.hints += is.numHints;
   return is.numErrors;
 }
+
+const totals = {errors: 0, warnings: 0, infos: 0, hints: 0};
 
 (async () => {
   const files = process.argv.slice(2);
@@ -59,5 +65,7 @@ async function validate(file) {
       bad++;
     }
   }
+  console.log(`total: ${totals.errors} errors, ${totals.warnings} warnings, ${totals.infos} infos, ` +
+              `${totals.hints} hints over ${files.length} files`);
   process.exit(bad ? 1 : 0);
 })();

@@ -1,0 +1,196 @@
+/* Export media: the lightmap atlas and one PNG per texture the exported mesh
+ * uses. Each texture is resolved once and decoded once; a texture that cannot
+ * be found or decoded leaves its material with a flat colour. */
+#include "export/media.h"
+
+#include "bspkit/image.h"
+#include "bspkit/textures.h"
+#include "core/map.h"
+#include "media/image_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grey for textures with nothing better to show. */
+#define FLAT_GREY 0.5f
+#define MAX_FILE_STEM 80
+
+bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts, bool lightmaps, bk_xmedia *out,
+                              bspkit_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->lightmap_image = -1;
+    if (!lightmaps)
+        return BSPKIT_OK;
+    bspkit_atlas_options ao = {.hdr = opts && opts->lightmap_hdr};
+    bspkit_result r = bspkit_lightmap_atlas_build(map, &ao, &out->atlas, err);
+    if (r != BSPKIT_OK)
+        return r;
+    for (size_t i = 0; i < out->atlas.rect_count; i++) {
+        if (out->atlas.rects[i].placed) {
+            out->have_atlas = true;
+            return BSPKIT_OK;
+        }
+    }
+    bspkit_lightmap_atlas_free(&out->atlas);
+    return BSPKIT_OK;
+}
+
+/* "<index>_<name>.png" with every byte outside [A-Za-z0-9._-] as '_': the
+ * index keeps names unique after that folding, also on case-blind disks. */
+static char *file_name(size_t index, const char *name)
+{
+    char stem[MAX_FILE_STEM + 1];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && n < MAX_FILE_STEM; p++)
+        stem[n++] = (char)(isalnum(*p) || *p == '-' || *p == '.' || *p == '_' ? *p : '_');
+    stem[n] = '\0';
+    size_t size = n + 32;
+    char *s = malloc(size);
+    if (s)
+        snprintf(s, size, "%zu_%s.png", index, stem);
+    return s;
+}
+
+static bool has_alpha(const bspkit_image *img)
+{
+    size_t n = (size_t)img->width * img->height;
+    for (size_t i = 0; i < n; i++)
+        if (img->rgba[i * 4 + 3] != 255)
+            return true;
+    return false;
+}
+
+static bspkit_result add_image(bk_xmedia *md, size_t *cap, const bspkit_image *img, const char *name, char *file,
+                               bspkit_error *err)
+{
+    if (!file)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    if (md->image_count == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        bk_ximage *p = realloc(md->images, ncap * sizeof *p);
+        if (!p) {
+            free(file);
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        }
+        md->images = p;
+        *cap = ncap;
+    }
+    bk_ximage *im = &md->images[md->image_count];
+    memset(im, 0, sizeof *im);
+    im->file = file;
+    im->name = bk_xdup(name);
+    im->width = img->width;
+    im->height = img->height;
+    md->image_count++;
+    if (!im->name)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    return bk_image_encode_png_fast(img, &im->png, &im->png_size, err);
+}
+
+/* Source texdata reflectivity is the material's average colour; others get grey. */
+static void flat_colour(const bspkit_texdata *td, size_t ntd, int32_t texture, float out[3])
+{
+    out[0] = out[1] = out[2] = FLAT_GREY;
+    if (!td || texture < 0 || (size_t)texture >= ntd)
+        return;
+    float c[3] = {td[texture].reflectivity.x, td[texture].reflectivity.y, td[texture].reflectivity.z};
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(c[k]) || c[k] < 0 || c[k] > 1)
+            return;
+    memcpy(out, c, sizeof c);
+}
+
+static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
+                                    const bool *used, bk_xmedia *md, size_t *cap, bspkit_error *err)
+{
+    bspkit_texture_options to = {0};
+    if (opts) {
+        to.wad_paths = opts->wad_paths;
+        to.wad_path_count = opts->wad_path_count;
+    }
+    bspkit_textures *tex;
+    bspkit_result r = bspkit_textures_resolve(map, &to, &tex, err);
+    if (r != BSPKIT_OK)
+        return r;
+    for (size_t i = 0; i < mesh->material_count && r == BSPKIT_OK; i++) {
+        if (!used[i])
+            continue;
+        int32_t t = mesh->materials[i].texture;
+        const bspkit_texture *info = t >= 0 ? bspkit_textures_get(tex, (size_t)t) : NULL;
+        bspkit_image img = {0};
+        /* A texture that is absent or does not decode is not an export
+         * error: its material keeps a flat colour and is counted. */
+        if (!info || info->source == BSPKIT_TEXTURE_MISSING || !info->decodable ||
+            bspkit_textures_load_image(tex, (size_t)t, &img, NULL) != BSPKIT_OK) {
+            md->missing_textures++;
+            continue;
+        }
+        md->material_image[i] = (int32_t)md->image_count;
+        md->material_mask[i] = has_alpha(&img);
+        r = add_image(md, cap, &img, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name),
+                      err);
+        bspkit_image_free(&img);
+        if (r == BSPKIT_OK)
+            md->texture_images++;
+    }
+    bspkit_textures_free(tex);
+    return r;
+}
+
+bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
+                               bool textures, bool lightmap_png, bk_xmedia *md, bspkit_error *err)
+{
+    size_t n = mesh->material_count + 1;
+    md->material_image = malloc(n * sizeof *md->material_image);
+    md->material_mask = calloc(n, sizeof *md->material_mask);
+    md->material_colour = malloc(n * sizeof *md->material_colour);
+    bool *used = calloc(n, sizeof *used);
+    bspkit_result r = BSPKIT_OK;
+    if (!md->material_image || !md->material_mask || !md->material_colour || !used)
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    const bspkit_texdata *td = NULL;
+    size_t ntd = 0;
+    if (r == BSPKIT_OK && mesh->family == BSPKIT_FAMILY_SOURCE)
+        r = bspkit_get_texdata(map, &td, &ntd, err);
+    if (r == BSPKIT_OK) {
+        for (size_t i = 0; i < mesh->material_count; i++) {
+            md->material_image[i] = -1;
+            flat_colour(td, ntd, mesh->materials[i].texture, md->material_colour[i]);
+        }
+        for (size_t m = 0; m < mesh->model_count; m++)
+            for (size_t p = 0; p < mesh->models[m].prim_count; p++)
+                used[mesh->models[m].prims[p].material] = true;
+    }
+    size_t cap = 0;
+    if (r == BSPKIT_OK && textures)
+        r = texture_images(map, mesh, opts, used, md, &cap, err);
+    free(used);
+    if (r == BSPKIT_OK && lightmap_png && md->have_atlas) {
+        md->lightmap_image = (int32_t)md->image_count;
+        r = add_image(md, &cap, &md->atlas.image, "lightmap", bk_xdup("lightmap.png"), err);
+    }
+    bspkit_image_free(&md->atlas.image);
+    return r;
+}
+
+void bk_xmedia_free(bk_xmedia *md)
+{
+    if (!md)
+        return;
+    bspkit_lightmap_atlas_free(&md->atlas);
+    for (size_t i = 0; i < md->image_count; i++) {
+        free(md->images[i].file);
+        free(md->images[i].name);
+        free(md->images[i].png);
+    }
+    free(md->images);
+    free(md->material_image);
+    free(md->material_mask);
+    free(md->material_colour);
+    memset(md, 0, sizeof *md);
+    md->lightmap_image = -1;
+}

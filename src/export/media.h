@@ -1,0 +1,45 @@
+/* Export media: the lightmap atlas and the PNG images of the textures the
+ * exported mesh uses, shared by the glTF and OBJ writers. */
+#ifndef BSPKIT_EXPORT_MEDIA_H
+#define BSPKIT_EXPORT_MEDIA_H
+
+#include "bspkit/atlas.h"
+#include "bspkit/export.h"
+#include "export/mesh.h"
+
+typedef struct bk_ximage {
+    char *file;        /* file name for .gltf/.obj output: "<index>_<name>.png", or "lightmap.png" */
+    char *name;        /* material name, or "lightmap" */
+    uint8_t *png;
+    size_t png_size;
+    uint32_t width, height;
+} bk_ximage;
+
+typedef struct bk_xmedia {
+    bspkit_lightmap_atlas atlas; /* valid while have_atlas: pass to bk_xmesh_options.atlas */
+    bool have_atlas;             /* lightmaps wanted and some face placed */
+    bk_ximage *images;           /* texture images in material order, then the atlas */
+    size_t image_count;
+    int32_t *material_image;     /* per mesh material: index into images, -1 = none */
+    bool *material_mask;         /* per mesh material: the texture has alpha below 255 */
+    float (*material_colour)[3]; /* per mesh material: flat colour used without an image */
+    int32_t lightmap_image;      /* index of the atlas image, -1 = none */
+    size_t texture_images;       /* images of textures (the atlas not counted) */
+    size_t missing_textures;     /* used materials whose texture was not found or not decodable */
+} bk_xmedia;
+
+/* Build the atlas when `lightmaps` is set and the map has lit faces
+ * (opts->lightmap_hdr selects the HDR lumps). Zeroes `out` first. */
+bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts, bool lightmaps, bk_xmedia *out,
+                              bspkit_error *err);
+
+/* After the mesh is built: decode and encode as PNG every texture a
+ * primitive of `mesh` uses (when `textures` is set; opts->wad_paths are
+ * searched) and the atlas (when `lightmap_png` and have_atlas). Fills the
+ * per-material arrays in every case. Frees the atlas pixels. */
+bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
+                               bool textures, bool lightmap_png, bk_xmedia *media, bspkit_error *err);
+
+void bk_xmedia_free(bk_xmedia *media);
+
+#endif

@@ -1,0 +1,44 @@
+/* Growing text buffer for the export writers, with a minimal JSON writer on
+ * top: jansson builds one heap node per value, which for the many accessors
+ * and views of a large map cost more than the geometry itself. */
+#ifndef BSPKIT_EXPORT_TEXTBUF_H
+#define BSPKIT_EXPORT_TEXTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bk_tbuf {
+    char *data;     /* NUL-terminated while not failed */
+    size_t size, cap;
+    bool failed;    /* an allocation failed; later writes are ignored */
+    bool comma;     /* JSON: a value was written at this level, the next needs ',' */
+} bk_tbuf;
+
+void tb_put(bk_tbuf *t, const char *s, size_t n);
+void tb_puts(bk_tbuf *t, const char *s);
+void tb_printf(bk_tbuf *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void tb_free(bk_tbuf *t);
+
+/* JSON: containers, keys and scalars; commas are inserted as needed. */
+void jw_obj(bk_tbuf *t);
+void jw_arr(bk_tbuf *t);
+void jw_end_obj(bk_tbuf *t);
+void jw_end_arr(bk_tbuf *t);
+void jw_key(bk_tbuf *t, const char *key);
+/* A string of any bytes: text that is not valid UTF-8 has its bytes above
+ * 0x7F written as '?', since map names need not be UTF-8. */
+void jw_str(bk_tbuf *t, const char *s);
+void jw_int(bk_tbuf *t, int64_t v);
+/* A number that reads back as a real (always has '.' or an exponent);
+ * non-finite values are written as 0.0, which JSON cannot express otherwise. */
+void jw_real(bk_tbuf *t, double v);
+void jw_reals(bk_tbuf *t, const double *v, int n);
+/* Already-formatted JSON text as one value (a comma is added before it if needed). */
+void jw_raw_value(bk_tbuf *t, const char *s, size_t n);
+
+#endif
