@@ -123,9 +123,18 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
         const bspkit_texture *info = t >= 0 ? bspkit_textures_get(tex, (size_t)t) : NULL;
         bspkit_image img = {0};
         /* A texture that is absent or does not decode is not an export
-         * error: its material keeps a flat colour and is counted. */
-        if (!info || info->source == BSPKIT_TEXTURE_MISSING || !info->decodable ||
-            bspkit_textures_load_image(tex, (size_t)t, &img, NULL) != BSPKIT_OK) {
+         * error: its material keeps a flat colour and is counted. Running
+         * out of memory or over a limit still is. */
+        bspkit_error load_err;
+        bspkit_result lr = BSPKIT_ERR_NOT_FOUND;
+        if (info && info->source != BSPKIT_TEXTURE_MISSING && info->decodable)
+            lr = bspkit_textures_load_image(tex, (size_t)t, &img, &load_err);
+        if (lr == BSPKIT_ERR_NOMEM || lr == BSPKIT_ERR_LIMIT) {
+            bk_error_copy(err, &load_err);
+            r = lr;
+            break;
+        }
+        if (lr != BSPKIT_OK) {
             md->missing_textures++;
             continue;
         }
