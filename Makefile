@@ -43,6 +43,11 @@ run: build
 	$(BSPKIT) dump $(SAMPLES)/source-room.bsp faces --count 2
 	$(BSPKIT) vis $(SAMPLES)/goldsrc-room.bsp --stats
 	$(BSPKIT) contents $(SAMPLES)/goldsrc-room.bsp 0 0 0
+	@echo "== bspkit tex, lightmap and export (glTF with textures and lightmaps)"
+	$(BSPKIT) tex $(SAMPLES)/goldsrc-room.bsp list
+	$(BSPKIT) lightmap $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room-lightmap.png
+	$(BSPKIT) export $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.glb
+	$(BSPKIT) export $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.gltf
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
