@@ -33,6 +33,9 @@ static bool reserve(bk_tbuf *t, size_t more)
 
 void tb_put(bk_tbuf *t, const char *s, size_t n)
 {
+    /* Nothing to add (s may then be NULL, e.g. an empty name after a failed allocation). */
+    if (n == 0)
+        return;
     if (!reserve(t, n))
         return;
     memcpy(t->data + t->size, s, n);
