@@ -3,6 +3,7 @@
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
 #include "core/map.h"
+#include "core/surfedge.h"
 
 #include <math.h>
 
@@ -73,13 +74,8 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
     for (int32_t k = 0; k < f->num_edges; k++) {
-        int32_t se = c->surfedges[f->first_edge + k];
-        /* A negative surfedge walks the edge backwards: its second vertex starts it. */
-        uint64_t e = se >= 0 ? (uint64_t)se : (uint64_t)(-(int64_t)se);
-        if (e >= c->edges_n)
-            return false;
-        uint32_t vi = se >= 0 ? c->edges[e].v[0] : c->edges[e].v[1];
-        if (vi >= c->verts_n)
+        int64_t vi = bk_surfedge_vertex(c->surfedges[f->first_edge + k], c->edges, c->edges_n, c->verts_n);
+        if (vi < 0)
             return false;
         const bspkit_vec3 *v = &c->verts[vi];
         for (int axis = 0; axis < 2; axis++) {

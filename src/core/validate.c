@@ -11,6 +11,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/props.h"
 #include "bspkit/source_lumps.h"
+#include "core/surfedge.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -237,12 +238,8 @@ static bool surfedge_vertex(const vctx *c, int64_t se_index, bspkit_vec3 *out)
     if (se_index < 0 || (uint64_t)se_index >= c->surfedges.n)
         return false;
     int32_t se = ((const int32_t *)c->surfedges.items)[se_index];
-    int64_t e = se < 0 ? -(int64_t)se : se;
-    if ((uint64_t)e >= c->edges.n)
-        return false;
-    const bspkit_edge *edge = &((const bspkit_edge *)c->edges.items)[e];
-    uint32_t v = se >= 0 ? edge->v[0] : edge->v[1];
-    if (v >= c->vertexes.n)
+    int64_t v = bk_surfedge_vertex(se, c->edges.items, c->edges.n, c->vertexes.n);
+    if (v < 0)
         return false;
     *out = ((const bspkit_vec3 *)c->vertexes.items)[v];
     return true;

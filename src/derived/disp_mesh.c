@@ -4,6 +4,7 @@
  * every index read from the file is checked before use. */
 #include "bspkit/displacement.h"
 #include "core/map.h"
+#include "core/surfedge.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,12 +48,10 @@ static bspkit_result face_corners(bspkit_map *map, size_t disp, uint32_t fi, bsp
     if (f->first_edge < 0 || !range_ok((uint64_t)f->first_edge, 4, ns))
         return record_fail(map, err, disp, "MapFace", fi, "has surfedges outside SURFEDGES");
     for (int k = 0; k < 4; k++) {
-        int64_t se = surfedges[f->first_edge + k];
-        uint64_t e = (uint64_t)(se < 0 ? -se : se);
-        if (e >= ne)
+        int64_t v = bk_surfedge_vertex(surfedges[f->first_edge + k], edges, ne, nv);
+        if (v == BK_SURFEDGE_BAD_EDGE)
             return record_fail(map, err, disp, "MapFace", fi, "uses an edge outside EDGES");
-        uint32_t v = edges[e].v[se < 0 ? 1 : 0];
-        if (v >= nv)
+        if (v == BK_SURFEDGE_BAD_VERTEX)
             return record_fail(map, err, disp, "MapFace", fi, "uses a vertex outside VERTEXES");
         out[k] = verts[v];
     }

@@ -8,6 +8,7 @@
 #include "bspkit/export.h"
 #include "bspkit/props.h"
 #include "core/map.h"
+#include "core/surfedge.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -22,23 +23,6 @@
 
 /* Grows *items (elem bytes each) to hold `need`, charging the growth to the
  * export's budget so a hostile face list cannot run the process out of memory. */
-
-/* The entity lump only names and places things: a map whose entity text does
- * not parse still exports its geometry (ents NULL). Running out of memory or
- * over a limit is still an error. */
-bspkit_result bk_export_entities(bspkit_map *map, const bspkit_entities **ents, bspkit_error *err)
-{
-    bspkit_error e;
-    bspkit_result r = bspkit_get_entities(map, ents, &e);
-    if (r == BSPKIT_ERR_ENTITIES) {
-        *ents = NULL;
-        return BSPKIT_OK;
-    }
-    if (r != BSPKIT_OK)
-        bk_error_copy(err, &e);
-    return r;
-}
-
 static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, size_t elem, int lump,
                           bspkit_error *err)
 {
@@ -63,6 +47,22 @@ static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, s
     *items = p;
     *cap = ncap;
     return BSPKIT_OK;
+}
+
+/* The entity lump only names and places things: a map whose entity text does
+ * not parse still exports its geometry (ents NULL). Running out of memory or
+ * over a limit is still an error. */
+bspkit_result bk_export_entities(bspkit_map *map, const bspkit_entities **ents, bspkit_error *err)
+{
+    bspkit_error e;
+    bspkit_result r = bspkit_get_entities(map, ents, &e);
+    if (r == BSPKIT_ERR_ENTITIES) {
+        *ents = NULL;
+        return BSPKIT_OK;
+    }
+    if (r != BSPKIT_OK)
+        bk_error_copy(err, &e);
+    return r;
 }
 
 char *bk_xdup(const char *s)
@@ -331,12 +331,12 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
         return r;
     for (int32_t k = 0; k < f->num_edges; k++) {
         int64_t se = b->surfedges[f->first_edge + k];
-        uint64_t e = (uint64_t)(se < 0 ? -se : se);
-        if (e >= b->edge_count)
-            return face_fail(b, err, fi, "uses edge %lld outside EDGES", (long long)e);
-        uint32_t v = b->edges[e].v[se < 0 ? 1 : 0];
-        if (v >= b->vert_count)
-            return face_fail(b, err, fi, "uses vertex %lld outside VERTEXES", v);
+        int64_t v = bk_surfedge_vertex(se, b->edges, b->edge_count, b->vert_count);
+        if (v == BK_SURFEDGE_BAD_EDGE)
+            return face_fail(b, err, fi, "uses edge %lld outside EDGES", (long long)(se < 0 ? -se : se));
+        if (v == BK_SURFEDGE_BAD_VERTEX)
+            return face_fail(b, err, fi, "uses vertex %lld outside VERTEXES",
+                             (long long)b->edges[se < 0 ? -se : se].v[se < 0 ? 1 : 0]);
         to_d(b->verts[v], &b->poly[(size_t)k * 3]);
     }
     return BSPKIT_OK;
