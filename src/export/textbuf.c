@@ -1,5 +1,6 @@
 /* Text buffer and JSON writer for the export writers. */
 #include "export/textbuf.h"
+#include "core/grow.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,23 +12,11 @@ static bool reserve(bk_tbuf *t, size_t more)
 {
     if (t->failed)
         return false;
-    if (more < t->cap - t->size)
-        return true;
-    size_t ncap = t->cap ? t->cap : 4096;
-    while (ncap - t->size <= more) {
-        if (ncap > SIZE_MAX / 2) {
-            t->failed = true;
-            return false;
-        }
-        ncap *= 2;
-    }
-    char *p = realloc(t->data, ncap);
-    if (!p) {
+    /* room for `more` bytes and the terminating NUL */
+    if (more > SIZE_MAX - 1 - t->size || !bk_grow((void **)&t->data, &t->cap, t->size + more + 1, 1)) {
         t->failed = true;
         return false;
     }
-    t->data = p;
-    t->cap = ncap;
     return true;
 }
 

@@ -2,6 +2,7 @@
  * written atomically by bspkit_save_file(). */
 #include "bspkit/image.h"
 #include "bspkit/edit.h"
+#include "core/grow.h"
 #include "core/map.h"
 #include "media/image_internal.h"
 
@@ -50,21 +51,9 @@ static void sink_write(png_structp png, png_bytep bytes, png_size_t len)
     png_sink *s = png_get_io_ptr(png);
     if (s->failed)
         return;
-    if (len > SIZE_MAX - s->size) {
+    if (len > SIZE_MAX - s->size || !bk_grow((void **)&s->data, &s->cap, s->size + len, 1)) {
         s->failed = true;
         return;
-    }
-    if (s->size + len > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->size + len)
-            cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-        uint8_t *p = realloc(s->data, cap);
-        if (!p) {
-            s->failed = true;
-            return;
-        }
-        s->data = p;
-        s->cap = cap;
     }
     memcpy(s->data + s->size, bytes, len);
     s->size += len;
