@@ -18,11 +18,10 @@
  * over the time bound (the input is written to --save DIR), 2 on usage or
  * I/O errors. */
 #include "exercise.h"
+#include "file_walk.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -300,32 +299,12 @@ static void lzma_claims(sweep *sw, const map_view *m, uint8_t *work)
 
 /* ---- files ------------------------------------------------------------------ */
 
-static int read_file(const char *path, uint8_t **out, size_t *size)
+static int sweep_map(void *ctx, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return -1;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || st.st_size <= 0) {
-        fclose(f);
-        return -1;
-    }
-    *size = (size_t)st.st_size;
-    *out = malloc(*size);
-    int ok = *out != NULL && fread(*out, 1, *size, f) == *size;
-    fclose(f);
-    if (!ok) {
-        free(*out);
-        return -1;
-    }
-    return 0;
-}
-
-static void sweep_map(sweep *sw, const char *path)
-{
-    uint8_t *data = NULL;
+    sweep *sw = ctx;
     size_t size = 0;
-    if (read_file(path, &data, &size) != 0) {
+    uint8_t *data = walk_read_file(path, &size);
+    if (data == NULL) {
         fprintf(stderr, "sweep: %s: cannot read\n", path);
         exit(2);
     }
@@ -334,7 +313,7 @@ static void sweep_map(sweep *sw, const char *path)
     if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK) {
         sw->skipped++; /* not a map bspkit reads: nothing to damage */
         free(data);
-        return;
+        return 0;
     }
     m.fmt = *bspkit_map_format(map);
     m.lump_count = bspkit_lump_count(map);
@@ -368,62 +347,13 @@ static void sweep_map(sweep *sw, const char *path)
     fprintf(stderr, "sweep: %s: %lu cases in %.1f s\n", path, sw->cases - before, (now_ms() - t0) / 1e3);
     free(work);
     free(data);
+    return 0;
 }
 
-static int is_map_name(const char *name)
+static bool is_map_name(const char *name)
 {
     size_t n = strlen(name);
     return (n > 4 && strcmp(name + n - 4, ".bsp") == 0) || (n > 7 && strcmp(name + n - 7, ".d3dbsp") == 0);
-}
-
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void walk(sweep *sw, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        fprintf(stderr, "sweep: %s: %s\n", path, strerror(errno));
-        exit(2);
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        sweep_map(sw, path);
-        return;
-    }
-    DIR *d = opendir(path);
-    if (d == NULL)
-        return;
-    char **names = NULL;
-    size_t count = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (count == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **grown = realloc(names, cap * sizeof *names);
-            if (grown == NULL)
-                exit(2);
-            names = grown;
-        }
-        names[count] = strdup(e->d_name);
-        if (names[count] == NULL)
-            exit(2);
-        count++;
-    }
-    closedir(d);
-    qsort(names, count, sizeof *names, compare_names);
-    for (size_t i = 0; i < count; i++) {
-        char child[4096];
-        snprintf(child, sizeof child, "%s/%s", path, names[i]);
-        struct stat cst;
-        if (stat(child, &cst) == 0 && (S_ISDIR(cst.st_mode) || is_map_name(names[i])))
-            walk(sw, child);
-        free(names[i]);
-    }
-    free(names);
 }
 
 static int parse_uint(const char *text, unsigned long long *out)
@@ -472,7 +402,8 @@ int main(int argc, char **argv)
     g_save_dir = sw.save_dir;
     signal(SIGALRM, on_alarm);
     for (int i = first; i < argc; i++)
-        walk(&sw, argv[i]);
+        if (walk_path("sweep", argv[i], is_map_name, sweep_map, &sw) != 0)
+            return 2;
     printf("sweep: %lu maps, %lu mutated inputs (%lu opened, %lu refused cleanly), 0 failures; "
            "slowest case %.1f ms (%s); %lu files skipped (not maps bspkit reads)\n",
            sw.maps, sw.cases, sw.opened, sw.cases - sw.opened, sw.worst_ms, sw.worst_case, sw.skipped);
