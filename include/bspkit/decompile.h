@@ -1,0 +1,91 @@
+/*
+ * Decompiling: a map back to an editable source.
+ *
+ * Source maps become Hammer VMF text. Brushes come from the BRUSHES and
+ * BRUSHSIDES lumps: each non-bevel side's polygon is the side's plane
+ * clipped by the brush's other planes, written as Hammer's three points on
+ * that polygon, with the material from texinfo -> texdata (names patched for
+ * cubemaps, "maps/<map>/<name>_X_Y_Z", turned back into <name>), uaxis and
+ * vaxis from the texture vectors and the lightmap scale from the lightmap
+ * vectors. Sides without a face or texinfo get a tool material chosen from
+ * the brush contents. World brushes go into "world", CONTENTS_DETAIL ones
+ * into func_detail entities, the brushes of model N into the entity whose
+ * "model" is "*N" (moved back by that entity's origin). Displacements are
+ * written as dispinfo blocks on their side. Entities keep every key/value in
+ * order (outputs go into a "connections" block); static props, overlays,
+ * cubemaps, area portals and occluders are rebuilt as entities.
+ *
+ * Quake and GoldSrc maps have no brush lump: convex brushes are rebuilt
+ * from each model's hull-0 BSP tree (every solid, sky or liquid leaf is the
+ * intersection of the half-spaces on the path to it), neighbouring pieces
+ * are merged while their union stays convex, and every side takes the
+ * texture and alignment of the face lying on it (a tool texture otherwise).
+ * The output is a Valve 220 .map (texture axes with shift and scale), as
+ * J.A.C.K., Hammer 3.5 and TrenchBroom read it.
+ */
+#ifndef BSPKIT_DECOMPILE_H
+#define BSPKIT_DECOMPILE_H
+
+#include "bspkit/bspkit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bspkit_decompile_format {
+    BSPKIT_DECOMPILE_AUTO = 0, /**< VMF for Source maps, MAP for Quake and GoldSrc */
+    BSPKIT_DECOMPILE_VMF,      /**< Hammer VMF (Source maps only) */
+    BSPKIT_DECOMPILE_MAP       /**< Valve 220 .map (Quake and GoldSrc maps only) */
+} bspkit_decompile_format;
+
+/** Parts that can be left out of a VMF. */
+enum {
+    BSPKIT_DECOMPILE_NO_PROPS = 0x1,       /**< prop_static entities from the static prop lump */
+    BSPKIT_DECOMPILE_NO_OVERLAYS = 0x2,    /**< info_overlay entities */
+    BSPKIT_DECOMPILE_NO_CUBEMAPS = 0x4,    /**< env_cubemap entities */
+    BSPKIT_DECOMPILE_NO_AREAPORTALS = 0x8, /**< func_areaportal(window) brushes */
+    BSPKIT_DECOMPILE_NO_OCCLUDERS = 0x10,  /**< func_occluder brushes */
+    BSPKIT_DECOMPILE_NO_DETAIL = 0x20,     /**< func_detail brushes */
+    BSPKIT_DECOMPILE_NO_DISPLACEMENTS = 0x40, /**< dispinfo blocks (the base brush is kept) */
+    BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES = 0x80 /**< brushes of models other than the world */
+};
+
+typedef struct bspkit_decompile_options {
+    bspkit_decompile_format format;
+    uint32_t skip;      /**< BSPKIT_DECOMPILE_NO_* flags */
+    bool no_merge;      /**< Quake/GoldSrc: one brush per BSP leaf, without merging */
+} bspkit_decompile_options;
+
+/** What a decompile wrote. */
+typedef struct bspkit_decompile_stats {
+    size_t brushes;        /**< solids written, all models */
+    size_t sides;          /**< sides written */
+    size_t world_brushes;  /**< solids in world (or worldspawn) */
+    size_t detail_brushes; /**< solids in func_detail */
+    size_t entity_brushes; /**< solids inside brush entities */
+    size_t tool_sides;     /**< sides given a tool material because no face lies on them */
+    size_t skipped_brushes;/**< brushes left out (degenerate, or of a model no entity uses) */
+    size_t entities;       /**< entities written, the world included */
+    size_t displacements;
+    size_t props;          /**< prop_static entities */
+    size_t overlays;       /**< info_overlay entities */
+    size_t cubemaps;       /**< env_cubemap entities */
+    size_t leaves;         /**< Quake/GoldSrc: BSP leaves turned into brushes before merging */
+    size_t bytes_written;
+} bspkit_decompile_stats;
+
+/**
+ * Decompile `map` into text (NUL-terminated; free with free()). `opts` and
+ * `stats` may be NULL.
+ */
+bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
+                                      size_t *size, bspkit_decompile_stats *stats, bspkit_error *err);
+
+/** Decompile `map` into the file `path`, written to a temporary name and renamed into place. */
+bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_decompile_options *opts,
+                               bspkit_decompile_stats *stats, bspkit_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

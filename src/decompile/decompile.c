@@ -1,0 +1,68 @@
+/* bspkit_decompile: picks the decompiler for the map's family and writes
+ * the text it builds, atomically. */
+#include "decompile_internal.h"
+
+#include "bspkit/edit.h"
+
+#include "../core/map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
+                                      size_t *size, bspkit_decompile_stats *stats, bspkit_error *err)
+{
+    if (!map || !out || !size)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "decompile: map and output required");
+    *out = NULL;
+    *size = 0;
+    bspkit_decompile_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    bspkit_decompile_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+
+    bool source = bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE;
+    bspkit_decompile_format fmt = opts->format;
+    if (fmt == BSPKIT_DECOMPILE_AUTO)
+        fmt = source ? BSPKIT_DECOMPILE_VMF : BSPKIT_DECOMPILE_MAP;
+    if (fmt == BSPKIT_DECOMPILE_VMF && !source)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
+                       "decompile: VMF output needs a Source map (this is %s); use the .map format",
+                       bspkit_map_format(map)->name);
+    if (fmt == BSPKIT_DECOMPILE_MAP && source)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
+                       "decompile: .map output is for Quake and GoldSrc maps; Source maps decompile to VMF");
+
+    bk_tbuf text = {0};
+    bspkit_result r = fmt == BSPKIT_DECOMPILE_VMF ? bk_decompile_vmf(map, opts, &text, stats, err)
+                                                  : bk_decompile_map220(map, opts, &text, stats, err);
+    if (r == BSPKIT_OK && text.failed)
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory building the output text");
+    if (r != BSPKIT_OK) {
+        tb_free(&text);
+        return r;
+    }
+    if (!text.data && !(text.data = calloc(1, 1))) /* nothing written: still an empty string */
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory");
+    *out = text.data;
+    *size = text.size;
+    stats->bytes_written = text.size;
+    return BSPKIT_OK;
+}
+
+bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_decompile_options *opts,
+                               bspkit_decompile_stats *stats, bspkit_error *err)
+{
+    if (!path)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "decompile: output path required");
+    char *text = NULL;
+    size_t size = 0;
+    bspkit_result r = bspkit_decompile_memory(map, opts, &text, &size, stats, err);
+    if (r == BSPKIT_OK)
+        r = bspkit_save_file(path, text, size, err);
+    free(text);
+    return r;
+}

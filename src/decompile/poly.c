@@ -1,0 +1,77 @@
+/* Convex polygon clipping in double precision (see poly.h). */
+#include "poly.h"
+
+#include <math.h>
+
+double dv_length(bk_dvec a) { return sqrt(dv_dot(a, a)); }
+
+bk_dvec dv_normalize(bk_dvec a)
+{
+    double len = dv_length(a);
+    return len > 0 ? dv_scale(a, 1.0 / len) : (bk_dvec){0, 0, 0};
+}
+
+void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4])
+{
+    bk_dvec n = plane->n;
+    /* Any vector not parallel to the normal gives the square's axes. */
+    bk_dvec up = fabs(n.z) > 0.7 ? (bk_dvec){1, 0, 0} : (bk_dvec){0, 0, 1};
+    bk_dvec u = dv_normalize(dv_sub(up, dv_scale(n, dv_dot(up, n))));
+    bk_dvec v = dv_cross(n, u); /* u x v = n */
+    bk_dvec c = dv_scale(n, plane->d);
+    bk_dvec ue = dv_scale(u, extent), ve = dv_scale(v, extent);
+    out[0] = dv_sub(dv_sub(c, ue), ve);
+    out[1] = dv_sub(dv_add(c, ue), ve);
+    out[2] = dv_add(dv_add(c, ue), ve);
+    out[3] = dv_add(dv_sub(c, ue), ve);
+}
+
+size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out)
+{
+    if (n == 0)
+        return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        bk_dvec p = in[i], q = in[(i + 1) % n];
+        double dp = dv_dot(plane->n, p) - plane->d;
+        double dq = dv_dot(plane->n, q) - plane->d;
+        if (dp <= eps)
+            out[m++] = p;
+        /* An edge strictly crossing the plane gets the crossing point. */
+        if ((dp < -eps && dq > eps) || (dp > eps && dq < -eps)) {
+            double t = dp / (dp - dq);
+            out[m++] = dv_add(p, dv_scale(dv_sub(q, p), t));
+        }
+    }
+    return m;
+}
+
+size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double extent, double eps, bk_dvec *a,
+                    bk_dvec *b, bk_dvec **result)
+{
+    const bk_dplane *own = &planes[side];
+    bk_poly_base(own, extent, a);
+    size_t n = 4;
+    bk_dvec *cur = a, *next = b;
+    for (size_t i = 0; i < count && n >= 3; i++) {
+        if (i == side)
+            continue;
+        const bk_dplane *pl = &planes[i];
+        if (dv_dot(pl->n, own->n) > 1.0 - 1e-6 && fabs(pl->d - own->d) <= eps)
+            continue;
+        n = bk_poly_clip_back(cur, n, pl, eps, next);
+        bk_dvec *t = cur;
+        cur = next;
+        next = t;
+    }
+    *result = cur;
+    return n;
+}
+
+double bk_poly_area(const bk_dvec *p, size_t n)
+{
+    bk_dvec sum = {0, 0, 0};
+    for (size_t i = 1; i + 1 < n; i++)
+        sum = dv_add(sum, dv_cross(dv_sub(p[i], p[0]), dv_sub(p[i + 1], p[0])));
+    return 0.5 * dv_length(sum);
+}

@@ -1,0 +1,56 @@
+/* Convex polygons in double precision, for turning brush planes back into
+ * sides: a side's polygon is a large square on its plane clipped by every
+ * other plane of the brush. Doubles keep nearly parallel planes from
+ * producing spurious slivers that float arithmetic would. */
+#ifndef BSPKIT_DECOMPILE_POLY_H
+#define BSPKIT_DECOMPILE_POLY_H
+
+#include <stddef.h>
+
+typedef struct bk_dvec { double x, y, z; } bk_dvec;
+
+/* The points p with dot(n, p) == d; the half-space kept by a clip is
+ * dot(n, p) <= d, so a brush is the intersection of its planes' back sides. */
+typedef struct bk_dplane { bk_dvec n; double d; } bk_dplane;
+
+static inline bk_dvec dv_add(bk_dvec a, bk_dvec b) { return (bk_dvec){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline bk_dvec dv_sub(bk_dvec a, bk_dvec b) { return (bk_dvec){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline bk_dvec dv_scale(bk_dvec a, double s) { return (bk_dvec){a.x * s, a.y * s, a.z * s}; }
+static inline double dv_dot(bk_dvec a, bk_dvec b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline bk_dvec dv_cross(bk_dvec a, bk_dvec b)
+{
+    return (bk_dvec){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+double dv_length(bk_dvec a);
+/* a / |a|, or the zero vector when |a| is 0. */
+bk_dvec dv_normalize(bk_dvec a);
+
+/* Largest number of points a polygon can reach after clipping a base square
+ * by `planes` planes: each clip adds at most one point. */
+#define BK_POLY_MAX_POINTS(planes) ((size_t)(planes) + 4)
+
+/* A square of half-size `extent` centred on the point of the plane nearest
+ * the origin, written to out[0..3], counter-clockwise seen from the front
+ * (the side the normal points to): (out[1]-out[0]) x (out[2]-out[1]) has
+ * the direction of the normal. The normal must be unit length. */
+void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4]);
+
+/* Keep the part of polygon in[0..n) with dot(normal, p) <= d + eps; points
+ * within eps of the plane count as on it and are kept unmoved. Writes at most
+ * n + 1 points to `out` (which must not alias `in`), keeps the winding, and
+ * returns the count (0 when nothing is left; below 3 means degenerate). */
+size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out);
+
+/* The polygon of planes[side] clipped by the back sides of every other plane
+ * in planes[0..count), starting from a square of half-size `extent`. Planes
+ * equal to the side's own (normal within 1e-6 and distance within eps) are
+ * skipped, so duplicates do not cut the side away. `a` and `b` are scratch
+ * arrays of BK_POLY_MAX_POINTS(count) points each; the result points into
+ * one of them. Returns the point count (below 3: the side has no area). */
+size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double extent, double eps, bk_dvec *a,
+                    bk_dvec *b, bk_dvec **result);
+
+/* Area of a planar polygon (half the length of the summed cross products). */
+double bk_poly_area(const bk_dvec *p, size_t n);
+
+#endif
