@@ -14,7 +14,7 @@ TARGET      ?=
 SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
-FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export
+FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile
 
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1
@@ -62,6 +62,7 @@ test-asan: deps
 bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
 	./$(BUILD_DIR)/bench/bench_export $(BENCH_MAPS)
+	./$(BUILD_DIR)/bench/bench_decompile $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at

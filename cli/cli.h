@@ -56,6 +56,8 @@ int cmd_wad(int argc, char **argv);
 void cmd_wad_help(FILE *out);
 int cmd_export(int argc, char **argv);
 void cmd_export_help(FILE *out);
+int cmd_decompile(int argc, char **argv);
+void cmd_decompile_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */
@@ -113,6 +115,11 @@ json_t *cli_json_point(bspkit_vec3 p);
 /* Set obj[key] = value (taking the reference); false when either is NULL or on allocation failure, so a
  * chain of calls needs one check. */
 bool cli_json_set(json_t *obj, const char *key, json_t *value);
+
+/* ---- cmd_pak.c: shared with cmd_decompile.c ---- */
+/* Write every PAKFILE entry of a Source map under `dir` (created if missing), with the same path checks as
+ * `pak extract`; `*extracted` gets the number written. Errors printed; returns an exit code. */
+int cli_pak_unpack(const char *map_path, bspkit_map *map, const char *dir, size_t *extracted);
 
 /* ---- cmd_tex.c: PNG output shared with cmd_wad.c ---- */
 struct bspkit_image;

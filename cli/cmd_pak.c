@@ -99,6 +99,7 @@ typedef struct pak_args {
     const char *out;
     const char *as;
     bool json, in_place, lzma, store;
+    size_t *extracted; /* extract: where to put the count instead of printing it */
 } pak_args;
 
 /* A library error's exit status: damaged data is an invalid map, anything
@@ -463,8 +464,42 @@ static int do_extract(const pak_args *a, bspkit_pak *p)
     }
     free(used);
     close(root);
-    printf("extracted %zu %s to %s\n", done, cli_plural(done, "entry", "entries"), dir);
+    if (a->extracted)
+        *a->extracted = done;
+    else
+        printf("extracted %zu %s to %s\n", done, cli_plural(done, "entry", "entries"), dir);
     return status;
+}
+
+/* The map's PAKFILE as an archive; `zip_size` (may be NULL) gets the lump's size. Errors printed; returns an
+ * exit code. */
+static int open_pak(const char *map_path, bspkit_map *map, bspkit_pak **p, size_t *zip_size)
+{
+    const uint8_t *zip = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    bspkit_result r = bspkit_lump_bytes(map, BSPKIT_S_PAKFILE, &zip, &size, &err);
+    if (r == BSPKIT_OK)
+        r = bspkit_pak_open(zip, size, NULL, p, &err);
+    if (r != BSPKIT_OK) {
+        cli_report_error(map_path, &err);
+        return exit_for(r);
+    }
+    if (zip_size)
+        *zip_size = size;
+    return CLI_EXIT_OK;
+}
+
+int cli_pak_unpack(const char *map_path, bspkit_map *map, const char *dir, size_t *extracted)
+{
+    bspkit_pak *p = NULL;
+    int rc = open_pak(map_path, map, &p, NULL);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    pak_args a = {.map = map_path, .out = dir, .extracted = extracted};
+    rc = do_extract(&a, p);
+    bspkit_pak_free(p);
+    return rc;
 }
 
 /* ---- add / remove / repack ---- */
@@ -592,18 +627,13 @@ int cmd_pak(int argc, char **argv)
         free(a.items);
         return CLI_EXIT_UNREADABLE;
     }
-    const uint8_t *zip = NULL;
     size_t zip_size = 0;
-    bspkit_error err;
     bspkit_pak *p = NULL;
-    bspkit_result r = bspkit_lump_bytes(map, BSPKIT_S_PAKFILE, &zip, &zip_size, &err);
-    if (r == BSPKIT_OK)
-        r = bspkit_pak_open(zip, zip_size, NULL, &p, &err);
-    if (r != BSPKIT_OK) {
-        cli_report_error(a.map, &err);
+    rc = open_pak(a.map, map, &p, &zip_size);
+    if (rc != CLI_EXIT_OK) {
         bspkit_close(map);
         free(a.items);
-        return exit_for(r);
+        return rc;
     }
 
     switch (a.sub) {

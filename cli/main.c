@@ -20,6 +20,8 @@ static const cli_command COMMANDS[] = {
     {"tex", "list a map's textures (embedded, WAD, pakfile) or extract them as PNG", cmd_tex, cmd_tex_help},
     {"wad", "list a WAD2/WAD3 texture file or extract its images as PNG", cmd_wad, cmd_wad_help},
     {"export", "write geometry, textures and lightmaps as glTF 2.0 (.glb/.gltf) or OBJ", cmd_export, cmd_export_help},
+    {"decompile", "rebuild an editable source: Source to Hammer VMF, Quake/GoldSrc to Valve 220 .map", cmd_decompile,
+     cmd_decompile_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -9,6 +9,7 @@
 #include "bspkit/bspx.h"
 #include "bspkit/displacement.h"
 #include "bspkit/dump.h"
+#include "bspkit/decompile.h"
 #include "bspkit/export.h"
 #include "bspkit/lighting.h"
 #include "bspkit/query.h"
@@ -540,6 +541,21 @@ static inline bool exercise_export(exercise *ex, bspkit_map *map, const bspkit_e
     bool glb_ok = r == BSPKIT_OK && glb_size >= 12 && memcmp(glb, "glTF", 4) == 0;
     free(glb);
     return r != BSPKIT_OK || glb_ok;
+}
+
+/* Decompile to text in memory; false when a success gives no NUL-terminated
+ * text of the stated size. */
+static inline bool exercise_decompile(exercise *ex, bspkit_map *map, const bspkit_decompile_options *dopts)
+{
+    char *text = NULL;
+    size_t text_size = 0;
+    bspkit_error e;
+    memset(&e, 0, sizeof e);
+    bspkit_result r = bspkit_decompile_memory(map, dopts, &text, &text_size, NULL, &e);
+    ex_note(ex, "bspkit_decompile_memory", r, &e);
+    bool text_ok = r != BSPKIT_OK || (text != NULL && text[text_size] == '\0');
+    free(text);
+    return text_ok;
 }
 
 /* Detect, open, exercise and close `data`. Returns the open result. */

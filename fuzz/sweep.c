@@ -141,6 +141,8 @@ static void run_case(sweep *sw, const char *label, const uint8_t *data, size_t s
             const bspkit_export_options xo = {0};
             if (!exercise_export(&ex, map, &xo))
                 fail_case("bspkit_export_glb_memory", "output is not a GLB");
+            if (!exercise_decompile(&ex, map, NULL))
+                fail_case("bspkit_decompile_memory", "output text is not terminated");
             bspkit_close(map);
         }
     }
