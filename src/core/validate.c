@@ -219,32 +219,6 @@ static void check_surfedges(vctx *c)
     }
 }
 
-/* floor/ceil without libm, which the library does not link. Callers keep
- * |x| well inside int64_t range. */
-static double floor_d(double x)
-{
-    double t = (double)(int64_t)x;
-    return t > x ? t - 1.0 : t;
-}
-static double ceil_d(double x)
-{
-    double t = (double)(int64_t)x;
-    return t < x ? t + 1.0 : t;
-}
-
-/* Vertex of surfedge `se`, or false when any index on the way is bad. */
-static bool surfedge_vertex(const vctx *c, int64_t se_index, bspkit_vec3 *out)
-{
-    if (se_index < 0 || (uint64_t)se_index >= c->surfedges.n)
-        return false;
-    int32_t se = ((const int32_t *)c->surfedges.items)[se_index];
-    int64_t v = bk_surfedge_vertex(se, c->edges.items, c->edges.n, c->vertexes.n);
-    if (v < 0)
-        return false;
-    *out = ((const bspkit_vec3 *)c->vertexes.items)[v];
-    return true;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Faces and lightmaps                                                       */
 /* ------------------------------------------------------------------------ */
@@ -278,86 +252,10 @@ static const bspkit_texinfo *face_texinfo(const vctx *c, const bspkit_face *f)
     return &((const bspkit_texinfo *)c->texinfo.items)[f->texinfo];
 }
 
-/* Lightmap bytes a face needs after its light_offset; 0 when unknown or when
- * the face has no lightmap. `known` is false when indices were bad. */
-static uint64_t lightmap_bytes(const vctx *c, const bspkit_face *f, bool *known)
-{
-    *known = false;
-    int styles = 0;
-    while (styles < 4 && f->styles[styles] != 255)
-        styles++;
-    const bspkit_texinfo *ti = face_texinfo(c, f);
-
-    if (c->source) {
-        if (f->lightmap_size[0] < 0 || f->lightmap_size[1] < 0)
-            return 0;
-        *known = true;
-        /* Far beyond any engine's lightmap page; also keeps the product
-         * below 2^64. */
-        if (f->lightmap_size[0] >= (1 << 20) || f->lightmap_size[1] >= (1 << 20))
-            return UINT64_MAX;
-        uint64_t luxels = ((uint64_t)f->lightmap_size[0] + 1) * ((uint64_t)f->lightmap_size[1] + 1);
-        bool bumped = ti && (ti->flags & S_SURF_BUMPLIGHT) && !(ti->flags & S_SURF_NOLIGHT);
-        /* Bumped faces store the flat lightmap plus three bump directions. */
-        return luxels * (uint64_t)styles * (bumped ? 4u : 1u) * 4u;
-    }
-
-    /* Quake/GoldSrc: the luxel grid comes from the texture-space extents of
-     * the face's vertices, one luxel per 16 texels. id's and Valve's tools
-     * and engines sum in float, newer ones (ericw-tools, QuakeSpasm) in
-     * double; a vertex lying on a 16-texel boundary can give one luxel more
-     * in either, so the smaller grid of the two is the one required. */
-    if (!ti || !c->surfedges.ok || !c->edges.ok || !c->vertexes.ok)
-        return 0;
-    if (ti->flags & Q_TEX_SPECIAL)
-        return 0;
-    if (f->first_edge < 0 || f->num_edges <= 0)
-        return 0;
-    double dmin[2] = {1e300, 1e300}, dmax[2] = {-1e300, -1e300};
-    double fmin[2] = {1e300, 1e300}, fmax[2] = {-1e300, -1e300};
-    for (int32_t k = 0; k < f->num_edges; k++) {
-        bspkit_vec3 v;
-        if (!surfedge_vertex(c, (int64_t)f->first_edge + k, &v))
-            return 0;
-        for (int axis = 0; axis < 2; axis++) {
-            const float *tv = ti->texture_vecs[axis];
-            double d = (double)v.x * tv[0] + (double)v.y * tv[1] + (double)v.z * tv[2] + tv[3];
-            /* Each assignment rounds to float, as the engines' code does. */
-            float fs = v.x * tv[0];
-            fs = fs + (float)(v.y * tv[1]);
-            fs = fs + (float)(v.z * tv[2]);
-            fs = fs + tv[3];
-            if (d < dmin[axis])
-                dmin[axis] = d;
-            if (d > dmax[axis])
-                dmax[axis] = d;
-            if (fs < fmin[axis])
-                fmin[axis] = fs;
-            if (fs > fmax[axis])
-                fmax[axis] = fs;
-        }
-    }
-    uint64_t luxels = 1;
-    for (int axis = 0; axis < 2; axis++) {
-        /* NaN or absurd texture vectors: no meaningful extent. */
-        /* NaN coordinates leave the extremes unset (min > max): treat like out-of-range ones. */
-        if (!(dmin[axis] <= dmax[axis] && fmin[axis] <= fmax[axis] && dmin[axis] > -1e9 && dmax[axis] < 1e9 &&
-              fmin[axis] > -1e9 && fmax[axis] < 1e9))
-            return 0;
-        double de = ceil_d(dmax[axis] / 16.0) - floor_d(dmin[axis] / 16.0) + 1.0;
-        double fe = ceil_d(fmax[axis] / 16.0) - floor_d(fmin[axis] / 16.0) + 1.0;
-        double extent = fe < de ? fe : de;
-        if (extent > 1e6)
-            return 0;
-        luxels *= (uint64_t)extent;
-    }
-    *known = true;
-    uint64_t per_luxel = c->fmt->family == BSPKIT_FAMILY_GOLDSRC ? 3u : 1u;
-    return luxels * (uint64_t)styles * per_luxel;
-}
-
+/* `lm` is the face's entry in bspkit_get_face_lightmaps(), which computes
+ * how many bytes its samples take (NULL when that table could not be built). */
 static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, const bspkit_face *f,
-                                const light_data *ld)
+                                const light_data *ld, const bspkit_face_lightmap *lm)
 {
     /* Without any lighting data the engines draw the map fullbright and
      * never follow the offsets, which compilers then leave at 0. */
@@ -373,9 +271,11 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
                     ld->size, ld->name);
         return;
     }
-    bool known = false;
-    uint64_t need = lightmap_bytes(c, f, &known);
-    if (known && need > ld->size - (size_t)f->light_offset)
+    /* A lit entry without a size has extents no engine could use; nothing to compare. */
+    if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
+        return;
+    uint64_t need = lm->bytes;
+    if (need > ld->size - (size_t)f->light_offset)
         /* Only a warning: compilers round extents differently, and engines
          * clamp reads, so a slightly short lump still loads. */
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
@@ -383,7 +283,10 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
                     f->light_offset, need, ld->size, ld->name);
 }
 
-static void check_faces(vctx *c, const varr *faces, int lump, const char *what, const light_data *ld)
+/* Faces of one lump; `lms` (count `lm_n`) holds their lightmap geometry, or
+ * is NULL when it is unavailable or the faces are not checked for lighting. */
+static void check_faces(vctx *c, const varr *faces, int lump, const char *what, const light_data *ld,
+                        const bspkit_face_lightmap *lms, size_t lm_n)
 {
     const bspkit_face *fs = faces->items;
     if (!faces->ok)
@@ -410,7 +313,7 @@ static void check_faces(vctx *c, const varr *faces, int lump, const char *what, 
             index_error(c, lump, i, what, "dispinfo %" PRId32 " exceeds %" PRIu64 " dispinfos", f->dispinfo,
                         c->dispinfo_n);
         if (ld)
-            check_face_lightmap(c, lump, i, what, f, ld);
+            check_face_lightmap(c, lump, i, what, f, ld, lms && i < lm_n ? &lms[i] : NULL);
     }
 }
 
@@ -419,18 +322,30 @@ static void check_faces(vctx *c, const varr *faces, int lump, const char *what, 
 static void check_all_faces(vctx *c)
 {
     light_data ldr = load_lighting(c, false);
+    /* The sizes come from the faces' geometry alone, so the LDR table serves
+     * FACES against either lighting lump. A table that cannot be built (a
+     * lump it reads failed to decode, reported elsewhere) skips the size check. */
+    const bspkit_face_lightmap *lms = NULL, *hdr_lms = NULL;
+    size_t lm_n = 0, hdr_lm_n = 0;
+    bspkit_error ignore;
+    if (bspkit_get_face_lightmaps(c->map, false, &lms, &lm_n, &ignore) != BSPKIT_OK)
+        lms = NULL;
     if (!c->source) {
-        check_faces(c, &c->faces, BSPKIT_Q_FACES, "face", &ldr);
+        check_faces(c, &c->faces, BSPKIT_Q_FACES, "face", &ldr, lms, lm_n);
         return;
     }
     light_data hdr = load_lighting(c, true);
     const light_data *for_faces = &ldr;
     if (ldr.ok && ldr.size == 0 && hdr.ok && hdr.size > 0)
         for_faces = &hdr;
-    check_faces(c, &c->faces, BSPKIT_S_FACES, "face", for_faces);
+    check_faces(c, &c->faces, BSPKIT_S_FACES, "face", for_faces, lms, lm_n);
     /* Original faces are never lit; their light fields are leftovers. */
-    check_faces(c, &c->orig_faces, BSPKIT_S_ORIGINALFACES, "origface", NULL);
-    check_faces(c, &c->hdr_faces, BSPKIT_S_FACES_HDR, "hdr face", &hdr);
+    check_faces(c, &c->orig_faces, BSPKIT_S_ORIGINALFACES, "origface", NULL, NULL, 0);
+    /* With FACES_HDR present the HDR table describes exactly those faces. */
+    if (c->hdr_faces.ok && c->hdr_faces.n > 0 &&
+        bspkit_get_face_lightmaps(c->map, true, &hdr_lms, &hdr_lm_n, &ignore) != BSPKIT_OK)
+        hdr_lms = NULL;
+    check_faces(c, &c->hdr_faces, BSPKIT_S_FACES_HDR, "hdr face", &hdr, hdr_lms, hdr_lm_n);
 }
 
 /* ------------------------------------------------------------------------ */
