@@ -39,7 +39,7 @@ void vmf_num(char *buf, size_t size, double v)
     if (!isfinite(v))
         v = 0;
     double r = round(v);
-    if (fabs(v - r) < 1e-4 && fabs(r) < 1e15)
+    if (fabs(v - r) < 1e-6 && fabs(r) < 1e15)
         snprintf(buf, size, "%.0f", r == 0 ? 0.0 : r); /* no "-0" */
     else
         snprintf(buf, size, "%.10g", v);
@@ -502,8 +502,8 @@ bspkit_result vmf_write_solid(vmf_ctx *c, int level, const vmf_side_in *sides, s
         c->side_ok[i] = false;
         bool dup = false; /* a plane given twice writes one side */
         for (size_t k = 0; k < i && !dup; k++)
-            dup = c->side_ok[k] && dv_dot(sides[k].plane.n, sides[i].plane.n) > 1.0 - 1e-9 &&
-                  fabs(sides[k].plane.d - sides[i].plane.d) < 1e-6;
+            dup = c->side_ok[k] && dv_dot(sides[k].plane.n, sides[i].plane.n) > 1.0 - 1e-5 &&
+                  fabs(sides[k].plane.d - sides[i].plane.d) < 0.02;
         if (dup)
             continue;
         size_t m = bk_poly_side(c->scratch_planes, n, i, c->extent, 0.01, c->poly_a, c->poly_b, &poly);
@@ -525,13 +525,34 @@ bspkit_result vmf_write_solid(vmf_ctx *c, int level, const vmf_side_in *sides, s
         open_block(c, level + 1, "side");
         kv_u64(c, level + 2, "id", side_id);
         write_plane_points(c, level + 2, &c->pts3[3 * i], offset);
+        int32_t s_tex = s->texinfo;
+        /* The face on this side: smoothing groups, overlay side ids, displacements. */
+        char buf[32];
+        int64_t face = -1, d = -1;
+        if (s->brushside >= 0) {
+            bk_dvec *poly;
+            size_t m = bk_poly_side(c->scratch_planes, n, i, c->extent, 0.01, c->poly_a, c->poly_b, &poly);
+            face = match_faces(c, c->bsides[s->brushside].plane, &s->plane, poly, m, side_id, &d);
+        } else if (s->face >= 0 && (size_t)s->face < c->nfaces) {
+            face = s->face;
+            d = s->disp;
+            if (c->face_side[face] == 0)
+                c->face_side[face] = (uint32_t)side_id;
+        }
+        if (d >= 0 && (size_t)d < c->ndisp && c->disp[d].map_face < c->nfaces && s->brushside >= 0) {
+            /* a displacement's material is its face's, which may differ from the side's */
+            int32_t fti = c->faces[c->disp[d].map_face].texinfo;
+            if (fti >= 0 && (size_t)fti < c->ntexinfo)
+                s_tex = fti;
+        }
+        vmf_side_in eff = *s;
+        eff.texinfo = s_tex;
         char mat[256];
         bool tool;
-        side_material(c, s, contents, entity_class, mat, sizeof mat, &tool);
+        side_material(c, &eff, contents, entity_class, mat, sizeof mat, &tool);
         c->st->tool_sides += tool;
         vmf_kv(c, level + 2, "material", mat);
-        const bspkit_texinfo *ti =
-            s->texinfo >= 0 && (size_t)s->texinfo < c->ntexinfo ? &c->texinfo[s->texinfo] : NULL;
+        const bspkit_texinfo *ti = s_tex >= 0 && (size_t)s_tex < c->ntexinfo ? &c->texinfo[s_tex] : NULL;
         bk_dvec du, dvv;
         default_axes(s->plane.n, &du, &dvv);
         write_axis(c, level + 2, "uaxis", ti ? ti->texture_vecs[0] : NULL, du, offset);
@@ -547,34 +568,16 @@ bspkit_result vmf_write_solid(vmf_ctx *c, int level, const vmf_side_in *sides, s
             if (lms < 1)
                 lms = 1;
         }
-        char buf[32];
         snprintf(buf, sizeof buf, "%ld", lms);
         vmf_kv(c, level + 2, "lightmapscale", buf);
-        /* The face on this side: smoothing groups, overlay side ids, displacements. */
-        int64_t face = -1, d = -1;
-        if (s->brushside >= 0) {
-            bk_dvec *poly;
-            size_t m = bk_poly_side(c->scratch_planes, n, i, c->extent, 0.01, c->poly_a, c->poly_b, &poly);
-            face = match_faces(c, c->bsides[s->brushside].plane, &s->plane, poly, m, side_id, &d);
-        } else if (s->face >= 0 && (size_t)s->face < c->nfaces) {
-            face = s->face;
-            d = s->disp;
-            if (c->face_side[face] == 0)
-                c->face_side[face] = (uint32_t)side_id;
-        }
         snprintf(buf, sizeof buf, "%lu", face >= 0 ? (unsigned long)c->faces[face].smoothing_groups : 0ul);
         vmf_kv(c, level + 2, "smoothing_groups", buf);
         if (s->brushside < 0 && d >= 0 && (size_t)d < c->ndisp && !c->disp_written[d] &&
             !(c->opts->skip & BSPKIT_DECOMPILE_NO_DISPLACEMENTS))
             c->disp_written[d] = write_dispinfo(c, level + 2, (size_t)d, s->plane.n, offset);
         if (s->brushside >= 0 && !(c->opts->skip & BSPKIT_DECOMPILE_NO_DISPLACEMENTS)) {
-            /* Older compilers leave 0 in every side's dispinfo: trust it only when that
-             * displacement's face lies on this side's plane. */
-            uint32_t plane = c->bsides[s->brushside].plane;
-            int64_t bd = c->bsides[s->brushside].dispinfo;
-            if (d < 0 && bd >= 0 && (size_t)bd < c->ndisp && c->disp[bd].map_face < c->nfaces &&
-                (c->faces[c->disp[bd].map_face].plane | 1u) == (plane | 1u))
-                d = bd;
+            /* The displacement comes from the face lying on the side, not from the side's own
+             * dispinfo field: older compilers leave 0 there on every side. */
             if (d >= 0 && (size_t)d < c->ndisp && !c->disp_written[d])
                 c->disp_written[d] = write_dispinfo(c, level + 2, (size_t)d, s->plane.n, offset);
         }
@@ -617,8 +620,9 @@ bspkit_result vmf_write_thin_solid(vmf_ctx *c, int level, const bk_dvec *pts, si
     return vmf_write_solid(c, level, sides, k, (bk_dvec){0, 0, 0}, 0, NULL, written);
 }
 
-/* The sides of BRUSHES record `b` in model space; false when a plane is unusable. */
-static bool brush_sides(vmf_ctx *c, size_t b, vmf_side_in *out, size_t *n)
+/* The sides of BRUSHES record `b` in model space (bevel sides too when `bevels`); false when a
+ * plane is unusable. */
+static bool brush_sides(vmf_ctx *c, size_t b, bool bevels, vmf_side_in *out, size_t *n)
 {
     const bspkit_brush *br = &c->brushes[b];
     *n = 0;
@@ -627,7 +631,7 @@ static bool brush_sides(vmf_ctx *c, size_t b, vmf_side_in *out, size_t *n)
     for (int32_t k = 0; k < br->num_sides; k++) {
         size_t si = (size_t)br->first_side + (size_t)k;
         const bspkit_brushside *s = &c->bsides[si];
-        if (s->bevel)
+        if (s->bevel && !bevels)
             continue;
         if (s->plane >= c->nplanes || *n >= c->max_sides)
             return false;
@@ -641,6 +645,24 @@ static bool brush_sides(vmf_ctx *c, size_t b, vmf_side_in *out, size_t *n)
     return *n >= 4;
 }
 
+/* Does some side polygon reach out towards the starting square's edge (the planes do not close)? */
+static bool unbounded(vmf_ctx *c, const vmf_side_in *sides, size_t n)
+{
+    if (n > c->max_sides)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        c->scratch_planes[i] = sides[i].plane;
+    for (size_t i = 0; i < n; i++) {
+        bk_dvec *poly;
+        size_t m = bk_poly_side(c->scratch_planes, n, i, c->extent, 0.01, c->poly_a, c->poly_b, &poly);
+        for (size_t k = 0; k < m; k++)
+            if (fabs(poly[k].x) > 0.5 * c->extent || fabs(poly[k].y) > 0.5 * c->extent ||
+                fabs(poly[k].z) > 0.5 * c->extent)
+                return true;
+    }
+    return false;
+}
+
 static bspkit_result write_brush(vmf_ctx *c, int level, size_t b, bk_dvec offset, const char *entity_class,
                                  bool *written)
 {
@@ -650,7 +672,11 @@ static bspkit_result write_brush(vmf_ctx *c, int level, size_t b, bk_dvec offset
     size_t n;
     bspkit_result r = BSPKIT_OK;
     *written = false;
-    if (brush_sides(c, b, sides, &n)) {
+    bool ok = brush_sides(c, b, false, sides, &n);
+    /* Some compilers flag real sides as bevels; when the rest does not close, keep them all. */
+    if (!ok || unbounded(c, sides, n))
+        ok = brush_sides(c, b, true, sides, &n);
+    if (ok) {
         /* model space -> world: every plane moves by the entity origin */
         r = vmf_write_solid(c, level, sides, n, offset, c->brushes[b].contents, entity_class, written);
     }
@@ -1094,6 +1120,14 @@ static bspkit_result load(vmf_ctx *c)
         (r = bspkit_get_dispinfo(c->map, &c->disp, &c->ndisp, c->err)) != BSPKIT_OK ||
         (r = bspkit_get_disp_verts(c->map, &c->dverts, &c->ndverts, c->err)) != BSPKIT_OK ||
         (r = bspkit_get_disp_tris(c->map, &c->dtris, &c->ndtris, c->err)) != BSPKIT_OK)
+        return r;
+    /* bspkit_texdata_name() reports no errors: decode what it reads first, so that an
+     * allocation failure there is an error here and not a silently missing material. */
+    const int32_t *table;
+    const uint8_t *strings;
+    size_t ntable, nstrings;
+    if ((r = bspkit_get_texdata_string_table(c->map, &table, &ntable, c->err)) != BSPKIT_OK ||
+        (r = bspkit_lump_bytes(c->map, BSPKIT_S_TEXDATA_STRING_DATA, &strings, &nstrings, c->err)) != BSPKIT_OK)
         return r;
     c->max_sides = VMF_MAX_SIDES;
     c->scratch_planes = malloc(c->max_sides * sizeof *c->scratch_planes);

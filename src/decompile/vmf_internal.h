@@ -73,7 +73,7 @@ typedef struct vmf_ctx {
 
 /* Writes `level` tabs. */
 void vmf_indent(vmf_ctx *c, int level);
-/* A number: an integer when within 1e-4 of one, else enough digits to read back within 1e-5 of the value. */
+/* A number: an integer when within 1e-6 of one (the float noise of an integral coordinate), else ten significant digits. */
 void vmf_num(char *buf, size_t size, double v);
 /* "key" "value" on its own line at `level`. */
 void vmf_kv(vmf_ctx *c, int level, const char *key, const char *value);
