@@ -65,6 +65,7 @@ typedef struct bspkit_decompile_stats {
     size_t entity_brushes; /**< solids inside brush entities */
     size_t tool_sides;     /**< sides given a tool material because no face lies on them */
     size_t skipped_brushes;/**< brushes left out (degenerate, or of a model no entity uses) */
+    size_t unowned_brushes;/**< VMF: brushes no model's BSP tree reaches, written into the world */
     size_t entities;       /**< entities written, the world included */
     size_t displacements;
     size_t props;          /**< prop_static entities */

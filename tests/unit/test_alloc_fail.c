@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/decompile.h"
 #include "bspkit/edit.h"
 #include "bspkit/export.h"
 #include "bspkit/write.h"
@@ -253,9 +254,32 @@ static uint64_t export_path(const uint8_t *data, size_t size, outcome *o)
     return h;
 }
 
-typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH } path_kind;
+/* The decompile path (Source samples: VMF text); returns a hash of the text (0 on error). */
+static uint64_t decompile_path(const uint8_t *data, size_t size, outcome *o)
+{
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
+        return 0;
+    char *text = NULL;
+    size_t n = 0;
+    bspkit_error e;
+    bspkit_result r = bspkit_decompile_memory(map, NULL, &text, &n, NULL, &e);
+    check_call(o, "bspkit_decompile_memory", r, &e);
+    uint64_t h = 0;
+    if (r == BSPKIT_OK) {
+        h = 1469598103934665603ull;
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
+    }
+    free(text);
+    bspkit_close(map);
+    return h;
+}
 
-static const char *const PATH_NAMES[] = {"read", "edit", "export"};
+typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_PATH } path_kind;
+
+static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile"};
 
 static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outcome *o)
 {
@@ -264,6 +288,8 @@ static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outco
         return read_path(data, size, o);
     case EDIT_PATH:
         return edit_path(data, size, o);
+    case DECOMPILE_PATH:
+        return decompile_path(data, size, o);
     default:
         return export_path(data, size, o);
     }
@@ -340,6 +366,16 @@ CASES(SOURCE_ROOM)
 CASES(SOURCE_ROOM_BE)
 CASES(SOURCE_ROOM_LZMA)
 
+#define DECOMPILE_CASE(kind)                                                                          \
+    static void test_decompile_##kind(void **state)                                                   \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, DECOMPILE_PATH);                                          \
+    }
+DECOMPILE_CASE(SOURCE_ROOM)
+DECOMPILE_CASE(SOURCE_ROOM_BE)
+DECOMPILE_CASE(SOURCE_ROOM_LZMA)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM), cmocka_unit_test(test_export_SOURCE_ROOM),
         cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE), cmocka_unit_test(test_export_SOURCE_ROOM_BE),
         cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA), cmocka_unit_test(test_export_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_decompile_SOURCE_ROOM), cmocka_unit_test(test_decompile_SOURCE_ROOM_BE),
+        cmocka_unit_test(test_decompile_SOURCE_ROOM_LZMA),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
