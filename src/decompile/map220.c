@@ -395,12 +395,12 @@ static bspkit_result walk_model(dctx *c, size_t mi)
     bk_region back = {0}, front = {0};
     if (!stack)
         return nomem(c);
+    stack[0].child = m->headnode[0];
+    top = 1;
     if (!bk_region_box(&stack[0].region, lo, hi)) {
         r = nomem(c);
         goto done;
     }
-    stack[0].child = m->headnode[0];
-    top = 1;
     while (top > 0) {
         frame f = stack[--top];
         stack[top].region = (bk_region){0};
@@ -824,6 +824,10 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
                 ti = tix >= 0 && (size_t)tix < c->ntexinfo ? &c->texinfo[tix] : NULL;
                 if (!name)
                     name = miptex_name(c, face_miptex(c, (size_t)fi));
+                /* A sky or liquid name would turn a solid brush into sky or liquid when compiled. */
+                if (name && p->contents == BSPKIT_Q_CONTENTS_SOLID &&
+                    (name_fits(name, BSPKIT_Q_CONTENTS_SKY) || name_fits(name, BSPKIT_Q_CONTENTS_WATER)))
+                    name = NULL;
             }
             if (!name) {
                 name = default_name(c, p->contents);
@@ -890,6 +894,7 @@ static void put_origin_brush(dctx *c, bk_dvec o, bk_tbuf *t, bspkit_decompile_st
 {
     bk_region box = {0};
     if (!bk_region_box(&box, dv_sub(o, (bk_dvec){8, 8, 8}), dv_add(o, (bk_dvec){8, 8, 8}))) {
+        bk_region_free(&box);
         t->failed = true;
         return;
     }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/decompile.h"
 #include "bspkit/edit.h"
 #include "bspkit/export.h"
 #include "bspkit/write.h"
@@ -253,9 +254,32 @@ static uint64_t export_path(const uint8_t *data, size_t size, outcome *o)
     return h;
 }
 
-typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH } path_kind;
+/* The .map decompile path (Quake/GoldSrc): returns a hash of the text (0 on error). */
+static uint64_t decompile_map_path(const uint8_t *data, size_t size, outcome *o)
+{
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
+        return 0;
+    char *text = NULL;
+    size_t n = 0;
+    bspkit_error e;
+    bspkit_result r = bspkit_decompile_memory(map, NULL, &text, &n, NULL, &e);
+    check_call(o, "bspkit_decompile_memory", r, &e);
+    uint64_t h = 0;
+    if (r == BSPKIT_OK) {
+        h = 1469598103934665603ull;
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
+    }
+    free(text);
+    bspkit_close(map);
+    return h;
+}
 
-static const char *const PATH_NAMES[] = {"read", "edit", "export"};
+typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_MAP_PATH } path_kind;
+
+static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile .map"};
 
 static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outcome *o)
 {
@@ -264,6 +288,8 @@ static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outco
         return read_path(data, size, o);
     case EDIT_PATH:
         return edit_path(data, size, o);
+    case DECOMPILE_MAP_PATH:
+        return decompile_map_path(data, size, o);
     default:
         return export_path(data, size, o);
     }
@@ -340,6 +366,17 @@ CASES(SOURCE_ROOM)
 CASES(SOURCE_ROOM_BE)
 CASES(SOURCE_ROOM_LZMA)
 
+static void test_decompile_map_GOLDSRC_ROOM(void **state)
+{
+    (void)state;
+    every_failure(BSPKIT_SAMPLE_GOLDSRC_ROOM, DECOMPILE_MAP_PATH);
+}
+static void test_decompile_map_QUAKE_ROOM(void **state)
+{
+    (void)state;
+    every_failure(BSPKIT_SAMPLE_QUAKE_ROOM, DECOMPILE_MAP_PATH);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM), cmocka_unit_test(test_export_SOURCE_ROOM),
         cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE), cmocka_unit_test(test_export_SOURCE_ROOM_BE),
         cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA), cmocka_unit_test(test_export_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_decompile_map_GOLDSRC_ROOM), cmocka_unit_test(test_decompile_map_QUAKE_ROOM),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
