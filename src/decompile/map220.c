@@ -645,6 +645,8 @@ static bspkit_result merge_pieces(dctx *c, const bspkit_model *m)
                 e[ne++] = (mentry){face->plane, face->flip, (uint32_t)p};
             }
         }
+        if (ne == 0)
+            break;
         qsort(e, ne, sizeof *e, mentry_cmp);
         size_t merges = 0;
         for (size_t g0 = 0; g0 < ne;) {
