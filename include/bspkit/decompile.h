@@ -19,7 +19,11 @@
  * from each model's hull-0 BSP tree (every solid, sky or liquid leaf is the
  * intersection of the half-spaces on the path to it), neighbouring pieces
  * are merged while their union stays convex, and every side takes the
- * texture and alignment of the face lying on it (a tool texture otherwise).
+ * texture and alignment of the face lying on it (a tool texture otherwise:
+ * GoldSrc "NULL", Quake "skip"; liquid and sky brushes keep their own
+ * texture on every side). Brush entities whose entity has an "origin" get
+ * their brushes moved by it plus an "origin"-textured 16-unit brush centred
+ * on it. Translucent and ladder leaves are not rebuilt.
  * The output is a Valve 220 .map (texture axes with shift and scale), as
  * J.A.C.K., Hammer 3.5 and TrenchBroom read it.
  */

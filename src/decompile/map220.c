@@ -1,11 +1,1035 @@
-/* Quake and GoldSrc maps to Valve 220 .map: not written yet. */
+/* Quake and GoldSrc maps to Valve 220 .map.
+ *
+ * Brushes come from each model's hull-0 tree: the model's bounding box is
+ * split down the tree node by node (map220_region.c), and every leaf whose
+ * contents are solid, sky or liquid yields its region as one convex piece.
+ * Neighbouring pieces of the same kind are then merged while their union
+ * stays convex. Each side takes the texture and alignment of the face lying
+ * on it; sides without one get a tool texture (GoldSrc "NULL", Quake
+ * "skip"), liquid and sky pieces their own texture on every side.
+ * Translucent and ladder leaves are not rebuilt. */
 #include "decompile_internal.h"
+#include "map220_region.h"
+
+#include "bspkit/query.h"
 
 #include "../core/map.h"
+#include "../core/surfedge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Deeper trees are refused: a path's planes are kept per level. Real maps stay far below. */
+#define MAX_DEPTH 512
+/* Region work allowed per node and leaf, and in total on top, before the map is refused. */
+#define WORK_PER_RECORD 20000u
+#define WORK_BASE 50000000u
+#define MERGE_PASSES 8
+
+typedef struct piece {
+    int32_t contents;
+    int32_t tex;          /* miptex of a liquid or sky piece, -1 when none was found */
+    uint32_t first, nfaces; /* range in the store's faces */
+    bool alive;
+    bk_dvec lo, hi;
+} piece;
+
+/* A face of the map with its polygon, for texturing the sides lying on it. */
+typedef struct mface {
+    uint32_t first, count; /* range in fpoints */
+    bk_dvec lo, hi;
+} mface;
+
+typedef struct dctx {
+    bspkit_map *map;
+    bspkit_error *err;
+    bool goldsrc;
+    const bspkit_plane *planes;
+    const bspkit_node *nodes;
+    const bspkit_leaf *leafs;
+    const bspkit_model *models;
+    const bspkit_face *faces;
+    const bspkit_texinfo *texinfo;
+    const bspkit_miptex *miptex;
+    const uint32_t *leaf_faces;
+    size_t nplanes, nnodes, nleafs, nmodels, nfaces, ntexinfo, nmiptex, nleaf_faces;
+    uint32_t node_record, plane_record;
+
+    bk_region_ctx rc;
+    uint64_t work_limit;
+    uint8_t *visited; /* per node */
+    uint8_t *built;   /* per model */
+
+    /* Faces of the map by plane: face_order[plane_start[p] .. plane_start[p + 1]). */
+    mface *mfaces;
+    bk_dvec *fpoints;
+    uint32_t *plane_start, *face_order;
+
+    /* Pieces of the model being built; their faces and points. */
+    piece *pieces;
+    size_t npieces, cap_pieces;
+    bk_region store;
+    size_t store_limit;
+
+    size_t out_limit;
+} dctx;
+
+static bspkit_result nomem(dctx *c)
+{
+    return bk_fail(c->err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory");
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *miptex_name(const dctx *c, int64_t tex)
+{
+    if (tex < 0 || (uint64_t)tex >= c->nmiptex || c->miptex[tex].lump_offset < 0)
+        return NULL;
+    const char *name = c->miptex[tex].name;
+    if (!name[0])
+        return NULL;
+    for (const char *s = name; *s; s++)
+        if ((unsigned char)*s <= ' ' || *s == '"' || *s == '(' || *s == ')' || *s == '[' || *s == ']')
+            return NULL; /* would not read back as one token */
+    return name;
+}
+
+static int64_t face_miptex(const dctx *c, size_t face)
+{
+    int32_t ti = c->faces[face].texinfo;
+    if (ti < 0 || (size_t)ti >= c->ntexinfo)
+        return -1;
+    return c->texinfo[ti].texture;
+}
+
+static bool is_liquid(int32_t contents)
+{
+    return (contents <= BSPKIT_Q_CONTENTS_WATER && contents >= BSPKIT_Q_CONTENTS_LAVA) ||
+           (contents <= BSPKIT_Q_CONTENTS_CURRENT_0 && contents >= BSPKIT_Q_CONTENTS_CURRENT_DOWN);
+}
+
+static bool wanted(int32_t contents)
+{
+    return contents == BSPKIT_Q_CONTENTS_SOLID || contents == BSPKIT_Q_CONTENTS_SKY || is_liquid(contents);
+}
+
+/* Whether a texture name gives `contents` when compiled (so a leaf's own faces can name its texture). */
+static bool name_fits(const char *name, int32_t contents)
+{
+    if (!name)
+        return false;
+    if (contents == BSPKIT_Q_CONTENTS_SKY)
+        return strncasecmp(name, "sky", 3) == 0;
+    return name[0] == '*' || name[0] == '!';
+}
+
+static const char *default_name(const dctx *c, int32_t contents)
+{
+    switch (contents) {
+    case BSPKIT_Q_CONTENTS_SOLID: return c->goldsrc ? "NULL" : "skip";
+    case BSPKIT_Q_CONTENTS_SKY: return "sky";
+    case BSPKIT_Q_CONTENTS_SLIME: return c->goldsrc ? "!slime" : "*slime";
+    case BSPKIT_Q_CONTENTS_LAVA: return c->goldsrc ? "!lava" : "*lava";
+    default: return c->goldsrc ? "!water" : "*water";
+    }
+}
+
+/* ---- the map's faces ---------------------------------------------------- */
+
+static bspkit_result load_faces(dctx *c)
+{
+    bspkit_result r;
+    const bspkit_vec3 *verts;
+    const bspkit_edge *edges;
+    const int32_t *surfedges;
+    size_t nverts, nedges, nsurfedges;
+    if ((r = bspkit_get_vertexes(c->map, &verts, &nverts, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_edges(c->map, &edges, &nedges, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_surfedges(c->map, &surfedges, &nsurfedges, c->err)) != BSPKIT_OK)
+        return r;
+    /* A face's points come from its own surfedge range, so all of them fit in one surfedge each. */
+    c->mfaces = calloc(c->nfaces ? c->nfaces : 1, sizeof *c->mfaces);
+    c->fpoints = malloc((nsurfedges ? nsurfedges : 1) * sizeof *c->fpoints);
+    c->plane_start = calloc(c->nplanes + 2, sizeof *c->plane_start);
+    c->face_order = malloc((c->nfaces ? c->nfaces : 1) * sizeof *c->face_order);
+    if (!c->mfaces || !c->fpoints || !c->plane_start || !c->face_order)
+        return nomem(c);
+    size_t used = 0;
+    for (size_t f = 0; f < c->nfaces; f++) {
+        const bspkit_face *face = &c->faces[f];
+        mface *m = &c->mfaces[f];
+        m->first = (uint32_t)used;
+        if (face->first_edge < 0 || face->num_edges < 3 || (uint64_t)face->first_edge > nsurfedges ||
+            (uint64_t)face->num_edges > nsurfedges - (uint64_t)face->first_edge || face->plane >= c->nplanes)
+            continue;
+        m->lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
+        m->hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+        size_t n = 0;
+        for (int32_t e = 0; e < face->num_edges; e++) {
+            int64_t v = bk_surfedge_vertex(surfedges[face->first_edge + e], edges, nedges, nverts);
+            if (v < 0) {
+                n = 0;
+                break;
+            }
+            bk_dvec p = {verts[v].x, verts[v].y, verts[v].z};
+            c->fpoints[used + n++] = p;
+            m->lo = (bk_dvec){fmin(m->lo.x, p.x), fmin(m->lo.y, p.y), fmin(m->lo.z, p.z)};
+            m->hi = (bk_dvec){fmax(m->hi.x, p.x), fmax(m->hi.y, p.y), fmax(m->hi.z, p.z)};
+        }
+        m->count = (uint32_t)n;
+        used += n;
+        if (n)
+            c->plane_start[face->plane + 2]++;
+    }
+    /* Counting sort of the usable faces by plane. */
+    for (size_t p = 0; p < c->nplanes; p++)
+        c->plane_start[p + 2] += c->plane_start[p + 1];
+    for (size_t f = 0; f < c->nfaces; f++)
+        if (c->mfaces[f].count)
+            c->face_order[c->plane_start[c->faces[f].plane + 1]++] = (uint32_t)f;
+    return BSPKIT_OK;
+}
+
+/* Area of face polygon `fp` inside the convex side polygon `sp` (both on the same plane, normal n). */
+static double overlap_area(dctx *c, const bk_dvec *fp, size_t fn, const bk_dvec *sp, size_t sn, bk_dvec n)
+{
+    size_t need = fn + sn + 1;
+    if (need > c->rc.cap) /* side polygons are at most the clip buffers' size, faces may be larger */
+        return -1;
+    bk_dvec *cur = c->rc.a, *next = c->rc.b;
+    memcpy(cur, fp, fn * sizeof *cur);
+    size_t m = fn;
+    for (size_t i = 0; i < sn && m >= 3; i++) {
+        bk_dvec a = sp[i], b = sp[(i + 1) % sn];
+        bk_dplane edge;
+        edge.n = dv_normalize(dv_cross(dv_sub(b, a), n));
+        edge.d = dv_dot(edge.n, a);
+        if (edge.n.x == 0 && edge.n.y == 0 && edge.n.z == 0)
+            continue;
+        m = bk_poly_clip_back(cur, m, &edge, BK_REGION_ON_EPS, next);
+        bk_dvec *t = cur;
+        cur = next;
+        next = t;
+    }
+    return m >= 3 ? bk_poly_area(cur, m) : 0;
+}
+
+static bool ensure_scratch(dctx *c, size_t need)
+{
+    if (need <= c->rc.cap)
+        return true;
+    bk_dvec *a = realloc(c->rc.a, need * sizeof *a);
+    if (a)
+        c->rc.a = a;
+    bk_dvec *b = a ? realloc(c->rc.b, need * sizeof *b) : NULL;
+    if (!b)
+        return false;
+    c->rc.b = b;
+    c->rc.cap = need;
+    return true;
+}
+
+/* The face of model `m` lying on side `f` of a region and facing out of it
+ * with the largest overlap, or -1. */
+static int64_t side_face(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts, bool *nomem_out)
+{
+    if (f->plane < 0 || (size_t)f->plane >= c->nplanes)
+        return -1;
+    bk_dvec lo = pts[0], hi = pts[0];
+    for (size_t i = 1; i < f->count; i++) {
+        lo = (bk_dvec){fmin(lo.x, pts[i].x), fmin(lo.y, pts[i].y), fmin(lo.z, pts[i].z)};
+        hi = (bk_dvec){fmax(hi.x, pts[i].x), fmax(hi.y, pts[i].y), fmax(hi.z, pts[i].z)};
+    }
+    const double e = 0.01;
+    int64_t best = -1;
+    double best_area = BK_REGION_AREA_EPS;
+    uint64_t first = (uint64_t)(int64_t)m->first_face, last = first + (uint64_t)(int64_t)m->num_faces;
+    for (uint32_t k = c->plane_start[f->plane]; k < c->plane_start[f->plane + 1]; k++) {
+        uint32_t fi = c->face_order[k];
+        const mface *mf = &c->mfaces[fi];
+        if (fi < first || fi >= last || (c->faces[fi].side != 0) != (f->flip != 0))
+            continue;
+        if (mf->lo.x > hi.x + e || mf->hi.x < lo.x - e || mf->lo.y > hi.y + e || mf->hi.y < lo.y - e ||
+            mf->lo.z > hi.z + e || mf->hi.z < lo.z - e)
+            continue;
+        if (!ensure_scratch(c, mf->count + f->count + 1)) {
+            *nomem_out = true;
+            return -1;
+        }
+        c->rc.work += (uint64_t)mf->count * f->count;
+        double area = overlap_area(c, c->fpoints + mf->first, mf->count, pts, f->count, f->pl.n);
+        if (area > best_area) {
+            best_area = area;
+            best = fi;
+        }
+    }
+    return best;
+}
+
+/* ---- building the pieces of one model -------------------------------------- */
+
+static bool store_piece(dctx *c, const bk_region *r, piece *p)
+{
+    if (c->store.npoints + r->npoints > c->store_limit)
+        return false;
+    p->first = (uint32_t)c->store.nfaces;
+    p->nfaces = (uint32_t)r->nfaces;
+    p->lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
+    p->hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+    for (size_t f = 0; f < r->nfaces; f++) {
+        const bk_rface *face = &r->faces[f];
+        if (!bk_region_add_face(&c->store, &face->pl, face->plane, face->flip, r->points + face->first,
+                                face->count))
+            return false;
+    }
+    for (size_t i = 0; i < r->npoints; i++) {
+        bk_dvec q = r->points[i];
+        p->lo = (bk_dvec){fmin(p->lo.x, q.x), fmin(p->lo.y, q.y), fmin(p->lo.z, q.z)};
+        p->hi = (bk_dvec){fmax(p->hi.x, q.x), fmax(p->hi.y, q.y), fmax(p->hi.z, q.z)};
+    }
+    return true;
+}
+
+static bspkit_result limit_fail(dctx *c, int lump, const char *what)
+{
+    return bk_fail(c->err, BSPKIT_ERR_LIMIT, lump, -1, -1, "decompile: %s", what);
+}
+
+/* Texture of a liquid or sky leaf: the first of its faces whose name gives its contents. */
+static int32_t leaf_texture(const dctx *c, const bspkit_leaf *leaf)
+{
+    for (uint64_t i = 0; i < leaf->num_leaf_faces && i < 4096; i++) {
+        uint64_t k = (uint64_t)leaf->first_leaf_face + i;
+        if (k >= c->nleaf_faces || c->leaf_faces[k] >= c->nfaces)
+            break;
+        int64_t t = face_miptex(c, c->leaf_faces[k]);
+        if (name_fits(miptex_name(c, t), leaf->contents))
+            return (int32_t)t;
+    }
+    return -1;
+}
+
+typedef struct frame {
+    int32_t child;
+    uint32_t depth;
+    bk_region region;
+} frame;
+
+static bspkit_result node_plane(dctx *c, uint32_t node, bk_dplane *out)
+{
+    int32_t p = c->nodes[node].plane;
+    int64_t at = bk_file_offset(c->map, BSPKIT_Q_NODES, (uint64_t)node * c->node_record);
+    if (p < 0 || (size_t)p >= c->nplanes)
+        return bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, at, (int64_t)node * c->node_record,
+                       "decompile: node %u uses plane %d of %zu", node, p, c->nplanes);
+    const bspkit_plane *pl = &c->planes[p];
+    bk_dvec n = {pl->normal.x, pl->normal.y, pl->normal.z};
+    double len = dv_length(n);
+    if (!(len > 0.5 && len < 2.0) || !isfinite(pl->dist) || fabs(pl->dist) > 1e7)
+        return bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_PLANES,
+                       bk_file_offset(c->map, BSPKIT_Q_PLANES, (uint64_t)p * c->plane_record),
+                       (int64_t)p * c->plane_record, "decompile: plane %d of node %u is not a usable plane", p,
+                       node);
+    out->n = dv_scale(n, 1 / len);
+    out->d = pl->dist / len;
+    return BSPKIT_OK;
+}
+
+static bspkit_result add_piece(dctx *c, const bk_region *r, const bspkit_leaf *leaf)
+{
+    if (!grow((void **)&c->pieces, &c->cap_pieces, c->npieces + 1, sizeof *c->pieces))
+        return nomem(c);
+    piece *p = &c->pieces[c->npieces];
+    *p = (piece){.contents = leaf->contents, .alive = true};
+    p->tex = is_liquid(leaf->contents) || leaf->contents == BSPKIT_Q_CONTENTS_SKY ? leaf_texture(c, leaf) : -1;
+    if (c->store.npoints + r->npoints > c->store_limit)
+        return limit_fail(c, BSPKIT_Q_NODES, "the tree's regions outgrow the size of the map");
+    if (!store_piece(c, r, p))
+        return nomem(c);
+    c->npieces++;
+    return BSPKIT_OK;
+}
+
+static void model_box(const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
+{
+    *lo = (bk_dvec){m->mins.x, m->mins.y, m->mins.z};
+    *hi = (bk_dvec){m->maxs.x, m->maxs.y, m->maxs.z};
+}
+
+/* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
+ * the pieces. Each node is visited once over all models. */
+static bspkit_result walk_model(dctx *c, size_t mi)
+{
+    const bspkit_model *m = &c->models[mi];
+    bk_dvec lo, hi;
+    model_box(m, &lo, &hi);
+    if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
+        return BSPKIT_OK; /* an empty model (or NaN bounds) has no brushes */
+    double reach = fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
+    if (reach > 1e6)
+        return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_MODELS, -1, -1,
+                       "decompile: model %zu reaches %g units from the origin", mi, reach);
+    c->rc.extent = 4 * reach + 64;
+
+    bspkit_result r = BSPKIT_OK;
+    frame *stack = calloc(MAX_DEPTH + 2, sizeof *stack);
+    size_t top = 0;
+    bk_region back = {0}, front = {0};
+    if (!stack)
+        return nomem(c);
+    stack[0].child = m->headnode[0];
+    top = 1;
+    if (!bk_region_box(&stack[0].region, lo, hi)) {
+        r = nomem(c);
+        goto done;
+    }
+    while (top > 0) {
+        frame f = stack[--top];
+        stack[top].region = (bk_region){0};
+        if (f.child < 0) {
+            uint64_t leaf = (uint64_t)(-(int64_t)f.child - 1);
+            if (leaf >= c->nleafs) {
+                bk_region_free(&f.region);
+                r = bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
+                            "decompile: model %zu's tree reaches leaf %llu of %zu", mi, (unsigned long long)leaf,
+                            c->nleafs);
+                goto done;
+            }
+            if (wanted(c->leafs[leaf].contents))
+                r = add_piece(c, &f.region, &c->leafs[leaf]);
+            bk_region_free(&f.region);
+            if (r != BSPKIT_OK)
+                goto done;
+            continue;
+        }
+        uint32_t node = (uint32_t)f.child;
+        if (node >= c->nnodes) {
+            bk_region_free(&f.region);
+            r = bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
+                        "decompile: model %zu's tree reaches node %u of %zu", mi, node, c->nnodes);
+            goto done;
+        }
+        if (c->visited[node]) { /* a shared or cyclic child in a crafted tree */
+            bk_region_free(&f.region);
+            continue;
+        }
+        c->visited[node] = 1;
+        bk_dplane pl;
+        if (f.depth >= MAX_DEPTH)
+            r = bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_NODES,
+                        bk_file_offset(c->map, BSPKIT_Q_NODES, (uint64_t)node * c->node_record),
+                        (int64_t)node * c->node_record, "decompile: tree deeper than %d nodes at node %u",
+                        MAX_DEPTH, node);
+        else if (c->rc.work > c->work_limit)
+            r = limit_fail(c, BSPKIT_Q_NODES, "the tree's regions need more work than its size allows");
+        else
+            r = node_plane(c, node, &pl);
+        if (r != BSPKIT_OK) {
+            bk_region_free(&f.region);
+            goto done;
+        }
+        bk_dplane neg = {dv_scale(pl.n, -1), -pl.d};
+        bk_cut bc, fc;
+        int32_t plane = c->nodes[node].plane;
+        if (!bk_region_cut(&c->rc, &f.region, &pl, plane, 0, &back, &bc) ||
+            !bk_region_cut(&c->rc, &f.region, &neg, plane, 1, &front, &fc)) {
+            bk_region_free(&f.region);
+            r = nomem(c);
+            goto done;
+        }
+        /* children[0] is in front of the plane, children[1] behind it. */
+        bk_region parts[2];
+        bk_cut cuts[2] = {fc, bc};
+        parts[0] = front;
+        parts[1] = back;
+        front = back = (bk_region){0};
+        bool whole_used = false;
+        for (int side = 1; side >= 0; side--) {
+            frame *g = &stack[top];
+            if (cuts[side] == BK_CUT_EMPTY || (cuts[side] == BK_CUT_WHOLE && whole_used))
+                continue;
+            g->child = c->nodes[node].children[side];
+            g->depth = f.depth + 1;
+            if (cuts[side] == BK_CUT_WHOLE) {
+                g->region = f.region;
+                f.region = (bk_region){0};
+                whole_used = true;
+            } else {
+                g->region = parts[side];
+                parts[side] = (bk_region){0};
+            }
+            top++;
+        }
+        /* Keep the leftover buffers for the next cut. */
+        front = parts[0];
+        back = parts[1];
+        bk_region_free(&f.region);
+    }
+done:
+    while (top > 0)
+        bk_region_free(&stack[--top].region);
+    free(stack);
+    bk_region_free(&back);
+    bk_region_free(&front);
+    return r;
+}
+
+/* ---- merging ------------------------------------------------------------------- */
+
+typedef struct mentry { int32_t plane; uint32_t flip, piece; } mentry;
+
+static int mentry_cmp(const void *pa, const void *pb)
+{
+    const mentry *a = pa, *b = pb;
+    if (a->plane != b->plane)
+        return a->plane < b->plane ? -1 : 1;
+    if (a->flip != b->flip)
+        return a->flip < b->flip ? -1 : 1;
+    return a->piece < b->piece ? -1 : a->piece > b->piece;
+}
+
+static int64_t piece_face_on(const dctx *c, const piece *p, int32_t plane, uint32_t flip)
+{
+    for (uint32_t f = 0; f < p->nfaces; f++) {
+        const bk_rface *face = &c->store.faces[p->first + f];
+        if (face->plane == plane && face->flip == flip)
+            return p->first + f;
+    }
+    return -1;
+}
+
+/* Every point of `b` behind every face plane of `a` except `skip`. */
+static bool behind_all(dctx *c, const piece *a, int64_t skip, const piece *b)
+{
+    const bk_rface *bf = &c->store.faces[b->first];
+    uint32_t b_first = bf->first;
+    const bk_rface *bl = &c->store.faces[b->first + b->nfaces - 1];
+    uint32_t b_end = bl->first + bl->count;
+    for (uint32_t f = 0; f < a->nfaces; f++) {
+        if (a->first + f == skip)
+            continue;
+        const bk_dplane *pl = &c->store.faces[a->first + f].pl;
+        for (uint32_t i = b_first; i < b_end; i++)
+            if (dv_dot(pl->n, c->store.points[i]) - pl->d > BK_REGION_ON_EPS)
+                return false;
+        c->rc.work += b_end - b_first;
+    }
+    return true;
+}
+
+static bool same_plane(const bk_rface *a, const bk_rface *b)
+{
+    if (a->plane >= 0 || b->plane >= 0)
+        return a->plane == b->plane && a->flip == b->flip;
+    return dv_dot(a->pl.n, b->pl.n) > 1 - 1e-9 && fabs(a->pl.d - b->pl.d) < 1e-6;
+}
+
+/* Replaces piece `ai` by its union with piece `bi` when that union is convex
+ * (see the merge pass); *merged tells whether it did. */
+static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_t fa, size_t bi, int64_t fb,
+                               bool *merged)
+{
+    *merged = false;
+    piece *a = &c->pieces[ai], *b = &c->pieces[bi];
+    if (!behind_all(c, a, fa, b) || !behind_all(c, b, fb, a))
+        return BSPKIT_OK;
+    /* The union is the intersection of both pieces' planes but the shared one. */
+    bk_region cur = {0}, next = {0};
+    bspkit_result r = BSPKIT_OK;
+    bk_dvec lo, hi;
+    model_box(m, &lo, &hi);
+    if (!bk_region_box(&cur, lo, hi)) {
+        r = nomem(c);
+        goto done;
+    }
+    for (int k = 0; k < 2; k++) {
+        const piece *p = k ? b : a;
+        int64_t skip = k ? fb : fa;
+        for (uint32_t f = 0; f < p->nfaces; f++) {
+            if (p->first + f == skip)
+                continue;
+            const bk_rface face = c->store.faces[p->first + f];
+            if (face.plane < 0)
+                continue; /* the box is where the union starts from */
+            bool dup = false;
+            for (uint32_t g = 0; k && g < a->nfaces && !dup; g++)
+                dup = a->first + g != fa && same_plane(&c->store.faces[a->first + g], &face);
+            if (dup)
+                continue;
+            bk_cut cut;
+            if (!bk_region_cut(&c->rc, &cur, &face.pl, face.plane, face.flip, &next, &cut)) {
+                r = nomem(c);
+                goto done;
+            }
+            if (cut == BK_CUT_EMPTY)
+                goto done;
+            if (cut == BK_CUT_PART) {
+                bk_region t = cur;
+                cur = next;
+                next = t;
+            }
+        }
+    }
+    /* The convexity test is exact; the volumes guard against rounding. */
+    bk_dvec ref = c->store.points[c->store.faces[a->first].first];
+    bk_region ra = {.faces = c->store.faces + a->first, .nfaces = a->nfaces, .points = c->store.points};
+    bk_region rb = {.faces = c->store.faces + b->first, .nfaces = b->nfaces, .points = c->store.points};
+    double va = bk_region_volume(&ra, ref), vb = bk_region_volume(&rb, ref), vu = bk_region_volume(&cur, ref);
+    if (fabs(vu - va - vb) > 1e-6 * (va + vb) + 0.01)
+        goto done;
+    if (c->store.npoints + cur.npoints > c->store_limit)
+        goto done; /* the unmerged pieces stand */
+    piece merged_piece = *a;
+    if (!store_piece(c, &cur, &merged_piece)) {
+        r = nomem(c);
+        goto done;
+    }
+    c->pieces[ai] = merged_piece;
+    c->pieces[bi].alive = false;
+    *merged = true;
+done:
+    bk_region_free(&cur);
+    bk_region_free(&next);
+    return r;
+}
+
+static bool boxes_touch(const piece *a, const piece *b)
+{
+    const double e = 0.01;
+    return a->lo.x <= b->hi.x + e && b->lo.x <= a->hi.x + e && a->lo.y <= b->hi.y + e && b->lo.y <= a->hi.y + e &&
+           a->lo.z <= b->hi.z + e && b->lo.z <= a->hi.z + e;
+}
+
+/* Greedy merging: pieces on opposite sides of one plane, of the same
+ * contents (and texture for liquids and sky), merge when every point of
+ * each lies behind every other plane of the other. Then their union is the
+ * intersection of those planes: behind the shared plane it is within the
+ * first piece, in front of it within the second, so it is exactly the two
+ * pieces and convex. */
+static bspkit_result merge_pieces(dctx *c, const bspkit_model *m)
+{
+    mentry *e = NULL;
+    size_t ne = 0, cap = 0;
+    bspkit_result r = BSPKIT_OK;
+    for (int pass = 0; pass < MERGE_PASSES; pass++) {
+        ne = 0;
+        for (size_t p = 0; p < c->npieces; p++) {
+            if (!c->pieces[p].alive)
+                continue;
+            for (uint32_t f = 0; f < c->pieces[p].nfaces; f++) {
+                const bk_rface *face = &c->store.faces[c->pieces[p].first + f];
+                if (face->plane < 0)
+                    continue;
+                if (!grow((void **)&e, &cap, ne + 1, sizeof *e)) {
+                    r = nomem(c);
+                    goto done;
+                }
+                e[ne++] = (mentry){face->plane, face->flip, (uint32_t)p};
+            }
+        }
+        if (ne == 0)
+            break;
+        qsort(e, ne, sizeof *e, mentry_cmp);
+        size_t merges = 0;
+        for (size_t g0 = 0; g0 < ne;) {
+            size_t g1 = g0, g2;
+            while (g1 < ne && e[g1].plane == e[g0].plane && e[g1].flip == 0)
+                g1++;
+            g2 = g1;
+            while (g2 < ne && e[g2].plane == e[g0].plane)
+                g2++;
+            for (size_t i = g0; i < g1; i++)
+                for (size_t j = g1; j < g2; j++) {
+                    piece *a = &c->pieces[e[i].piece], *b = &c->pieces[e[j].piece];
+                    if (!a->alive || !b->alive || a->contents != b->contents || a->tex != b->tex ||
+                        !boxes_touch(a, b))
+                        continue;
+                    int64_t fa = piece_face_on(c, a, e[i].plane, 0), fb = piece_face_on(c, b, e[j].plane, 1);
+                    if (fa < 0 || fb < 0)
+                        continue;
+                    if (c->rc.work > c->work_limit)
+                        goto done; /* enough: what is merged so far stands */
+                    bool merged;
+                    if ((r = try_merge(c, m, e[i].piece, fa, e[j].piece, fb, &merged)) != BSPKIT_OK)
+                        goto done;
+                    merges += merged;
+                }
+            g0 = g2;
+        }
+        if (!merges)
+            break;
+    }
+done:
+    free(e);
+    return r;
+}
+
+/* ---- writing -------------------------------------------------------------------- */
+
+/* A coordinate: an integer when it is one to within 1e-6, else six decimals without trailing zeros. */
+static void put_num(bk_tbuf *t, double v)
+{
+    char buf[64];
+    double ri = rint(v);
+    if (fabs(v - ri) < 1e-6 && fabs(ri) < 1e15) {
+        snprintf(buf, sizeof buf, "%.0f", ri == 0 ? 0.0 : ri);
+    } else {
+        snprintf(buf, sizeof buf, "%.6f", v);
+        char *end = buf + strlen(buf);
+        while (end > buf && end[-1] == '0')
+            *--end = 0;
+        if (end > buf && end[-1] == '.')
+            *--end = 0;
+    }
+    tb_puts(t, buf);
+}
+
+/* Quake's default texture axes: the first of these whose normal is nearest the plane's. */
+static const double BASE_AXES[6][3][3] = {
+    {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}},  {{0, 0, -1}, {1, 0, 0}, {0, -1, 0}}, {{1, 0, 0}, {0, 1, 0}, {0, 0, -1}},
+    {{-1, 0, 0}, {0, 1, 0}, {0, 0, -1}}, {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}},  {{0, -1, 0}, {1, 0, 0}, {0, 0, -1}},
+};
+
+/* One side: three points on its polygon, ordered so that
+ * cross(p0 - p1, p2 - p1) points out of the brush (how qbsp and hlcsg
+ * rebuild the plane), then the texture and its Valve 220 axes. */
+static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec shift, const char *name,
+                     const bspkit_texinfo *ti)
+{
+    /* The widest triangle on the polygon keeps the plane precise once rounded. */
+    size_t i1 = 1, i2 = 2;
+    double far = -1;
+    for (size_t i = 1; i < f->count; i++) {
+        bk_dvec d = dv_sub(pts[i], pts[0]);
+        if (dv_dot(d, d) > far) {
+            far = dv_dot(d, d);
+            i1 = i;
+        }
+    }
+    double best = -1;
+    for (size_t i = 1; i < f->count; i++) {
+        double a = dv_length(dv_cross(dv_sub(pts[i1], pts[0]), dv_sub(pts[i], pts[0])));
+        if (i != i1 && a > best) {
+            best = a;
+            i2 = i;
+        }
+    }
+    bk_dvec p[3] = {dv_add(pts[0], shift), dv_add(pts[i1], shift), dv_add(pts[i2], shift)};
+    if (dv_dot(dv_cross(dv_sub(p[0], p[1]), dv_sub(p[2], p[1])), f->pl.n) < 0) {
+        bk_dvec s = p[0];
+        p[0] = p[2];
+        p[2] = s;
+    }
+    for (int k = 0; k < 3; k++) {
+        tb_puts(t, "( ");
+        put_num(t, p[k].x);
+        tb_puts(t, " ");
+        put_num(t, p[k].y);
+        tb_puts(t, " ");
+        put_num(t, p[k].z);
+        tb_puts(t, " ) ");
+    }
+    tb_puts(t, name);
+    double axis[2][3], off[2], scale[2];
+    bool have = false;
+    if (ti) {
+        have = true;
+        for (int k = 0; k < 2; k++) {
+            bk_dvec v = {ti->texture_vecs[k][0], ti->texture_vecs[k][1], ti->texture_vecs[k][2]};
+            double len = dv_length(v);
+            if (!(len > 1e-6 && len < 1e6) || !isfinite(ti->texture_vecs[k][3]))
+                have = false;
+            else {
+                axis[k][0] = v.x / len, axis[k][1] = v.y / len, axis[k][2] = v.z / len;
+                scale[k] = 1 / len;
+                /* Moving the brush by `shift` keeps texels in place when the offset gives back dot(shift, vec). */
+                off[k] = ti->texture_vecs[k][3] - dv_dot(shift, v);
+            }
+        }
+    }
+    if (!have) {
+        int bi = 0;
+        double bd = -2;
+        for (int i = 0; i < 6; i++) {
+            double d = f->pl.n.x * BASE_AXES[i][0][0] + f->pl.n.y * BASE_AXES[i][0][1] + f->pl.n.z * BASE_AXES[i][0][2];
+            if (d > bd + 1e-9) {
+                bd = d;
+                bi = i;
+            }
+        }
+        for (int k = 0; k < 2; k++) {
+            memcpy(axis[k], BASE_AXES[bi][k + 1], sizeof axis[k]);
+            off[k] = 0;
+            scale[k] = 1;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        tb_puts(t, " [ ");
+        for (int j = 0; j < 3; j++) {
+            put_num(t, axis[k][j]);
+            tb_puts(t, " ");
+        }
+        put_num(t, off[k]);
+        tb_puts(t, " ]");
+    }
+    tb_puts(t, " 0 ");
+    put_num(t, scale[0]);
+    tb_puts(t, " ");
+    put_num(t, scale[1]);
+    tb_puts(t, "\n");
+}
+
+static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift, bk_tbuf *t,
+                                  bspkit_decompile_stats *st, bool world)
+{
+    for (size_t pi = 0; pi < c->npieces; pi++) {
+        const piece *p = &c->pieces[pi];
+        if (!p->alive)
+            continue;
+        if (p->nfaces < 4) {
+            st->skipped_brushes++;
+            continue;
+        }
+        tb_puts(t, "{\n");
+        const char *own = p->contents == BSPKIT_Q_CONTENTS_SOLID ? NULL : miptex_name(c, p->tex);
+        if (p->contents != BSPKIT_Q_CONTENTS_SOLID && !own)
+            own = default_name(c, p->contents);
+        for (uint32_t f = 0; f < p->nfaces; f++) {
+            const bk_rface *face = &c->store.faces[p->first + f];
+            const bk_dvec *pts = c->store.points + face->first;
+            bool oom = false;
+            int64_t fi = side_face(c, m, face, pts, &oom);
+            if (oom)
+                return nomem(c);
+            const char *name = own;
+            const bspkit_texinfo *ti = NULL;
+            if (fi >= 0) {
+                int32_t tix = c->faces[fi].texinfo;
+                ti = tix >= 0 && (size_t)tix < c->ntexinfo ? &c->texinfo[tix] : NULL;
+                if (!name)
+                    name = miptex_name(c, face_miptex(c, (size_t)fi));
+                /* A sky or liquid name would turn a solid brush into sky or liquid when compiled. */
+                if (name && p->contents == BSPKIT_Q_CONTENTS_SOLID &&
+                    (name_fits(name, BSPKIT_Q_CONTENTS_SKY) || name_fits(name, BSPKIT_Q_CONTENTS_WATER)))
+                    name = NULL;
+            }
+            if (!name) {
+                name = default_name(c, p->contents);
+                st->tool_sides++;
+            }
+            put_side(t, face, pts, shift, name, ti);
+            st->sides++;
+        }
+        tb_puts(t, "}\n");
+        st->brushes++;
+        if (world)
+            st->world_brushes++;
+        else
+            st->entity_brushes++;
+        if (t->size > c->out_limit)
+            return limit_fail(c, BSPKIT_Q_NODES, "the output outgrows the size of the map");
+    }
+    return BSPKIT_OK;
+}
+
+/* Builds model `mi`'s brushes and writes them, moved by `shift`. */
+static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspkit_decompile_options *opts,
+                                   bk_tbuf *t, bspkit_decompile_stats *st)
+{
+    c->npieces = 0;
+    c->store.nfaces = c->store.npoints = 0;
+    bspkit_result r = walk_model(c, mi);
+    if (r != BSPKIT_OK)
+        return r;
+    st->leaves += c->npieces;
+    if (!opts->no_merge && (r = merge_pieces(c, &c->models[mi])) != BSPKIT_OK)
+        return r;
+    return write_pieces(c, &c->models[mi], shift, t, st, mi == 0);
+}
+
+static void put_quoted(bk_tbuf *t, const char *s, size_t n)
+{
+    tb_put(t, "\"", 1);
+    for (size_t i = 0; i < n; i++)
+        tb_put(t, s[i] == '"' ? "'" : &s[i], 1); /* .map values cannot hold a double quote */
+    tb_put(t, "\"", 1);
+}
+
+static void put_pair(bk_tbuf *t, const char *k, size_t kn, const char *v, size_t vn)
+{
+    put_quoted(t, k, kn);
+    tb_put(t, " ", 1);
+    put_quoted(t, v, vn);
+    tb_put(t, "\n", 1);
+}
+
+/* The model index of a brush entity's "*N", or -1. */
+static int64_t model_ref(const dctx *c, const char *v)
+{
+    if (!v || v[0] != '*' || v[1] < '0' || v[1] > '9')
+        return -1;
+    char *end;
+    unsigned long long n = strtoull(v + 1, &end, 10);
+    return *end == 0 && n < c->nmodels ? (int64_t)n : -1;
+}
+
+/* A 16-unit box at `o` textured "origin": the compiler takes the entity's origin from its centre. */
+static void put_origin_brush(dctx *c, bk_dvec o, bk_tbuf *t, bspkit_decompile_stats *st)
+{
+    bk_region box = {0};
+    if (!bk_region_box(&box, dv_sub(o, (bk_dvec){8, 8, 8}), dv_add(o, (bk_dvec){8, 8, 8}))) {
+        bk_region_free(&box);
+        t->failed = true;
+        return;
+    }
+    tb_puts(t, "{\n");
+    for (size_t f = 0; f < box.nfaces; f++)
+        put_side(t, &box.faces[f], box.points + box.faces[f].first, (bk_dvec){0, 0, 0},
+                 c->goldsrc ? "ORIGIN" : "origin", NULL);
+    tb_puts(t, "}\n");
+    st->sides += 6;
+    bk_region_free(&box);
+}
+
+static bspkit_result write_entity(dctx *c, const bspkit_entities *ents, size_t ei, bool world, size_t world_model,
+                                  const bspkit_decompile_options *opts, bk_tbuf *t, bspkit_decompile_stats *st)
+{
+    tb_puts(t, "{\n");
+    int64_t model = world ? (int64_t)world_model : -1;
+    bool has_mapversion = false;
+    bk_dvec origin = {0, 0, 0};
+    if (ents) {
+        const bspkit_entity *e = &ents->entities[ei];
+        if (!world)
+            model = model_ref(c, bspkit_entity_value(ents, ei, "model"));
+        if (model >= 0 && c->built[model])
+            model = -1; /* a second entity naming the same model keeps its "model" key */
+        const char *o = bspkit_entity_value(ents, ei, "origin");
+        if (!world && model > 0 && o && sscanf(o, "%lf %lf %lf", &origin.x, &origin.y, &origin.z) != 3)
+            origin = (bk_dvec){0, 0, 0};
+        if (!(isfinite(origin.x) && isfinite(origin.y) && isfinite(origin.z)))
+            origin = (bk_dvec){0, 0, 0};
+        for (size_t k = 0; k < e->num_pairs; k++) {
+            const bspkit_keyvalue *kv = &ents->pairs[e->first_pair + k];
+            if (!world && model > 0 && strcmp(kv->key, "model") == 0)
+                continue; /* the brushes are inline */
+            if (world && strcmp(kv->key, "mapversion") == 0) {
+                put_pair(t, kv->key, kv->key_length, "220", 3);
+                has_mapversion = true;
+                continue;
+            }
+            put_pair(t, kv->key, kv->key_length, kv->value, kv->value_length);
+        }
+    } else {
+        put_pair(t, "classname", 9, "worldspawn", 10);
+    }
+    if (world && !has_mapversion)
+        put_pair(t, "mapversion", 10, "220", 3);
+    st->entities++;
+    if (model >= 0 && !(model > 0 && (opts->skip & BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES))) {
+        c->built[model] = 1;
+        bspkit_result r = model_brushes(c, (size_t)model, origin, opts, t, st);
+        if (r != BSPKIT_OK)
+            return r;
+        if (origin.x != 0 || origin.y != 0 || origin.z != 0)
+            put_origin_brush(c, origin, t, st);
+    }
+    tb_puts(t, "}\n");
+    return BSPKIT_OK;
+}
+
+static bspkit_result load(dctx *c)
+{
+    bspkit_result r;
+    if ((r = bspkit_get_planes(c->map, &c->planes, &c->nplanes, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_nodes(c->map, &c->nodes, &c->nnodes, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_leafs(c->map, &c->leafs, &c->nleafs, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_models(c->map, &c->models, &c->nmodels, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_faces(c->map, &c->faces, &c->nfaces, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_texinfo(c->map, &c->texinfo, &c->ntexinfo, c->err)) != BSPKIT_OK ||
+        (r = bspkit_get_leaf_faces(c->map, &c->leaf_faces, &c->nleaf_faces, c->err)) != BSPKIT_OK)
+        return r;
+    /* Texture names are a nicety: a broken TEXTURES lump leaves sides to tool textures. */
+    r = bspkit_get_miptex(c->map, &c->miptex, &c->nmiptex, c->err);
+    if (r == BSPKIT_ERR_NOMEM)
+        return r;
+    if (r != BSPKIT_OK) {
+        c->miptex = NULL;
+        c->nmiptex = 0;
+    }
+    bspkit_lump_info li;
+    if (bspkit_lump_info_get(c->map, BSPKIT_Q_NODES, &li) == BSPKIT_OK)
+        c->node_record = li.record_size;
+    if (bspkit_lump_info_get(c->map, BSPKIT_Q_PLANES, &li) == BSPKIT_OK)
+        c->plane_record = li.record_size;
+    c->visited = calloc(c->nnodes + 1, 1);
+    c->built = calloc(c->nmodels + 1, 1);
+    if (!c->visited || !c->built)
+        return nomem(c);
+    size_t file_size;
+    bspkit_map_bytes(c->map, &file_size);
+    c->work_limit = WORK_BASE + (uint64_t)WORK_PER_RECORD * (c->nnodes + c->nleafs);
+    c->store_limit = file_size + (1u << 20);
+    c->out_limit = 64 * file_size + (1u << 20);
+    return load_faces(c);
+}
 
 bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
-                               bspkit_decompile_stats *stats, bspkit_error *err)
+                                  bspkit_decompile_stats *stats, bspkit_error *err)
 {
-    (void)map, (void)opts, (void)out, (void)stats;
-    return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "decompile: .map output is not implemented yet");
+    dctx c = {.map = map, .err = err};
+    c.goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
+    const bspkit_entities *ents = NULL;
+    bspkit_result r = load(&c);
+    if (r == BSPKIT_OK)
+        r = bspkit_get_entities(map, &ents, err);
+    if (r != BSPKIT_OK)
+        goto done;
+    /* The world's brushes go to the first worldspawn; a map without one gets one. */
+    size_t world = SIZE_MAX;
+    for (size_t i = 0; i < ents->count && world == SIZE_MAX; i++) {
+        const char *cls = bspkit_entity_value(ents, i, "classname");
+        if (cls && strcmp(cls, "worldspawn") == 0)
+            world = i;
+    }
+    if (world == SIZE_MAX && c.nmodels > 0 && (r = write_entity(&c, NULL, 0, true, 0, opts, out, stats)) != BSPKIT_OK)
+        goto done;
+    for (size_t i = 0; i < ents->count; i++) {
+        bool is_world = i == world && c.nmodels > 0;
+        if ((r = write_entity(&c, ents, i, is_world, 0, opts, out, stats)) != BSPKIT_OK)
+            goto done;
+        if (out->failed) {
+            r = nomem(&c);
+            goto done;
+        }
+    }
+done:
+    bk_region_ctx_free(&c.rc);
+    bk_region_free(&c.store);
+    free(c.pieces);
+    free(c.visited);
+    free(c.built);
+    free(c.mfaces);
+    free(c.fpoints);
+    free(c.plane_start);
+    free(c.face_order);
+    return r;
 }

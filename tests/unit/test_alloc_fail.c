@@ -254,7 +254,7 @@ static uint64_t export_path(const uint8_t *data, size_t size, outcome *o)
     return h;
 }
 
-/* The decompile path (Source samples: VMF text); returns a hash of the text (0 on error). */
+/* The decompile path (VMF for Source, Valve 220 .map otherwise); returns a hash of the text (0 on error). */
 static uint64_t decompile_path(const uint8_t *data, size_t size, outcome *o)
 {
     exercise ex = {.check = check_call, .ctx = o};
@@ -372,6 +372,8 @@ CASES(SOURCE_ROOM_LZMA)
         (void)state;                                                                                  \
         every_failure(BSPKIT_SAMPLE_##kind, DECOMPILE_PATH);                                          \
     }
+DECOMPILE_CASE(GOLDSRC_ROOM)
+DECOMPILE_CASE(QUAKE_ROOM)
 DECOMPILE_CASE(SOURCE_ROOM)
 DECOMPILE_CASE(SOURCE_ROOM_BE)
 DECOMPILE_CASE(SOURCE_ROOM_LZMA)
@@ -384,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_read_SOURCE_ROOM),  cmocka_unit_test(test_edit_SOURCE_ROOM), cmocka_unit_test(test_export_SOURCE_ROOM),
         cmocka_unit_test(test_read_SOURCE_ROOM_BE), cmocka_unit_test(test_edit_SOURCE_ROOM_BE), cmocka_unit_test(test_export_SOURCE_ROOM_BE),
         cmocka_unit_test(test_read_SOURCE_ROOM_LZMA), cmocka_unit_test(test_edit_SOURCE_ROOM_LZMA), cmocka_unit_test(test_export_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_decompile_GOLDSRC_ROOM), cmocka_unit_test(test_decompile_QUAKE_ROOM),
         cmocka_unit_test(test_decompile_SOURCE_ROOM), cmocka_unit_test(test_decompile_SOURCE_ROOM_BE),
         cmocka_unit_test(test_decompile_SOURCE_ROOM_LZMA),
     };

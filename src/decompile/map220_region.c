@@ -1,0 +1,137 @@
+/* Convex regions cut by planes (see map220_region.h). */
+#include "map220_region.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void bk_region_free(bk_region *r)
+{
+    free(r->faces);
+    free(r->points);
+    *r = (bk_region){0};
+}
+
+void bk_region_ctx_free(bk_region_ctx *c)
+{
+    free(c->a);
+    free(c->b);
+    c->a = c->b = NULL;
+    c->cap = 0;
+}
+
+static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_t flip, const bk_dvec *pts,
+                        size_t n)
+{
+    if (!reserve((void **)&r->faces, &r->cap_faces, r->nfaces + 1, sizeof *r->faces) ||
+        !reserve((void **)&r->points, &r->cap_points, r->npoints + n, sizeof *r->points))
+        return false;
+    r->faces[r->nfaces++] = (bk_rface){*pl, plane, flip, (uint32_t)r->npoints, (uint32_t)n};
+    for (size_t i = 0; i < n; i++)
+        r->points[r->npoints++] = pts[i];
+    return true;
+}
+
+bool bk_region_box(bk_region *r, bk_dvec lo, bk_dvec hi)
+{
+    r->nfaces = r->npoints = 0;
+    /* Per axis the +axis face then the -axis face, each counter-clockwise seen from outside. */
+    const double x0 = lo.x, y0 = lo.y, z0 = lo.z, x1 = hi.x, y1 = hi.y, z1 = hi.z;
+    const bk_dvec q[6][4] = {
+        {{x1, y0, z0}, {x1, y1, z0}, {x1, y1, z1}, {x1, y0, z1}},
+        {{x0, y0, z0}, {x0, y0, z1}, {x0, y1, z1}, {x0, y1, z0}},
+        {{x0, y1, z0}, {x0, y1, z1}, {x1, y1, z1}, {x1, y1, z0}},
+        {{x0, y0, z0}, {x1, y0, z0}, {x1, y0, z1}, {x0, y0, z1}},
+        {{x0, y0, z1}, {x1, y0, z1}, {x1, y1, z1}, {x0, y1, z1}},
+        {{x0, y0, z0}, {x0, y1, z0}, {x1, y1, z0}, {x1, y0, z0}},
+    };
+    const bk_dplane pl[6] = {{{1, 0, 0}, x1},  {{-1, 0, 0}, -x0}, {{0, 1, 0}, y1},
+                             {{0, -1, 0}, -y0}, {{0, 0, 1}, z1},  {{0, 0, -1}, -z0}};
+    for (int i = 0; i < 6; i++)
+        if (!bk_region_add_face(r, &pl[i], -1, 0, q[i], 4))
+            return false;
+    return true;
+}
+
+bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
+                   bk_region *out, bk_cut *result)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < in->npoints; i++) {
+        double s = dv_dot(pl->n, in->points[i]) - pl->d;
+        lo = s < lo ? s : lo;
+        hi = s > hi ? s : hi;
+    }
+    c->work += in->npoints;
+    if (hi <= BK_REGION_ON_EPS) {
+        *result = BK_CUT_WHOLE;
+        return true;
+    }
+    if (lo >= -BK_REGION_ON_EPS) {
+        *result = BK_CUT_EMPTY;
+        return true;
+    }
+    /* Buffers for the largest polygon: a face plus one point, or the new
+     * face's square clipped by every face. */
+    size_t need = BK_POLY_MAX_POINTS(in->nfaces);
+    for (size_t f = 0; f < in->nfaces; f++)
+        need = in->faces[f].count + 1 > need ? in->faces[f].count + 1 : need;
+    if (need > c->cap) {
+        bk_dvec *a = realloc(c->a, need * sizeof *a);
+        if (a)
+            c->a = a;
+        bk_dvec *b = a ? realloc(c->b, need * sizeof *b) : NULL;
+        if (!b)
+            return false;
+        c->b = b;
+        c->cap = need;
+    }
+    out->nfaces = out->npoints = 0;
+    for (size_t f = 0; f < in->nfaces; f++) {
+        const bk_rface *face = &in->faces[f];
+        size_t n = bk_poly_clip_back(in->points + face->first, face->count, pl, BK_REGION_ON_EPS, c->a);
+        if (n >= 3 && bk_poly_area(c->a, n) > BK_REGION_AREA_EPS &&
+            !bk_region_add_face(out, &face->pl, face->plane, face->flip, c->a, n))
+            return false;
+    }
+    bk_poly_base(pl, c->extent, c->a);
+    size_t n = 4;
+    bk_dvec *cur = c->a, *next = c->b;
+    for (size_t f = 0; f < in->nfaces && n >= 3; f++) {
+        n = bk_poly_clip_back(cur, n, &in->faces[f].pl, BK_REGION_ON_EPS, next);
+        bk_dvec *t = cur;
+        cur = next;
+        next = t;
+    }
+    c->work += in->nfaces * 8;
+    if (n >= 3 && bk_poly_area(cur, n) > BK_REGION_AREA_EPS && !bk_region_add_face(out, pl, plane, flip, cur, n))
+        return false;
+    *result = out->nfaces >= 4 ? BK_CUT_PART : BK_CUT_EMPTY;
+    return true;
+}
+
+double bk_region_volume(const bk_region *r, bk_dvec ref)
+{
+    /* Sum of the pyramids from `ref` over every face. */
+    double v = 0;
+    for (size_t f = 0; f < r->nfaces; f++) {
+        const bk_rface *face = &r->faces[f];
+        double h = face->pl.d - dv_dot(face->pl.n, ref);
+        v += h * bk_poly_area(r->points + face->first, face->count);
+    }
+    return v / 3;
+}

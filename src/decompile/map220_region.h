@@ -1,0 +1,63 @@
+/* Convex regions for rebuilding Quake/GoldSrc brushes from a BSP tree: a
+ * region is a closed convex polyhedron kept as its faces, each a plane
+ * (outward normal: the region is behind every face plane) with the polygon
+ * the region has on it. Cutting a region by a plane keeps its back part,
+ * so walking down a tree splits a parent region into its two children. */
+#ifndef BSPKIT_DECOMPILE_MAP220_REGION_H
+#define BSPKIT_DECOMPILE_MAP220_REGION_H
+
+#include "poly.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A point within this distance of a plane counts as on it. */
+#define BK_REGION_ON_EPS 0.001
+/* A face polygon with less area than this is no face. */
+#define BK_REGION_AREA_EPS 0.001
+
+typedef struct bk_rface {
+    bk_dplane pl;         /* unit outward normal */
+    int32_t plane;        /* the map's plane index, or -1 for a face of the bounding box */
+    uint8_t flip;         /* 1: the outward normal is the map plane's normal negated */
+    uint32_t first, count; /* polygon: points[first .. first + count), counter-clockwise seen from outside */
+} bk_rface;
+
+typedef struct bk_region {
+    bk_rface *faces;
+    size_t nfaces, cap_faces;
+    bk_dvec *points;
+    size_t npoints, cap_points;
+} bk_region;
+
+/* Scratch space and the running amount of work shared by region operations. */
+typedef struct bk_region_ctx {
+    bk_dvec *a, *b;  /* clip buffers of `cap` points each */
+    size_t cap;
+    double extent;   /* half-size of the square a cut starts its new face from */
+    uint64_t work;   /* points visited so far: callers bound it */
+} bk_region_ctx;
+
+typedef enum bk_cut { BK_CUT_EMPTY, BK_CUT_WHOLE, BK_CUT_PART } bk_cut;
+
+void bk_region_free(bk_region *r);
+void bk_region_ctx_free(bk_region_ctx *c);
+
+/* Appends a face with polygon pts[0..n); false when out of memory. */
+bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_t flip, const bk_dvec *pts,
+                        size_t n);
+
+/* The box mins..maxs as six faces with plane -1; false when out of memory. */
+bool bk_region_box(bk_region *r, bk_dvec mins, bk_dvec maxs);
+
+/* The part of `in` behind `pl` (dot(n, p) <= d): *result says whether that
+ * is nothing, all of `in` (then `out` is untouched), or a proper part
+ * written to `out` (emptied first; must differ from `in`), whose new face
+ * on `pl` gets `plane` and `flip`. False when out of memory. */
+bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
+                   bk_region *out, bk_cut *result);
+
+/* Volume, measured from `ref` to limit cancellation with large coordinates. */
+double bk_region_volume(const bk_region *r, bk_dvec ref);
+
+#endif

@@ -1,0 +1,476 @@
+/* The Quake/GoldSrc .map decompiler on the generated rooms and on small
+ * trees built here by hand. The output is read back by tests/decompile's
+ * .map reader and checked against the map itself: planes from the three
+ * points against the map's PLANES and the model's box, contents at random
+ * points against bspkit_point_contents_model(), texture names against the
+ * faces, key/values against the entity lump. Brush counts of the hand-built
+ * trees follow from their construction (an L merges to 2, two boxes of
+ * different depth stay 2). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "check.h"
+
+#include "bspkit/decompile.h"
+#include "bspkit/write.h"
+#include "decompile/map_read.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct result {
+    char *text;
+    size_t size;
+    bspkit_decompile_stats st;
+    mr_map m;
+} result;
+
+static void decompile(bspkit_map *map, bool no_merge, result *r)
+{
+    bspkit_decompile_options o = {.no_merge = no_merge};
+    CHECK(bspkit_decompile_memory(map, &o, &r->text, &r->size, &r->st, ERR));
+    char why[256];
+    if (!mr_parse(r->text, r->size, &r->m, why, sizeof why))
+        fail_msg("output does not parse: %s\n%s", why, r->text);
+}
+
+static void result_free(result *r)
+{
+    free(r->text);
+    mr_free(&r->m);
+}
+
+static bspkit_map *open_owned(uint8_t *buf, size_t size)
+{
+    bspkit_options o = {.flags = BSPKIT_OPEN_COPY};
+    bspkit_map *m;
+    CHECK(bspkit_open_memory(buf, size, &o, &m, ERR));
+    bspkit_free_buffer(buf);
+    return m;
+}
+
+static void assert_agrees(bspkit_map *map, const mr_map *m, size_t min_models)
+{
+    mr_agreement ag;
+    char why[256];
+    if (!mr_agree(map, m, 4000, 777, &ag, why, sizeof why))
+        fail_msg("%s", why);
+    assert_true(ag.models >= min_models);
+    assert_true(ag.solid_points > 0);
+    if (ag.worst < 99.9)
+        fail_msg("model %d: %.3f%% of points agree", ag.worst_model, ag.worst);
+}
+
+/* Every side's plane, rebuilt from its points as qbsp does, is one of the
+ * map's planes (either orientation) or a face of its model's box, moved by
+ * the entity's origin; and the brush's point average lies behind it. */
+static void assert_planes(bspkit_map *map, const mr_map *m)
+{
+    const bspkit_plane *planes;
+    const bspkit_model *models;
+    size_t np, nm;
+    CHECK(bspkit_get_planes(map, &planes, &np, ERR));
+    CHECK(bspkit_get_models(map, &models, &nm, ERR));
+    for (size_t e = 0; e < m->nents; e++) {
+        const char *o = mr_value(m, e, "origin");
+        double sh[3] = {0, 0, 0};
+        if (m->ents[e].nbrushes && o)
+            assert_int_equal(sscanf(o, "%lf %lf %lf", &sh[0], &sh[1], &sh[2]), 3);
+        for (size_t bi = 0; bi < m->ents[e].nbrushes; bi++) {
+            const mr_brush *b = &m->brushes[m->ents[e].first_brush + bi];
+            if (mr_brush_kind(m, m->ents[e].first_brush + bi) == MR_ORIGIN)
+                continue;
+            double c[3] = {0, 0, 0};
+            for (size_t s = 0; s < b->nsides; s++)
+                for (int k = 0; k < 3; k++)
+                    for (int j = 0; j < 3; j++)
+                        c[j] += m->sides[b->first_side + s].pts[k][j] / (3.0 * (double)b->nsides);
+            for (size_t s = 0; s < b->nsides; s++) {
+                const mr_side *sd = &m->sides[b->first_side + s];
+                assert_true(sd->n[0] * c[0] + sd->n[1] * c[1] + sd->n[2] * c[2] - sd->d < -1e-3);
+                double d = sd->d - (sd->n[0] * sh[0] + sd->n[1] * sh[1] + sd->n[2] * sh[2]);
+                bool found = false;
+                for (size_t p = 0; p < np && !found; p++) {
+                    double dot = sd->n[0] * planes[p].normal.x + sd->n[1] * planes[p].normal.y +
+                                 sd->n[2] * planes[p].normal.z;
+                    found = (dot > 1 - 1e-6 && fabs(d - planes[p].dist) < 1e-3) ||
+                            (dot < -1 + 1e-6 && fabs(d + planes[p].dist) < 1e-3);
+                }
+                for (size_t mi = 0; mi < nm && !found; mi++) {
+                    const float lo[3] = {models[mi].mins.x, models[mi].mins.y, models[mi].mins.z};
+                    const float hi[3] = {models[mi].maxs.x, models[mi].maxs.y, models[mi].maxs.z};
+                    for (int j = 0; j < 3 && !found; j++)
+                        found = (sd->n[j] > 1 - 1e-9 && fabs(d - hi[j]) < 1e-3) ||
+                                (sd->n[j] < -1 + 1e-9 && fabs(d + lo[j]) < 1e-3);
+                }
+                if (!found)
+                    fail_msg("entity %zu brush %zu side %zu: plane (%g %g %g) %g is no plane of the map", e, bi, s,
+                             sd->n[0], sd->n[1], sd->n[2], sd->d);
+            }
+        }
+    }
+}
+
+static bool has_texture(const mr_map *m, const char *name)
+{
+    for (size_t s = 0; s < m->nsides; s++)
+        if (strcmp(m->sides[s].tex, name) == 0)
+            return true;
+    return false;
+}
+
+/* ---- the generated rooms ------------------------------------------------------ */
+
+static void room(bspkit_sample_kind kind, const char *tool)
+{
+    uint8_t *buf;
+    size_t size;
+    CHECK(bspkit_sample_build(kind, &buf, &size, ERR));
+    bspkit_map *map = open_owned(buf, size);
+    result r = {0};
+    decompile(map, false, &r);
+    assert_agrees(map, &r.m, 1);
+    assert_planes(map, &r.m);
+    /* Every face's texture is on some side; the rest are the tool texture. */
+    const bspkit_face *faces;
+    const bspkit_texinfo *ti;
+    const bspkit_miptex *mt;
+    size_t nf, nti, nmt;
+    CHECK(bspkit_get_faces(map, &faces, &nf, ERR));
+    CHECK(bspkit_get_texinfo(map, &ti, &nti, ERR));
+    CHECK(bspkit_get_miptex(map, &mt, &nmt, ERR));
+    assert_true(nf > 0);
+    for (size_t f = 0; f < nf; f++)
+        assert_true(has_texture(&r.m, mt[ti[faces[f].texinfo].texture].name));
+    assert_true(has_texture(&r.m, tool));
+    assert_int_equal(r.st.tool_sides + nf, r.st.sides); /* the room's 6 faces each texture one side */
+    /* The world: the first entity, with the map's keys and mapversion 220. */
+    assert_string_equal(mr_value(&r.m, 0, "classname"), "worldspawn");
+    assert_string_equal(mr_value(&r.m, 0, "mapversion"), "220");
+    assert_string_equal(mr_value(&r.m, 0, "message"), "bspkit sample room");
+    assert_string_equal(mr_value(&r.m, 1, "classname"), "info_player_start");
+    assert_int_equal(r.m.nents, 3);
+    assert_int_equal(r.m.nbrushes, r.st.brushes);
+    /* The shell of a room cannot merge: six slabs. */
+    assert_int_equal(r.st.leaves, 6);
+    assert_int_equal(r.st.brushes, 6);
+    result_free(&r);
+    bspkit_close(map);
+}
+
+static void test_goldsrc_room(void **state)
+{
+    (void)state;
+    room(BSPKIT_SAMPLE_GOLDSRC_ROOM, "NULL");
+}
+
+static void test_quake_room(void **state)
+{
+    (void)state;
+    room(BSPKIT_SAMPLE_QUAKE_ROOM, "skip");
+}
+
+static void test_source_refused(void **state)
+{
+    (void)state;
+    uint8_t *buf;
+    size_t size;
+    CHECK(bspkit_sample_build(BSPKIT_SAMPLE_SOURCE_ROOM, &buf, &size, ERR));
+    bspkit_map *map = open_owned(buf, size);
+    bspkit_decompile_options o = {.format = BSPKIT_DECOMPILE_MAP};
+    char *text;
+    size_t n;
+    assert_int_equal(bspkit_decompile_memory(map, &o, &text, &n, NULL, ERR), BSPKIT_ERR_UNSUPPORTED);
+    bspkit_close(map);
+}
+
+/* ---- hand-built trees ---------------------------------------------------------- */
+
+enum { SOLID = -2, EMPTY = -1 };
+
+static bspkit_plane axial(int axis, float dist)
+{
+    bspkit_plane p = {.dist = dist, .type = axis};
+    float *n = &p.normal.x;
+    n[axis] = 1;
+    return p;
+}
+
+static bspkit_node node(int32_t plane, int32_t front, int32_t back)
+{
+    bspkit_node n = {.plane = plane, .children = {front, back}};
+    n.mins = (bspkit_vec3){-128, -128, -128};
+    n.maxs = (bspkit_vec3){128, 128, 128};
+    return n;
+}
+
+#define LEAF(i) (-(i) - 1)
+
+/* A GoldSrc map from planes, nodes, leaf contents, models and entity text. */
+static bspkit_map *build(bspkit_family family, const bspkit_plane *planes, size_t np, const bspkit_node *nodes,
+                         size_t nn, const int32_t *contents, size_t nl, const bspkit_model *models, size_t nm,
+                         const char *ents)
+{
+    bspkit_builder *b;
+    CHECK(bspkit_builder_new(family, family == BSPKIT_FAMILY_GOLDSRC ? 30 : 29, &b, ERR));
+    bspkit_leaf leafs[16];
+    assert_true(nl <= 16);
+    memset(leafs, 0, sizeof leafs);
+    for (size_t i = 0; i < nl; i++) {
+        leafs[i].contents = contents[i];
+        leafs[i].vis_offset = -1;
+        leafs[i].cluster = -1;
+    }
+    CHECK(bspkit_builder_set_planes(b, planes, np, ERR));
+    CHECK(bspkit_builder_set_nodes(b, nodes, nn, ERR));
+    CHECK(bspkit_builder_set_leafs(b, leafs, nl, ERR));
+    CHECK(bspkit_builder_set_models(b, models, nm, ERR));
+    CHECK(bspkit_builder_set_entities(b, ents, strlen(ents), ERR));
+    uint8_t *buf;
+    size_t size;
+    CHECK(bspkit_builder_write(b, NULL, &buf, &size, ERR));
+    bspkit_builder_free(b);
+    return open_owned(buf, size);
+}
+
+static bspkit_model box_model(int32_t head, float lo, float hi, float zlo, float zhi)
+{
+    bspkit_model m = {.headnode = {head, 0, 0, 0}};
+    m.mins = (bspkit_vec3){lo, lo, zlo};
+    m.maxs = (bspkit_vec3){hi, hi, zhi};
+    return m;
+}
+
+/* World (0,0,0)-(64,64,16): an L of solid, built as three leaves (x<32 split
+ * at y=32, plus x>=32,y<32), so one merge gives two convex brushes and no
+ * more can. Model 1 is a 16-unit cube split at x=0 into two solid leaves
+ * that merge into one, used by a rotating door with an origin. */
+static void test_l_shape_merges_to_two(void **state)
+{
+    (void)state;
+    const bspkit_plane planes[] = {axial(1, 32), axial(0, 32), axial(0, 0)};
+    const bspkit_node nodes[] = {
+        node(0, 1, 2),                 /* y = 32 */
+        node(1, LEAF(1), LEAF(2)),     /* y >= 32: x >= 32 empty, x < 32 solid */
+        node(1, LEAF(3), LEAF(4)),     /* y < 32: both solid */
+        node(2, LEAF(5), LEAF(6)),     /* model 1: x = 0, both solid */
+    };
+    const int32_t contents[] = {SOLID, EMPTY, SOLID, SOLID, SOLID, SOLID, SOLID};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16), box_model(3, -8, 8, -8, 8)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n\"wad\" \"\\half-life\\valve\\halflife.wad\"\n}\n"
+                               "{\n\"classname\" \"func_door_rotating\"\n\"model\" \"*1\"\n\"origin\" \"100 20 8\"\n"
+                               "\"speed\" \"100\"\n}\n"
+                               "{\n\"classname\" \"info_player_start\"\n\"origin\" \"16 48 8\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_GOLDSRC, planes, 3, nodes, 4, contents, 7, models, 2, ents);
+
+    result r = {0};
+    decompile(map, true, &r);
+    assert_int_equal(r.st.leaves, 5);
+    assert_int_equal(r.st.brushes, 5);
+    assert_agrees(map, &r.m, 2);
+    result_free(&r);
+
+    decompile(map, false, &r);
+    assert_int_equal(r.st.leaves, 5);
+    assert_int_equal(r.st.brushes, 3 + 0); /* L: 2, door: 1 */
+    assert_int_equal(r.m.ents[0].nbrushes, 2);
+    assert_agrees(map, &r.m, 2);
+    assert_planes(map, &r.m);
+    /* No faces: every side is the tool texture. */
+    assert_int_equal(r.st.tool_sides, 6 * 3);
+    assert_string_equal(mr_value(&r.m, 0, "wad"), "\\half-life\\valve\\halflife.wad");
+    assert_string_equal(mr_value(&r.m, 0, "mapversion"), "220");
+    /* The door: inline brushes instead of "model", its keys kept, an origin brush centred on the origin. */
+    assert_null(mr_value(&r.m, 1, "model"));
+    assert_string_equal(mr_value(&r.m, 1, "speed"), "100");
+    assert_string_equal(mr_value(&r.m, 1, "origin"), "100 20 8");
+    assert_int_equal(r.m.ents[1].nbrushes, 2);
+    size_t origin_brush = SIZE_MAX;
+    for (size_t b = 0; b < 2; b++)
+        if (mr_brush_kind(&r.m, r.m.ents[1].first_brush + b) == MR_ORIGIN)
+            origin_brush = r.m.ents[1].first_brush + b;
+    assert_true(origin_brush != SIZE_MAX);
+    double centre[3] = {100, 20, 8};
+    assert_true(mr_brush_contains(&r.m, origin_brush, centre, 0));
+    double outside[3] = {100, 20, 20};
+    assert_false(mr_brush_contains(&r.m, origin_brush, outside, 0));
+    /* The door's cube sits around the origin, not around (0,0,0). */
+    size_t door = r.m.ents[1].first_brush + (origin_brush == r.m.ents[1].first_brush ? 1 : 0);
+    double at_origin_corner[3] = {107, 27, 15}, at_zero[3] = {0, 0, 0};
+    assert_true(mr_brush_contains(&r.m, door, at_origin_corner, 0));
+    assert_false(mr_brush_contains(&r.m, door, at_zero, 0));
+    assert_int_equal(r.m.ents[2].nbrushes, 0);
+    assert_string_equal(mr_value(&r.m, 2, "origin"), "16 48 8");
+    result_free(&r);
+    bspkit_close(map);
+}
+
+/* Two solid boxes touching at x = 32, of different depth in y: their union is
+ * not convex, so they stay two brushes. Quake flavour. */
+static void test_unequal_boxes_stay_apart(void **state)
+{
+    (void)state;
+    const bspkit_plane planes[] = {axial(1, 32), axial(0, 32), axial(1, 16)};
+    const bspkit_node nodes[] = {
+        node(0, LEAF(1), 1),       /* y >= 32 empty */
+        node(1, 2, LEAF(2)),       /* x < 32 solid */
+        node(2, LEAF(1), LEAF(3)), /* x >= 32: y < 16 solid */
+    };
+    const int32_t contents[] = {SOLID, EMPTY, SOLID, SOLID};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_QUAKE, planes, 3, nodes, 3, contents, 4, models, 1, ents);
+    result r = {0};
+    decompile(map, false, &r);
+    assert_int_equal(r.st.leaves, 2);
+    assert_int_equal(r.st.brushes, 2);
+    assert_true(has_texture(&r.m, "skip"));
+    assert_agrees(map, &r.m, 1);
+    assert_planes(map, &r.m);
+    result_free(&r);
+    bspkit_close(map);
+}
+
+/* Liquid and sky leaves become brushes of their own kind, which do not merge with solid ones. */
+static void test_liquid_and_sky(void **state)
+{
+    (void)state;
+    const bspkit_plane planes[] = {axial(2, 8), axial(2, 12)};
+    const bspkit_node nodes[] = {
+        node(0, 1, LEAF(2)),       /* z < 8: water */
+        node(1, LEAF(3), LEAF(4)), /* z >= 12: sky; 8..12 solid */
+    };
+    const int32_t contents[] = {SOLID, EMPTY, -3, -6, SOLID};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_QUAKE, planes, 2, nodes, 2, contents, 5, models, 1, ents);
+    result r = {0};
+    decompile(map, false, &r);
+    assert_int_equal(r.st.brushes, 3);
+    int kinds[4] = {0};
+    for (size_t b = 0; b < r.m.nbrushes; b++)
+        kinds[mr_brush_kind(&r.m, b)]++;
+    assert_int_equal(kinds[MR_SOLID], 1);
+    assert_int_equal(kinds[MR_LIQUID], 1);
+    assert_int_equal(kinds[MR_SKY], 1);
+    assert_agrees(map, &r.m, 1);
+    result_free(&r);
+    bspkit_close(map);
+}
+
+/* ---- hostile trees -------------------------------------------------------------- */
+
+static void test_cyclic_tree(void **state)
+{
+    (void)state;
+    const bspkit_plane planes[] = {axial(0, 32), axial(1, 32)};
+    /* Node 1's back child is node 0 again; node 0's back child is node 1 (a DAG and a cycle). */
+    const bspkit_node nodes[] = {node(0, 1, 1), node(1, LEAF(0), 0)};
+    const int32_t contents[] = {SOLID, EMPTY};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_GOLDSRC, planes, 2, nodes, 2, contents, 2, models, 1, ents);
+    char *text = NULL;
+    size_t n;
+    bspkit_decompile_stats st;
+    bspkit_result rc = bspkit_decompile_memory(map, NULL, &text, &n, &st, ERR);
+    assert_int_equal(rc, BSPKIT_OK); /* each node once: the repeats are skipped */
+    assert_true(st.leaves <= 2);
+    free(text);
+    bspkit_close(map);
+}
+
+static void test_deep_tree_refused(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    bspkit_plane *planes = calloc(N, sizeof *planes);
+    bspkit_node *nodes = calloc(N, sizeof *nodes);
+    assert_non_null(planes);
+    assert_non_null(nodes);
+    /* A chain of planes x = 0.06 i, each cutting a thin solid slab off the rest. */
+    for (int i = 0; i < N; i++) {
+        planes[i] = axial(0, 0.06f * (float)i + 1);
+        nodes[i] = node(i, i + 1 < N ? i + 1 : LEAF(1), LEAF(0));
+    }
+    const int32_t contents[] = {SOLID, EMPTY};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_GOLDSRC, planes, N, nodes, N, contents, 2, models, 1, ents);
+    char *text = NULL;
+    size_t n;
+    bspkit_result rc = bspkit_decompile_memory(map, NULL, &text, &n, NULL, ERR);
+    assert_int_equal(rc, BSPKIT_ERR_LIMIT);
+    assert_int_equal(g_err.lump, BSPKIT_Q_NODES);
+    assert_non_null(strstr(g_err.message, "deeper"));
+    free(planes);
+    free(nodes);
+    bspkit_close(map);
+}
+
+static void test_bad_plane_refused(void **state)
+{
+    (void)state;
+    bspkit_plane planes[] = {axial(0, 32)};
+    planes[0].normal = (bspkit_vec3){0, 0, 0};
+    planes[0].type = 3;
+    const bspkit_node nodes[] = {node(0, LEAF(1), LEAF(0))};
+    const int32_t contents[] = {SOLID, EMPTY};
+    const bspkit_model models[] = {box_model(0, 0, 64, 0, 16)};
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_map *map = build(BSPKIT_FAMILY_GOLDSRC, planes, 1, nodes, 1, contents, 2, models, 1, ents);
+    char *text = NULL;
+    size_t n;
+    assert_int_equal(bspkit_decompile_memory(map, NULL, &text, &n, NULL, ERR), BSPKIT_ERR_INDEX);
+    assert_int_equal(g_err.lump, BSPKIT_Q_PLANES);
+    assert_true(g_err.offset > 0);
+    bspkit_close(map);
+}
+
+/* ---- the reader itself ------------------------------------------------------------ */
+
+static void test_reader_classic_and_valve(void **state)
+{
+    (void)state;
+    static const char text[] = "// comment\n{\n\"classname\" \"worldspawn\"\n{\n"
+                               "( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) base 0 0 0 1 1\n"
+                               "( 0 0 8 ) ( 1 0 8 ) ( 0 1 8 ) top [ 1 0 0 4 ] [ 0 -1 0 2 ] 0 0.5 2\n"
+                               "}\n}\n";
+    mr_map m;
+    char why[128];
+    assert_true(mr_parse(text, sizeof text - 1, &m, why, sizeof why));
+    assert_int_equal(m.nents, 1);
+    assert_int_equal(m.nbrushes, 1);
+    assert_int_equal(m.nsides, 2);
+    /* (p0 - p1) x (p2 - p1): (0,-1,0) x (1,-1,0) = (0,0,1), d = 0; (-1,0,0) x (-1,1,0) = (0,0,-1), d = -8. */
+    assert_true(fabs(m.sides[0].n[2] - 1) < 1e-12 && fabs(m.sides[0].d) < 1e-12);
+    assert_true(fabs(m.sides[1].n[2] + 1) < 1e-12 && fabs(m.sides[1].d + 8) < 1e-12);
+    assert_false(m.sides[0].valve);
+    assert_true(m.sides[1].valve);
+    assert_true(m.sides[1].u[3] == 4 && m.sides[1].v[1] == -1 && m.sides[1].scale[0] == 0.5);
+    mr_free(&m);
+    assert_false(mr_parse("{ \"a\" }", 7, &m, why, sizeof why));
+    mr_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reader_classic_and_valve),
+        cmocka_unit_test(test_goldsrc_room),
+        cmocka_unit_test(test_quake_room),
+        cmocka_unit_test(test_source_refused),
+        cmocka_unit_test(test_l_shape_merges_to_two),
+        cmocka_unit_test(test_unequal_boxes_stay_apart),
+        cmocka_unit_test(test_liquid_and_sky),
+        cmocka_unit_test(test_cyclic_tree),
+        cmocka_unit_test(test_deep_tree_refused),
+        cmocka_unit_test(test_bad_plane_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
