@@ -16,6 +16,7 @@
 #include "../core/map.h"
 #include "../core/surfedge.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,9 +166,22 @@ static bspkit_result load_faces(dctx *c)
         (r = bspkit_get_edges(c->map, &edges, &nedges, c->err)) != BSPKIT_OK ||
         (r = bspkit_get_surfedges(c->map, &surfedges, &nsurfedges, c->err)) != BSPKIT_OK)
         return r;
-    /* A face's points come from its own surfedge range, so all of them fit in one surfedge each. */
+    /* Faces may share or overlap surfedge ranges (a crafted file can point
+     * every face at the whole lump), so the points are counted first and
+     * bounded by the lump, as the export bounds its output. */
+    uint64_t total_points = 0;
+    for (size_t f = 0; f < c->nfaces; f++) {
+        const bspkit_face *face = &c->faces[f];
+        if (face->first_edge >= 0 && face->num_edges >= 3 && (uint64_t)face->first_edge <= nsurfedges &&
+            (uint64_t)face->num_edges <= nsurfedges - (uint64_t)face->first_edge)
+            total_points += (uint64_t)face->num_edges;
+    }
+    if (total_points > 4 * (uint64_t)nsurfedges + 65536)
+        return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_FACES, -1, -1,
+                       "decompile: faces use %" PRIu64 " edges in all, more than 4 x %zu surfedges + 65536",
+                       total_points, nsurfedges);
     c->mfaces = calloc(c->nfaces ? c->nfaces : 1, sizeof *c->mfaces);
-    c->fpoints = malloc((nsurfedges ? nsurfedges : 1) * sizeof *c->fpoints);
+    c->fpoints = malloc((total_points ? (size_t)total_points : 1) * sizeof *c->fpoints);
     c->plane_start = calloc(c->nplanes + 2, sizeof *c->plane_start);
     c->face_order = malloc((c->nfaces ? c->nfaces : 1) * sizeof *c->face_order);
     if (!c->mfaces || !c->fpoints || !c->plane_start || !c->face_order)
