@@ -261,38 +261,75 @@ static bool ensure_scratch(dctx *c, size_t need)
     return true;
 }
 
+/* Overlap of face `fi` with side `f` (polygon `pts`, bounds lo..hi) when the
+ * face lies within the side's bounds; 0 when it does not, -1 when out of memory. */
+static double face_overlap(dctx *c, uint32_t fi, const bk_rface *f, const bk_dvec *pts, bk_dvec lo, bk_dvec hi)
+{
+    const double e = 0.01;
+    const mface *mf = &c->mfaces[fi];
+    if (mf->lo.x > hi.x + e || mf->hi.x < lo.x - e || mf->lo.y > hi.y + e || mf->hi.y < lo.y - e ||
+        mf->lo.z > hi.z + e || mf->hi.z < lo.z - e)
+        return 0;
+    if (!ensure_scratch(c, mf->count + f->count + 1))
+        return -1;
+    c->rc.work += (uint64_t)mf->count * f->count;
+    return overlap_area(c, c->fpoints + mf->first, mf->count, pts, f->count, f->pl.n);
+}
+
 /* The face of model `m` lying on side `f` of a region and facing out of it
- * with the largest overlap, or -1. */
+ * with the largest overlap, or -1. Sides cut by the map's planes look among
+ * that plane's faces; sides of the model's bounding box have no plane index
+ * and look for faces on a coplanar plane (a model whose faces lie on its
+ * bounds, like a lone crate, has them only there). */
 static int64_t side_face(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts, bool *nomem_out)
 {
-    if (f->plane < 0 || (size_t)f->plane >= c->nplanes)
+    if (f->plane >= 0 && (size_t)f->plane >= c->nplanes)
         return -1;
     bk_dvec lo = pts[0], hi = pts[0];
     for (size_t i = 1; i < f->count; i++) {
         lo = (bk_dvec){fmin(lo.x, pts[i].x), fmin(lo.y, pts[i].y), fmin(lo.z, pts[i].z)};
         hi = (bk_dvec){fmax(hi.x, pts[i].x), fmax(hi.y, pts[i].y), fmax(hi.z, pts[i].z)};
     }
-    const double e = 0.01;
     int64_t best = -1;
     double best_area = BK_REGION_AREA_EPS;
     uint64_t first = (uint64_t)(int64_t)m->first_face, last = first + (uint64_t)(int64_t)m->num_faces;
-    for (uint32_t k = c->plane_start[f->plane]; k < c->plane_start[f->plane + 1]; k++) {
-        uint32_t fi = c->face_order[k];
-        const mface *mf = &c->mfaces[fi];
-        if (fi < first || fi >= last || (c->faces[fi].side != 0) != (f->flip != 0))
+    if (last > c->nfaces)
+        last = c->nfaces;
+    if (f->plane >= 0) {
+        for (uint32_t k = c->plane_start[f->plane]; k < c->plane_start[f->plane + 1]; k++) {
+            uint32_t fi = c->face_order[k];
+            if (fi < first || fi >= last || (c->faces[fi].side != 0) != (f->flip != 0))
+                continue;
+            double area = face_overlap(c, fi, f, pts, lo, hi);
+            if (area < 0) {
+                *nomem_out = true;
+                return -1;
+            }
+            if (area > best_area) {
+                best_area = area;
+                best = fi;
+            }
+        }
+        return best;
+    }
+    c->rc.work += last > first ? last - first : 0;
+    for (uint64_t fi = first; fi < last; fi++) {
+        const bspkit_face *face = &c->faces[fi];
+        if (face->plane >= c->nplanes || c->mfaces[fi].count < 3)
             continue;
-        if (mf->lo.x > hi.x + e || mf->hi.x < lo.x - e || mf->lo.y > hi.y + e || mf->hi.y < lo.y - e ||
-            mf->lo.z > hi.z + e || mf->hi.z < lo.z - e)
+        const bspkit_plane *pl = &c->planes[face->plane];
+        double sign = face->side ? -1.0 : 1.0;
+        bk_dvec n = {sign * pl->normal.x, sign * pl->normal.y, sign * pl->normal.z};
+        if (dv_dot(n, f->pl.n) < 0.9999 || fabs(sign * pl->dist - f->pl.d) > 0.01)
             continue;
-        if (!ensure_scratch(c, mf->count + f->count + 1)) {
+        double area = face_overlap(c, (uint32_t)fi, f, pts, lo, hi);
+        if (area < 0) {
             *nomem_out = true;
             return -1;
         }
-        c->rc.work += (uint64_t)mf->count * f->count;
-        double area = overlap_area(c, c->fpoints + mf->first, mf->count, pts, f->count, f->pl.n);
         if (area > best_area) {
             best_area = area;
-            best = fi;
+            best = (int64_t)fi;
         }
     }
     return best;
@@ -382,10 +419,27 @@ static bspkit_result add_piece(dctx *c, const bk_region *r, const bspkit_leaf *l
     return BSPKIT_OK;
 }
 
-static void model_box(const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
+/* The box a model's pieces are cut from: its stored bounds grown to cover
+ * its faces. qbsp stores bounds shrunk by one unit (mins + 1, maxs - 1), so
+ * a model whose faces lie on its outside (a lone crate) would otherwise lose
+ * those faces' sides; hlbsp stores the brushes' bounds, which already
+ * cover them. */
+static void model_box(const dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
 {
     *lo = (bk_dvec){m->mins.x, m->mins.y, m->mins.z};
     *hi = (bk_dvec){m->maxs.x, m->maxs.y, m->maxs.z};
+    if (m->first_face < 0 || m->num_faces <= 0 || (uint64_t)m->first_face >= c->nfaces)
+        return;
+    uint64_t last = (uint64_t)m->first_face + (uint64_t)m->num_faces;
+    if (last > c->nfaces)
+        last = c->nfaces;
+    for (uint64_t f = (uint64_t)m->first_face; f < last; f++) {
+        const mface *mf = &c->mfaces[f];
+        if (mf->count < 3)
+            continue;
+        *lo = (bk_dvec){fmin(lo->x, mf->lo.x), fmin(lo->y, mf->lo.y), fmin(lo->z, mf->lo.z)};
+        *hi = (bk_dvec){fmax(hi->x, mf->hi.x), fmax(hi->y, mf->hi.y), fmax(hi->z, mf->hi.z)};
+    }
 }
 
 /* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
@@ -394,7 +448,7 @@ static bspkit_result walk_model(dctx *c, size_t mi)
 {
     const bspkit_model *m = &c->models[mi];
     bk_dvec lo, hi;
-    model_box(m, &lo, &hi);
+    model_box(c, m, &lo, &hi);
     if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
         return BSPKIT_OK; /* an empty model (or NaN bounds) has no brushes */
     double reach = fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
@@ -569,7 +623,7 @@ static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_
     bk_region cur = {0}, next = {0};
     bspkit_result r = BSPKIT_OK;
     bk_dvec lo, hi;
-    model_box(m, &lo, &hi);
+    model_box(c, m, &lo, &hi);
     if (!bk_region_box(&cur, lo, hi)) {
         r = nomem(c);
         goto done;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -112,6 +113,46 @@ static void origin_check(bspkit_map *map)
     }
 }
 
+/* Every texture a face of the map shows must be named by some side. */
+static uint64_t face_names, face_names_missing;
+static bool textures_kept(bspkit_map *map, const mr_map *m, char *why, size_t n)
+{
+    const bspkit_face *faces;
+    const bspkit_texinfo *ti;
+    const bspkit_miptex *mt;
+    size_t nf, nti, nmt;
+    if (bspkit_get_faces(map, &faces, &nf, NULL) != BSPKIT_OK ||
+        bspkit_get_texinfo(map, &ti, &nti, NULL) != BSPKIT_OK || bspkit_get_miptex(map, &mt, &nmt, NULL) != BSPKIT_OK)
+        return true; /* the reader's own corpus test reports undecodable lumps */
+    bool *seen = calloc(nmt ? nmt : 1, sizeof *seen);
+    if (!seen)
+        return true;
+    size_t missing = 0;
+    const char *first = NULL;
+    for (size_t f = 0; f < nf; f++) {
+        int32_t t = faces[f].texinfo;
+        if (t < 0 || (size_t)t >= nti || ti[t].texture < 0 || (size_t)ti[t].texture >= nmt || seen[ti[t].texture])
+            continue;
+        const char *name = mt[ti[t].texture].name;
+        seen[ti[t].texture] = true;
+        if (name[0] == '\0')
+            continue;
+        face_names++;
+        size_t s = 0;
+        while (s < m->nsides && strcasecmp(m->sides[s].tex, name) != 0)
+            s++;
+        if (s == m->nsides) {
+            missing++;
+            first = first ? first : name;
+        }
+    }
+    free(seen);
+    face_names_missing += missing;
+    if (missing)
+        snprintf(why, n, "%zu face texture names not on any side (first: %s)", missing, first);
+    return missing == 0;
+}
+
 static void visit(const char *root, const char *rel)
 {
     char path[4096], why[512];
@@ -158,6 +199,10 @@ static void visit(const char *root, const char *rel)
         }
         if (!planes_consistent(&m, why, sizeof why) || !same_entities(map, &m, why, sizeof why))
             fail(rel, why);
+        /* Not yet every face's texture finds a side (a known gap, see the
+         * summary): each map's misses are listed, the total is bounded below. */
+        if (!textures_kept(map, &m, why, sizeof why))
+            printf("NOTE %s: %s\n", rel, why);
         if (!mr_agree(map, &m, 2000, 12345, &ag, why, sizeof why)) {
             fail(rel, why);
         } else {
@@ -191,11 +236,17 @@ int main(int argc, char **argv)
     corpus_walk(root, visit);
     printf("decompile .map: %d Quake/GoldSrc maps, %llu leaves -> %llu brushes, %llu sides (%llu textured, %llu "
            "tool), %llu points %.4f%% agree, worst %.3f%% %s, %.3f s total, slowest %.3f s %s; origin entities %llu, "
-           "%llu inside the world\n",
+           "%llu inside the world; %llu face texture names, %llu not on any side\n",
            maps, (unsigned long long)leaves, (unsigned long long)brushes, (unsigned long long)sides,
            (unsigned long long)(sides - tool_sides), (unsigned long long)tool_sides, (unsigned long long)points,
            points ? 100.0 * (double)agreed / (double)points : 100.0, worst, worst_map, total_time, slowest,
-           slowest_map, (unsigned long long)origin_entities, (unsigned long long)origin_inside);
+           slowest_map, (unsigned long long)origin_entities, (unsigned long long)origin_inside,
+           (unsigned long long)face_names, (unsigned long long)face_names_missing);
+    if (face_names_missing * 20 > face_names) {
+        printf("FAIL face textures: %llu of %llu face texture names are on no side (more than 5%%)\n",
+               (unsigned long long)face_names_missing, (unsigned long long)face_names);
+        failures++;
+    }
     if (origin_inside < origin_entities) {
         printf("FAIL origin entities: %llu of %llu models moved by their origin leave the world\n",
                (unsigned long long)(origin_entities - origin_inside), (unsigned long long)origin_entities);
