@@ -610,6 +610,35 @@ static bool same_plane(const bk_rface *a, const bk_rface *b)
     return dv_dot(a->pl.n, b->pl.n) > 1 - 1e-9 && fabs(a->pl.d - b->pl.d) < 1e-6;
 }
 
+/* Texture of the face a side would take, or -1 (none, or out of memory in
+ * `*nomem`). */
+static int64_t side_texture(dctx *c, const bspkit_model *m, const bk_rface *f, bool *nomem)
+{
+    int64_t face = side_face(c, m, f, c->store.points + f->first, nomem);
+    return face < 0 ? -1 : face_miptex(c, (size_t)face);
+}
+
+/* A merged side takes one texture: pieces whose sides on a common plane
+ * show different textures stay apart, or one texture would be lost. */
+static bool textures_agree(dctx *c, const bspkit_model *m, const piece *a, int64_t fa, const piece *b, int64_t fb,
+                           bool *nomem)
+{
+    for (uint32_t i = 0; i < a->nfaces; i++) {
+        const bk_rface *sa = &c->store.faces[a->first + i];
+        if (a->first + i == fa)
+            continue;
+        for (uint32_t j = 0; j < b->nfaces; j++) {
+            const bk_rface *sb = &c->store.faces[b->first + j];
+            if (b->first + j == fb || !same_plane(sa, sb))
+                continue;
+            int64_t ta = side_texture(c, m, sa, nomem), tb = side_texture(c, m, sb, nomem);
+            if (*nomem || (ta >= 0 && tb >= 0 && ta != tb))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Replaces piece `ai` by its union with piece `bi` when that union is convex
  * (see the merge pass); *merged tells whether it did. */
 static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_t fa, size_t bi, int64_t fb,
@@ -619,6 +648,9 @@ static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_
     piece *a = &c->pieces[ai], *b = &c->pieces[bi];
     if (!behind_all(c, a, fa, b) || !behind_all(c, b, fb, a))
         return BSPKIT_OK;
+    bool nomem_seen = false;
+    if (!textures_agree(c, m, a, fa, b, fb, &nomem_seen))
+        return nomem_seen ? nomem(c) : BSPKIT_OK;
     /* The union is the intersection of both pieces' planes but the shared one. */
     bk_region cur = {0}, next = {0};
     bspkit_result r = BSPKIT_OK;
