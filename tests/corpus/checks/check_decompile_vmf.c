@@ -21,6 +21,7 @@
  */
 #include "bspkit/bspkit.h"
 #include "bspkit/decompile.h"
+#include "bspkit/props.h"
 #include "corpus_walk.h"
 #include "vmf_read.h"
 
@@ -94,7 +95,18 @@ typedef struct vmf_facts {
     char **materials;
     size_t nmat, matcap;
     size_t solids, disp_blocks, disp_bad, overlays, cubemaps;
+    const vmf_node **props, **cubes; /* prop_static and env_cubemap entities, in file order */
+    size_t nprops, ncubes, propcap, cubecap;
 } vmf_facts;
+
+static void add_node(const vmf_node ***list, size_t *n, size_t *cap, const vmf_node *node)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *list = realloc(*list, *cap * sizeof **list);
+    }
+    (*list)[(*n)++] = node;
+}
 
 static void add_material(vmf_facts *f, const char *m)
 {
@@ -148,8 +160,12 @@ static void collect(vmf_facts *f, const vmf_node *blk)
         f->overlays++;
         add_material(f, vmf_value(blk, "material"));
     }
-    if (cls && strcmp(cls, "env_cubemap") == 0)
+    if (cls && strcmp(cls, "env_cubemap") == 0) {
         f->cubemaps++;
+        add_node(&f->cubes, &f->ncubes, &f->cubecap, blk);
+    }
+    if (cls && strcmp(cls, "prop_static") == 0)
+        add_node(&f->props, &f->nprops, &f->propcap, blk);
     for (size_t s = 0; s < vmf_count(blk, "solid"); s++) {
         const vmf_node *solid = vmf_child(blk, "solid", s);
         f->solids++;
@@ -357,6 +373,58 @@ static void check_names(const char *rel, bspkit_map *m, const vmf_facts *f)
     }
 }
 
+static size_t props_checked, cubemaps_checked;
+
+/* Three numbers of `key` in `n` within `eps` of x, y, z. */
+static bool vec_is(const vmf_node *n, const char *key, double x, double y, double z, double eps)
+{
+    const char *v = vmf_value(n, key);
+    double a, b, c;
+    return v && sscanf(v, "%lf %lf %lf", &a, &b, &c) == 3 && fabs(a - x) <= eps && fabs(b - y) <= eps &&
+           fabs(c - z) <= eps;
+}
+
+/* prop_static entities against the static prop lump (same order), env_cubemap
+ * against CUBEMAPS: position, model, skin, size. */
+static void check_props_and_cubemaps(const char *rel, bspkit_map *m, const vmf_facts *f)
+{
+    const bspkit_static_props *sp;
+    bspkit_error err;
+    if (bspkit_get_static_props(m, &sp, &err) == BSPKIT_OK && sp->present && sp->layout_known) {
+        if (f->nprops != sp->prop_count)
+            fail_map(rel, "%zu prop_static entities for %zu static props", f->nprops, sp->prop_count);
+        for (size_t i = 0; i < f->nprops && i < sp->prop_count; i++) {
+            const bspkit_static_prop *p = &sp->props[i];
+            const vmf_node *e = f->props[i];
+            const char *model = vmf_value(e, "model"), *skin = vmf_value(e, "skin");
+            bool model_ok = p->prop_type < sp->dictionary_count && model &&
+                            strcmp(model, sp->dictionary[p->prop_type].name) == 0;
+            if (!vec_is(e, "origin", p->origin.x, p->origin.y, p->origin.z, 0.01) ||
+                !vec_is(e, "angles", p->angles.x, p->angles.y, p->angles.z, 0.01) || !model_ok || !skin ||
+                atol(skin) != p->skin) {
+                fail_map(rel, "prop_static %zu differs from static prop %zu (origin, angles, model or skin)", i, i);
+                break;
+            }
+            props_checked++;
+        }
+    }
+    const bspkit_cubemap *cm;
+    size_t ncm;
+    if (bspkit_get_cubemaps(m, &cm, &ncm, &err) == BSPKIT_OK) {
+        if (f->ncubes != ncm)
+            fail_map(rel, "%zu env_cubemap entities for %zu cubemap samples", f->ncubes, ncm);
+        for (size_t i = 0; i < f->ncubes && i < ncm; i++) {
+            const char *size = vmf_value(f->cubes[i], "cubemapsize");
+            if (!vec_is(f->cubes[i], "origin", cm[i].origin[0], cm[i].origin[1], cm[i].origin[2], 0) || !size ||
+                atol(size) != cm[i].size) {
+                fail_map(rel, "env_cubemap %zu differs from cubemap sample %zu", i, i);
+                break;
+            }
+            cubemaps_checked++;
+        }
+    }
+}
+
 static void visit(const char *root, const char *rel)
 {
     char path[4096];
@@ -404,6 +472,7 @@ static void visit(const char *root, const char *rel)
         check_planes(rel, m, ents, &f);
     }
     check_names(rel, m, &f);
+    check_props_and_cubemaps(rel, m, &f);
     if (f.disp_bad)
         fail_map(rel, "%zu dispinfo blocks have wrong row or value counts", f.disp_bad);
     size_t ndisp = 0;
@@ -431,6 +500,8 @@ static void visit(const char *root, const char *rel)
         free(f.materials[i]);
     free(f.materials);
     free(f.planes);
+    free(f.props);
+    free(f.cubes);
     vmf_free(&vmf);
     free(text);
     bspkit_close(m);
@@ -494,9 +565,9 @@ int main(int argc, char **argv)
     corpus_walk(argv[1], visit);
     read_sources(argv[1], 0);
     printf("decompile vmf: %d maps, %zu solids, %zu sides, %zu/%zu brush planes matched, %zu displacements, "
-           "%zu face names (%zu water undersides), %zu key/values, %d vbspinfo files, %d VMF sources read, %d failures\n",
+           "%zu face names (%zu water undersides), %zu key/values, %zu static props and %zu cubemaps equal to their "
+           "lumps, %d vbspinfo files, %d VMF sources read, %d failures\n",
            maps_checked, solids_total, sides_total, planes_matched, planes_checked, disp_total, names_checked,
-           generated_faces,
-           kv_checked, info_compared, vmf_sources, failures);
+           generated_faces, kv_checked, props_checked, cubemaps_checked, info_compared, vmf_sources, failures);
     return failures ? 1 : 0;
 }
