@@ -13,6 +13,7 @@
 
 #include "bspkit/query.h"
 
+#include "../core/grow.h"
 #include "../core/map.h"
 #include "../core/surfedge.h"
 
@@ -83,21 +84,6 @@ static bspkit_result nomem(dctx *c)
     return bk_fail(c->err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory");
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 /* ---- names ---------------------------------------------------------------- */
 
 static const char *miptex_name(const dctx *c, int64_t tex)
@@ -155,6 +141,13 @@ static const char *default_name(const dctx *c, int32_t contents)
 
 /* ---- the map's faces ---------------------------------------------------- */
 
+/* At least three edges, all inside the surfedge lump. */
+static bool edges_in_range(const bspkit_face *face, size_t nsurfedges)
+{
+    return face->first_edge >= 0 && face->num_edges >= 3 && (uint64_t)face->first_edge <= nsurfedges &&
+           (uint64_t)face->num_edges <= nsurfedges - (uint64_t)face->first_edge;
+}
+
 static bspkit_result load_faces(dctx *c)
 {
     bspkit_result r;
@@ -172,8 +165,7 @@ static bspkit_result load_faces(dctx *c)
     uint64_t total_points = 0;
     for (size_t f = 0; f < c->nfaces; f++) {
         const bspkit_face *face = &c->faces[f];
-        if (face->first_edge >= 0 && face->num_edges >= 3 && (uint64_t)face->first_edge <= nsurfedges &&
-            (uint64_t)face->num_edges <= nsurfedges - (uint64_t)face->first_edge)
+        if (edges_in_range(face, nsurfedges))
             total_points += (uint64_t)face->num_edges;
     }
     if (total_points > 4 * (uint64_t)nsurfedges + 65536)
@@ -191,8 +183,7 @@ static bspkit_result load_faces(dctx *c)
         const bspkit_face *face = &c->faces[f];
         mface *m = &c->mfaces[f];
         m->first = (uint32_t)used;
-        if (face->first_edge < 0 || face->num_edges < 3 || (uint64_t)face->first_edge > nsurfedges ||
-            (uint64_t)face->num_edges > nsurfedges - (uint64_t)face->first_edge || face->plane >= c->nplanes)
+        if (!edges_in_range(face, nsurfedges) || face->plane >= c->nplanes)
             continue;
         m->lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
         m->hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
@@ -246,21 +237,6 @@ static double overlap_area(dctx *c, const bk_dvec *fp, size_t fn, const bk_dvec 
     return m >= 3 ? bk_poly_area(cur, m) : 0;
 }
 
-static bool ensure_scratch(dctx *c, size_t need)
-{
-    if (need <= c->rc.cap)
-        return true;
-    bk_dvec *a = realloc(c->rc.a, need * sizeof *a);
-    if (a)
-        c->rc.a = a;
-    bk_dvec *b = a ? realloc(c->rc.b, need * sizeof *b) : NULL;
-    if (!b)
-        return false;
-    c->rc.b = b;
-    c->rc.cap = need;
-    return true;
-}
-
 /* Overlap of face `fi` with side `f` (polygon `pts`, bounds lo..hi) when the
  * face lies within the side's bounds; 0 when it does not, -1 when out of memory. */
 static double face_overlap(dctx *c, uint32_t fi, const bk_rface *f, const bk_dvec *pts, bk_dvec lo, bk_dvec hi)
@@ -270,7 +246,7 @@ static double face_overlap(dctx *c, uint32_t fi, const bk_rface *f, const bk_dve
     if (mf->lo.x > hi.x + e || mf->hi.x < lo.x - e || mf->lo.y > hi.y + e || mf->hi.y < lo.y - e ||
         mf->lo.z > hi.z + e || mf->hi.z < lo.z - e)
         return 0;
-    if (!ensure_scratch(c, mf->count + f->count + 1))
+    if (!bk_region_ctx_reserve(&c->rc, mf->count + f->count + 1))
         return -1;
     c->rc.work += (uint64_t)mf->count * f->count;
     return overlap_area(c, c->fpoints + mf->first, mf->count, pts, f->count, f->pl.n);
@@ -406,7 +382,7 @@ static bspkit_result node_plane(dctx *c, uint32_t node, bk_dplane *out)
 
 static bspkit_result add_piece(dctx *c, const bk_region *r, const bspkit_leaf *leaf)
 {
-    if (!grow((void **)&c->pieces, &c->cap_pieces, c->npieces + 1, sizeof *c->pieces))
+    if (!bk_grow((void **)&c->pieces, &c->cap_pieces, c->npieces + 1, sizeof *c->pieces))
         return nomem(c);
     piece *p = &c->pieces[c->npieces];
     *p = (piece){.contents = leaf->contents, .alive = true};
@@ -738,7 +714,7 @@ static bspkit_result merge_pieces(dctx *c, const bspkit_model *m)
                 const bk_rface *face = &c->store.faces[c->pieces[p].first + f];
                 if (face->plane < 0)
                     continue;
-                if (!grow((void **)&e, &cap, ne + 1, sizeof *e)) {
+                if (!bk_grow((void **)&e, &cap, ne + 1, sizeof *e)) {
                     r = nomem(c);
                     goto done;
                 }

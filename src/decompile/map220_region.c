@@ -1,6 +1,8 @@
 /* Convex regions cut by planes (see map220_region.h). */
 #include "map220_region.h"
 
+#include "../core/grow.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -19,26 +21,26 @@ void bk_region_ctx_free(bk_region_ctx *c)
     c->cap = 0;
 }
 
-static bool reserve(void **p, size_t *cap, size_t need, size_t elem)
+bool bk_region_ctx_reserve(bk_region_ctx *c, size_t need)
 {
-    if (need <= *cap)
+    if (need <= c->cap)
         return true;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
+    bk_dvec *a = realloc(c->a, need * sizeof *a);
+    if (a)
+        c->a = a;
+    bk_dvec *b = a ? realloc(c->b, need * sizeof *b) : NULL;
+    if (!b)
         return false;
-    *p = q;
-    *cap = n;
+    c->b = b;
+    c->cap = need;
     return true;
 }
 
 bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_t flip, const bk_dvec *pts,
                         size_t n)
 {
-    if (!reserve((void **)&r->faces, &r->cap_faces, r->nfaces + 1, sizeof *r->faces) ||
-        !reserve((void **)&r->points, &r->cap_points, r->npoints + n, sizeof *r->points))
+    if (!bk_grow((void **)&r->faces, &r->cap_faces, r->nfaces + 1, sizeof *r->faces) ||
+        !bk_grow((void **)&r->points, &r->cap_points, r->npoints + n, sizeof *r->points))
         return false;
     r->faces[r->nfaces++] = (bk_rface){*pl, plane, flip, (uint32_t)r->npoints, (uint32_t)n};
     for (size_t i = 0; i < n; i++)
@@ -90,16 +92,8 @@ bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, i
     size_t need = BK_POLY_MAX_POINTS(in->nfaces);
     for (size_t f = 0; f < in->nfaces; f++)
         need = in->faces[f].count + 1 > need ? in->faces[f].count + 1 : need;
-    if (need > c->cap) {
-        bk_dvec *a = realloc(c->a, need * sizeof *a);
-        if (a)
-            c->a = a;
-        bk_dvec *b = a ? realloc(c->b, need * sizeof *b) : NULL;
-        if (!b)
-            return false;
-        c->b = b;
-        c->cap = need;
-    }
+    if (!bk_region_ctx_reserve(c, need))
+        return false;
     out->nfaces = out->npoints = 0;
     for (size_t f = 0; f < in->nfaces; f++) {
         const bk_rface *face = &in->faces[f];

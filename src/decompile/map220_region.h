@@ -42,6 +42,8 @@ typedef enum bk_cut { BK_CUT_EMPTY, BK_CUT_WHOLE, BK_CUT_PART } bk_cut;
 
 void bk_region_free(bk_region *r);
 void bk_region_ctx_free(bk_region_ctx *c);
+/* Make both clip buffers hold at least `need` points; false when out of memory. */
+bool bk_region_ctx_reserve(bk_region_ctx *c, size_t need);
 
 /* Appends a face with polygon pts[0..n); false when out of memory. */
 bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_t flip, const bk_dvec *pts,
