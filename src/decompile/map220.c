@@ -15,6 +15,7 @@
 
 #include "../core/grow.h"
 #include "../core/map.h"
+#include "../core/model_ref.h"
 #include "../core/surfedge.h"
 
 #include <inttypes.h>
@@ -957,16 +958,6 @@ static void put_pair(bk_tbuf *t, const char *k, size_t kn, const char *v, size_t
     tb_put(t, "\n", 1);
 }
 
-/* The model index of a brush entity's "*N", or -1. */
-static int64_t model_ref(const dctx *c, const char *v)
-{
-    if (!v || v[0] != '*' || v[1] < '0' || v[1] > '9')
-        return -1;
-    char *end;
-    unsigned long long n = strtoull(v + 1, &end, 10);
-    return *end == 0 && n < c->nmodels ? (int64_t)n : -1;
-}
-
 /* A 16-unit box at `o` textured "origin": the compiler takes the entity's origin from its centre. */
 static void put_origin_brush(dctx *c, bk_dvec o, bk_tbuf *t, bspkit_decompile_stats *st)
 {
@@ -994,8 +985,11 @@ static bspkit_result write_entity(dctx *c, const bspkit_entities *ents, size_t e
     bk_dvec origin = {0, 0, 0};
     if (ents) {
         const bspkit_entity *e = &ents->entities[ei];
-        if (!world)
-            model = model_ref(c, bspkit_entity_value(ents, ei, "model"));
+        if (!world) {
+            model = bk_model_ref(bspkit_entity_value(ents, ei, "model"));
+            if (model >= 0 && (uint64_t)model >= c->nmodels)
+                model = -1;
+        }
         if (model >= 0 && c->built[model])
             model = -1; /* a second entity naming the same model keeps its "model" key */
         const char *o = bspkit_entity_value(ents, ei, "origin");

@@ -8,6 +8,7 @@
 #include "bspkit/query.h"
 
 #include "../core/map.h"
+#include "../core/model_ref.h"
 #include "../core/surfedge.h"
 
 #include <ctype.h>
@@ -787,16 +788,6 @@ static bool parse_vec(const char *s, bk_dvec *v)
     return true;
 }
 
-/* Model index of a "*N" value, or -1. */
-static long model_ref(const char *v)
-{
-    if (!v || v[0] != '*' || !isdigit((unsigned char)v[1]))
-        return -1;
-    char *end;
-    long n = strtol(v + 1, &end, 10);
-    return *end == '\0' && n >= 0 && n < (1L << 30) ? n : -1;
-}
-
 /* The key/values of entity e, outputs gathered into a connections block after the rest. */
 static void write_entity_keys(vmf_ctx *c, int level, const bspkit_entities *ents, size_t e, bool drop_model)
 {
@@ -804,7 +795,7 @@ static void write_entity_keys(vmf_ctx *c, int level, const bspkit_entities *ents
     bool outputs = false;
     for (size_t k = 0; k < en->num_pairs; k++) {
         const bspkit_keyvalue *kv = &ents->pairs[en->first_pair + k];
-        if (drop_model && strcmp(kv->key, "model") == 0 && model_ref(kv->value) >= 0)
+        if (drop_model && strcmp(kv->key, "model") == 0 && bk_model_ref(kv->value) >= 0)
             continue;
         if (is_output(kv->value)) {
             outputs = true;
@@ -981,7 +972,7 @@ static bspkit_result write_entities(vmf_ctx *c, const bspkit_entities *ents, con
         if ((portal && (c->opts->skip & BSPKIT_DECOMPILE_NO_AREAPORTALS)) ||
             (occluder && (c->opts->skip & BSPKIT_DECOMPILE_NO_OCCLUDERS)))
             continue;
-        long model = model_ref(bspkit_entity_value(ents, e, "model"));
+        int64_t model = bk_model_ref(bspkit_entity_value(ents, e, "model"));
         bool brush_entity = model > 0 && (size_t)model < pl->nmodels && pl->model_entity[model] == (long)e;
         open_block(c, 0, "entity");
         kv_u64(c, 1, "id", c->next_id++);
@@ -1180,7 +1171,7 @@ static bspkit_result run(vmf_ctx *c, vmf_plan *pl)
     for (size_t m = 0; m < pl->nmodels; m++)
         pl->model_entity[m] = -1;
     for (size_t e = 1; e < ents->count; e++) {
-        long m = model_ref(bspkit_entity_value(ents, e, "model"));
+        int64_t m = bk_model_ref(bspkit_entity_value(ents, e, "model"));
         if (m > 0 && (size_t)m < pl->nmodels && pl->model_entity[m] < 0)
             pl->model_entity[m] = (long)e;
         long key;

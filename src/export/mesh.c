@@ -8,9 +8,9 @@
 #include "bspkit/export.h"
 #include "bspkit/props.h"
 #include "core/map.h"
+#include "core/model_ref.h"
 #include "core/surfedge.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -560,20 +560,6 @@ static bool parse3(const char *text, double out[3])
     return true;
 }
 
-/* Model number of a "*N" value, or -1. */
-static int64_t model_ref(const char *v)
-{
-    if (!v || v[0] != '*' || !isdigit((unsigned char)v[1]))
-        return -1;
-    int64_t n = 0;
-    for (const char *p = v + 1; *p; p++) {
-        if (!isdigit((unsigned char)*p) || n > INT32_MAX)
-            return -1;
-        n = n * 10 + (*p - '0');
-    }
-    return n;
-}
-
 static bspkit_result add_node(bk_xmesh *m, size_t *cap, const bk_xnode *n, bspkit_error *err)
 {
     bspkit_result r = grow(m, (void **)&m->nodes, cap, m->node_count + 1, sizeof *m->nodes, -1, err);
@@ -667,7 +653,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
     }
     for (size_t e = 0; ents && !b->opts.no_point_entities && e < ents->count; e++) {
         const char *cls = bspkit_entity_value(ents, e, "classname");
-        if (!cls || strcmp(cls, "worldspawn") == 0 || model_ref(bspkit_entity_value(ents, e, "model")) >= 0)
+        if (!cls || strcmp(cls, "worldspawn") == 0 || bk_model_ref(bspkit_entity_value(ents, e, "model")) >= 0)
             continue;
         bk_xnode n = blank_node(BK_XNODE_POINT);
         n.entity = (int64_t)e;
@@ -811,7 +797,7 @@ static bspkit_result build(builder *b, bspkit_error *err)
         model_entity[i] = -1;
     for (size_t e = 0; ents && e < ents->count; e++) {
         const char *cls = bspkit_entity_value(ents, e, "classname");
-        int64_t mi = cls && strcmp(cls, "worldspawn") == 0 ? 0 : model_ref(bspkit_entity_value(ents, e, "model"));
+        int64_t mi = cls && strcmp(cls, "worldspawn") == 0 ? 0 : bk_model_ref(bspkit_entity_value(ents, e, "model"));
         if (mi >= 0 && (uint64_t)mi < nmodels && model_entity[mi] < 0) {
             model_entity[mi] = (int64_t)e;
             if ((b->opts.skip & BSPKIT_SKIP_TRIGGER) && mi > 0 && strncmp(cls ? cls : "", "trigger", 7) == 0)
