@@ -15,7 +15,7 @@
 
 #include "../core/grow.h"
 #include "../core/map.h"
-#include "../core/model_ref.h"
+#include "../core/entity_values.h"
 #include "../core/surfedge.h"
 
 #include <inttypes.h>
@@ -992,11 +992,9 @@ static bspkit_result write_entity(dctx *c, const bspkit_entities *ents, size_t e
         }
         if (model >= 0 && c->built[model])
             model = -1; /* a second entity naming the same model keeps its "model" key */
-        const char *o = bspkit_entity_value(ents, ei, "origin");
-        if (!world && model > 0 && o && sscanf(o, "%lf %lf %lf", &origin.x, &origin.y, &origin.z) != 3)
-            origin = (bk_dvec){0, 0, 0};
-        if (!(isfinite(origin.x) && isfinite(origin.y) && isfinite(origin.z)))
-            origin = (bk_dvec){0, 0, 0};
+        double o[3];
+        if (!world && model > 0 && bk_parse_vec3(bspkit_entity_value(ents, ei, "origin"), o))
+            origin = (bk_dvec){o[0], o[1], o[2]};
         for (size_t k = 0; k < e->num_pairs; k++) {
             const bspkit_keyvalue *kv = &ents->pairs[e->first_pair + k];
             if (!world && model > 0 && strcmp(kv->key, "model") == 0)

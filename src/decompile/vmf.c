@@ -8,7 +8,7 @@
 #include "bspkit/query.h"
 
 #include "../core/map.h"
-#include "../core/model_ref.h"
+#include "../core/entity_values.h"
 #include "../core/surfedge.h"
 
 #include <ctype.h>
@@ -777,17 +777,6 @@ static bool is_output(const char *v)
     return end != last + 1 && *end == '\0';
 }
 
-static bool parse_vec(const char *s, bk_dvec *v)
-{
-    if (!s)
-        return false;
-    double x, y, z;
-    if (sscanf(s, "%lf %lf %lf", &x, &y, &z) != 3 || !isfinite(x) || !isfinite(y) || !isfinite(z))
-        return false;
-    *v = (bk_dvec){x, y, z};
-    return true;
-}
-
 /* The key/values of entity e, outputs gathered into a connections block after the rest. */
 static void write_entity_keys(vmf_ctx *c, int level, const bspkit_entities *ents, size_t e, bool drop_model)
 {
@@ -978,7 +967,9 @@ static bspkit_result write_entities(vmf_ctx *c, const bspkit_entities *ents, con
         kv_u64(c, 1, "id", c->next_id++);
         write_entity_keys(c, 1, ents, e, brush_entity);
         bk_dvec origin = {0, 0, 0};
-        parse_vec(bspkit_entity_value(ents, e, "origin"), &origin);
+        double o[3];
+        if (bk_parse_vec3(bspkit_entity_value(ents, e, "origin"), o))
+            origin = (bk_dvec){o[0], o[1], o[2]};
         if (brush_entity && !(c->opts->skip & BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES)) {
             /* vbsp stores an entity's brushes relative to its origin: move them back */
             for (size_t b = 0; b < c->nbrushes && r == BSPKIT_OK; b++) {

@@ -8,7 +8,7 @@
 #include "bspkit/export.h"
 #include "bspkit/props.h"
 #include "core/map.h"
-#include "core/model_ref.h"
+#include "core/entity_values.h"
 #include "core/surfedge.h"
 
 #include <math.h>
@@ -543,23 +543,6 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
 
 /* ---- entities and nodes ------------------------------------------------- */
 
-/* Three finite numbers separated by blanks; false otherwise. */
-static bool parse3(const char *text, double out[3])
-{
-    if (!text)
-        return false;
-    const char *p = text;
-    for (int i = 0; i < 3; i++) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || !isfinite(v))
-            return false;
-        out[i] = v;
-        p = end;
-    }
-    return true;
-}
-
 static bspkit_result add_node(bk_xmesh *m, size_t *cap, const bk_xnode *n, bspkit_error *err)
 {
     bspkit_result r = grow(m, (void **)&m->nodes, cap, m->node_count + 1, sizeof *m->nodes, -1, err);
@@ -586,7 +569,7 @@ static bk_xnode blank_node(bk_xnode_kind kind)
 static void entity_rotation(const bspkit_entities *ents, size_t e, bool allow_angle, double q[4])
 {
     double a[3] = {0, 0, 0};
-    if (!parse3(bspkit_entity_value(ents, e, "angles"), a)) {
+    if (!bk_parse_vec3(bspkit_entity_value(ents, e, "angles"), a)) {
         const char *yaw = allow_angle ? bspkit_entity_value(ents, e, "angle") : NULL;
         a[0] = a[1] = a[2] = 0;
         if (yaw) {
@@ -643,7 +626,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
             /* Brush models are stored relative to their entity's origin. Only
              * Source rotates them by "angles": in Quake and GoldSrc a brush
              * entity's angle is its move direction. */
-            if (!parse3(bspkit_entity_value(ents, (size_t)n.entity, "origin"), n.translation))
+            if (!bk_parse_vec3(bspkit_entity_value(ents, (size_t)n.entity, "origin"), n.translation))
                 memset(n.translation, 0, sizeof n.translation);
             if (source)
                 entity_rotation(ents, (size_t)n.entity, false, n.rotation);
@@ -659,7 +642,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
         n.entity = (int64_t)e;
         if (!(n.name = node_name(ents, n.entity, -1)))
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-        if (!parse3(bspkit_entity_value(ents, e, "origin"), n.translation))
+        if (!bk_parse_vec3(bspkit_entity_value(ents, e, "origin"), n.translation))
             memset(n.translation, 0, sizeof n.translation);
         entity_rotation(ents, e, true, n.rotation);
         if ((r = add_node(m, &cap, &n, err)) != BSPKIT_OK)
