@@ -76,6 +76,10 @@ typedef struct dctx {
     size_t npieces, cap_pieces;
     bk_region store;
     size_t store_limit;
+    /* Per stored face: the map face it takes its texture from (side_face),
+     * -1 none, -2 not looked up yet; filled on first use by merging or writing. */
+    int64_t *side_faces;
+    size_t cap_side_faces, nside_faces;
 
     size_t out_limit;
 } dctx;
@@ -587,11 +591,34 @@ static bool same_plane(const bk_rface *a, const bk_rface *b)
     return dv_dot(a->pl.n, b->pl.n) > 1 - 1e-9 && fabs(a->pl.d - b->pl.d) < 1e-6;
 }
 
-/* Texture of the face a side would take, or -1 (none, or out of memory in
- * `*nomem`). */
-static int64_t side_texture(dctx *c, const bspkit_model *m, const bk_rface *f, bool *nomem)
+/* side_face() of stored face `index`, looked up once: merging asks for a
+ * side's texture on every candidate union, and writing asks again. */
+static int64_t stored_side_face(dctx *c, const bspkit_model *m, size_t index, bool *nomem)
 {
-    int64_t face = side_face(c, m, f, c->store.points + f->first, nomem);
+    if (index >= c->nside_faces) {
+        if (!bk_grow((void **)&c->side_faces, &c->cap_side_faces, c->store.nfaces, sizeof *c->side_faces)) {
+            *nomem = true;
+            return -1;
+        }
+        for (size_t i = c->nside_faces; i < c->store.nfaces; i++)
+            c->side_faces[i] = -2;
+        c->nside_faces = c->store.nfaces;
+    }
+    if (c->side_faces[index] == -2) {
+        const bk_rface *f = &c->store.faces[index];
+        int64_t face = side_face(c, m, f, c->store.points + f->first, nomem);
+        if (*nomem)
+            return -1;
+        c->side_faces[index] = face;
+    }
+    return c->side_faces[index];
+}
+
+/* Texture of the face stored face `index` would take, or -1 (none, or out of
+ * memory in `*nomem`). */
+static int64_t side_texture(dctx *c, const bspkit_model *m, size_t index, bool *nomem)
+{
+    int64_t face = stored_side_face(c, m, index, nomem);
     return face < 0 ? -1 : face_miptex(c, (size_t)face);
 }
 
@@ -608,7 +635,7 @@ static bool textures_agree(dctx *c, const bspkit_model *m, const piece *a, int64
             const bk_rface *sb = &c->store.faces[b->first + j];
             if (b->first + j == fb || !same_plane(sa, sb))
                 continue;
-            int64_t ta = side_texture(c, m, sa, nomem), tb = side_texture(c, m, sb, nomem);
+            int64_t ta = side_texture(c, m, a->first + i, nomem), tb = side_texture(c, m, b->first + j, nomem);
             if (*nomem || (ta >= 0 && tb >= 0 && ta != tb))
                 return false;
         }
@@ -893,7 +920,7 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
             const bk_rface *face = &c->store.faces[p->first + f];
             const bk_dvec *pts = c->store.points + face->first;
             bool oom = false;
-            int64_t fi = side_face(c, m, face, pts, &oom);
+            int64_t fi = stored_side_face(c, m, p->first + f, &oom);
             if (oom)
                 return nomem(c);
             const char *name = own;
@@ -933,6 +960,7 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
 {
     c->npieces = 0;
     c->store.nfaces = c->store.npoints = 0;
+    c->nside_faces = 0;
     bspkit_result r = walk_model(c, mi);
     if (r != BSPKIT_OK)
         return r;
@@ -1092,6 +1120,7 @@ bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_option
 done:
     bk_region_ctx_free(&c.rc);
     bk_region_free(&c.store);
+    free(c.side_faces);
     free(c.pieces);
     free(c.visited);
     free(c.built);
