@@ -20,4 +20,16 @@ static inline int64_t bk_surfedge_vertex(int64_t se, const bspkit_edge *edges, s
     return v < vertex_count ? (int64_t)v : BK_SURFEDGE_BAD_VERTEX;
 }
 
+/* Faces may share surfedge ranges (a crafted file can point every face at
+ * the whole lump), so per-face work summed over a map's faces can far exceed
+ * its bytes. Readers that build something per face corner refuse when the
+ * corners exceed BK_FACE_EDGE_FACTOR x the surfedge count + BK_FACE_EDGE_SLACK. */
+#define BK_FACE_EDGE_FACTOR 4u
+#define BK_FACE_EDGE_SLACK 65536u
+
+static inline uint64_t bk_face_edge_limit(uint64_t surfedge_count)
+{
+    return (uint64_t)BK_FACE_EDGE_FACTOR * surfedge_count + BK_FACE_EDGE_SLACK;
+}
+
 #endif

@@ -173,10 +173,10 @@ static bspkit_result load_faces(dctx *c)
         if (edges_in_range(face, nsurfedges))
             total_points += (uint64_t)face->num_edges;
     }
-    if (total_points > 4 * (uint64_t)nsurfedges + 65536)
+    if (total_points > bk_face_edge_limit(nsurfedges))
         return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_FACES, -1, -1,
-                       "decompile: faces use %" PRIu64 " edges in all, more than 4 x %zu surfedges + 65536",
-                       total_points, nsurfedges);
+                       "decompile: faces use %" PRIu64 " edges in all, more than %u x %zu surfedges + %u",
+                       total_points, BK_FACE_EDGE_FACTOR, nsurfedges, BK_FACE_EDGE_SLACK);
     c->mfaces = calloc(c->nfaces ? c->nfaces : 1, sizeof *c->mfaces);
     c->fpoints = malloc((total_points ? (size_t)total_points : 1) * sizeof *c->fpoints);
     c->plane_start = calloc(c->nplanes + 2, sizeof *c->plane_start);

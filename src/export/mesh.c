@@ -684,7 +684,7 @@ static bspkit_result build_nodes(builder *b, const bspkit_entities *ents, const 
 /* ---- output bound ------------------------------------------------------- */
 
 /* Sums what the models' faces ask for before any of it is built (see
- * BK_XMESH_EDGE_FACTOR). Ranges that are out of bounds are left to the
+ * bk_face_edge_limit). Ranges that are out of bounds are left to the
  * builder, which reports them. */
 static bspkit_result check_output_bound(builder *b, const bspkit_model *models, size_t nmodels, bspkit_error *err)
 {
@@ -705,25 +705,25 @@ static bspkit_result check_output_bound(builder *b, const bspkit_model *models, 
             }
         }
     }
-    uint64_t edge_limit = (uint64_t)BK_XMESH_EDGE_FACTOR * b->surfedge_count + BK_XMESH_EDGE_SLACK;
+    uint64_t edge_limit = bk_face_edge_limit(b->surfedge_count);
     if (corners > edge_limit)
         return bk_fail(err, BSPKIT_ERR_LIMIT, b->face_lump, bk_file_offset(b->map, b->face_lump, 0), 0,
                        "%s: the exported faces have %llu edges in all, more than %u x the %zu surfedges + %u "
                        "(faces share surfedge ranges)",
-                       bk_lump_name(b->map, b->face_lump), (unsigned long long)corners, BK_XMESH_EDGE_FACTOR,
-                       b->surfedge_count, BK_XMESH_EDGE_SLACK);
-    if (disp_verts > BK_XMESH_EDGE_SLACK) {
+                       bk_lump_name(b->map, b->face_lump), (unsigned long long)corners, BK_FACE_EDGE_FACTOR,
+                       b->surfedge_count, BK_FACE_EDGE_SLACK);
+    if (disp_verts > BK_FACE_EDGE_SLACK) {
         const bspkit_disp_vert *dv;
         size_t ndv;
         bspkit_result r = bspkit_get_disp_verts(b->map, &dv, &ndv, err);
         if (r != BSPKIT_OK)
             return r;
-        if (disp_verts > (uint64_t)BK_XMESH_EDGE_FACTOR * ndv + BK_XMESH_EDGE_SLACK)
+        if (disp_verts > bk_face_edge_limit(ndv))
             return bk_fail(err, BSPKIT_ERR_LIMIT, b->face_lump, bk_file_offset(b->map, b->face_lump, 0), 0,
                            "%s: the exported displacement faces have %llu vertices in all, more than %u x the "
                            "%zu DISP_VERTS + %u (faces share displacements)",
                            bk_lump_name(b->map, b->face_lump), (unsigned long long)disp_verts,
-                           BK_XMESH_EDGE_FACTOR, ndv, BK_XMESH_EDGE_SLACK);
+                           BK_FACE_EDGE_FACTOR, ndv, BK_FACE_EDGE_SLACK);
     }
     return BSPKIT_OK;
 }

@@ -99,10 +99,8 @@ typedef struct bk_xmesh_options {
 /* Output bound: faces may share surfedge ranges and models face ranges, so
  * the vertices a map asks for can be far more than its bytes. The builder
  * refuses (BSPKIT_ERR_LIMIT naming FACES) when the corners of the exported
- * polygons exceed BK_XMESH_EDGE_FACTOR x the surfedge count + BK_XMESH_EDGE_SLACK,
- * or the displacement vertices exceed the same multiple of DISP_VERTS. */
-#define BK_XMESH_EDGE_FACTOR 4u
-#define BK_XMESH_EDGE_SLACK 65536u
+ * polygons exceed bk_face_edge_limit() of the surfedge count (core/surfedge.h),
+ * or the displacement vertices exceed the same bound of DISP_VERTS. */
 
 /* Build meshes and nodes; with opts->atlas, `map` must be the map the atlas
  * was built from. The result owns its memory (bk_xmesh_free). */
