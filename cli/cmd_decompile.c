@@ -86,6 +86,7 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                 {"overlays", s->overlays},
                 {"cubemaps", s->cubemaps},
                 {"leaves", s->leaves},
+                {"texture_splits", s->texture_splits},
                 {"bytes_written", s->bytes_written}};
     if (!json) {
         printf("%s -> %s: %zu %s (%zu world, %zu detail, %zu in entities), %zu %s (%zu with tool materials), "
@@ -97,8 +98,10 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                cli_plural(s->props, "prop", "props"), s->overlays, cli_plural(s->overlays, "overlay", "overlays"),
                s->cubemaps, cli_plural(s->cubemaps, "cubemap", "cubemaps"), s->bytes_written);
         if (s->leaves)
-            printf("  %zu convex %s from BSP leaves, %zu %s after merging\n", s->leaves,
-                   cli_plural(s->leaves, "piece", "pieces"), s->brushes, cli_plural(s->brushes, "brush", "brushes"));
+            printf("  %zu BSP %s, cut %zu %s between textures, %zu %s after merging\n", s->leaves,
+                   cli_plural(s->leaves, "leaf", "leaves"), s->texture_splits,
+                   cli_plural(s->texture_splits, "time", "times"), s->brushes,
+                   cli_plural(s->brushes, "brush", "brushes"));
         if (unpacked)
             printf("  %zu pakfile %s extracted\n", extracted, cli_plural(extracted, "entry", "entries"));
         return cli_finish_output() == 0 ? CLI_EXIT_OK : CLI_EXIT_UNREADABLE;

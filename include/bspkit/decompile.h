@@ -76,6 +76,7 @@ typedef struct bspkit_decompile_stats {
     size_t overlays;       /**< info_overlay entities */
     size_t cubemaps;       /**< env_cubemap entities */
     size_t leaves;         /**< Quake/GoldSrc: BSP leaves turned into brushes before merging */
+    size_t texture_splits; /**< Quake/GoldSrc: cuts through a leaf between two textures on one of its sides */
     size_t bytes_written;
 } bspkit_decompile_stats;
 

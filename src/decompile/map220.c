@@ -31,6 +31,19 @@
 #define WORK_PER_RECORD 20000u
 #define WORK_BASE 50000000u
 #define MERGE_PASSES 8
+/* The plane index of a region face that cuts a leaf between two textures:
+ * it lies inside the solid, so no face of the map is on it (-1 is a face of
+ * the model's bounding box). */
+#define SPLIT_PLANE (-2)
+/* A cut between textures takes the index of a map plane within these of it. */
+#define SAME_PLANE_NORMAL 1e-9
+#define SAME_PLANE_DIST 1e-4
+/* Planes looked at per distance when matching (the corpus needs 16 at most). */
+#define MATCH_WINDOW 64
+/* How often one leaf may be cut between textures, nested. */
+#define MAX_SPLIT_DEPTH 12
+/* Faces covering less of a side than this do not make it cut. */
+#define SPLIT_MIN_AREA 0.5
 
 typedef struct piece {
     int32_t contents;
@@ -40,9 +53,22 @@ typedef struct piece {
     bk_dvec lo, hi;
 } piece;
 
+typedef struct plane_ref {
+    double d;
+    uint32_t plane;
+} plane_ref;
+
+/* A face of the map found on a region's side, with the area it covers there. */
+typedef struct cand {
+    uint32_t face;
+    double area;
+} cand;
+
 /* A face of the map with its polygon, for texturing the sides lying on it. */
 typedef struct mface {
     uint32_t first, count; /* range in fpoints */
+    uint32_t plane;        /* canonical plane index */
+    uint8_t side;          /* 1: facing against the canonical plane's normal */
     bk_dvec lo, hi;
 } mface;
 
@@ -70,6 +96,12 @@ typedef struct dctx {
     mface *mfaces;
     bk_dvec *fpoints;
     uint32_t *plane_start, *face_order;
+    /* The map's planes sorted by distance, for naming cuts between textures. */
+    plane_ref *planes_by_dist;
+    size_t nplanes_by_dist;
+    /* Per map plane: the index and orientation regions and faces use for it. */
+    uint32_t *canon;
+    uint8_t *canon_flip;
 
     /* Pieces of the model being built; their faces and points. */
     piece *pieces;
@@ -80,6 +112,14 @@ typedef struct dctx {
      * -1 none, -2 not looked up yet; filled on first use by merging or writing. */
     int64_t *side_faces;
     size_t cap_side_faces, nside_faces;
+    /* The face of each side of the region texture_split last looked at. */
+    int64_t *region_faces;
+    size_t cap_region_faces;
+    /* Faces found on one side (side_candidates). */
+    cand *cands;
+    size_t ncands, cap_cands;
+    /* Leaves and texture cuts of the model being built. */
+    size_t nleaves, texture_splits;
 
     size_t out_limit;
 } dctx;
@@ -153,6 +193,97 @@ static bool edges_in_range(const bspkit_face *face, size_t nsurfedges)
            (uint64_t)face->num_edges <= nsurfedges - (uint64_t)face->first_edge;
 }
 
+static int plane_ref_cmp(const void *pa, const void *pb)
+{
+    const plane_ref *a = pa, *b = pb;
+    if (a->d != b->d)
+        return a->d < b->d ? -1 : 1;
+    return a->plane < b->plane ? -1 : a->plane > b->plane;
+}
+
+static bspkit_result load_planes_by_dist(dctx *c)
+{
+    c->planes_by_dist = malloc((c->nplanes ? c->nplanes : 1) * sizeof *c->planes_by_dist);
+    if (!c->planes_by_dist)
+        return nomem(c);
+    size_t n = 0;
+    for (size_t p = 0; p < c->nplanes; p++)
+        if (isfinite(c->planes[p].dist))
+            c->planes_by_dist[n++] = (plane_ref){c->planes[p].dist, (uint32_t)p};
+    c->nplanes_by_dist = n;
+    qsort(c->planes_by_dist, n, sizeof *c->planes_by_dist, plane_ref_cmp);
+    return BSPKIT_OK;
+}
+
+/* The lowest index of a map plane equal to `pl` (unit normal), with *flip
+ * set when its normal points the other way; -1 when the map has none. */
+static int32_t match_plane(const dctx *c, const bk_dplane *pl, uint8_t *flip)
+{
+    int32_t best = -1;
+    for (int k = 0; k < 2; k++) {
+        double sign = k ? -1.0 : 1.0, d = sign * pl->d;
+        size_t lo = 0, hi = c->nplanes_by_dist;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (c->planes_by_dist[mid].d < d - SAME_PLANE_DIST)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* Real maps have at most a few dozen planes this close in distance;
+         * a crafted file with thousands gets no more looked at. */
+        size_t end = lo + MATCH_WINDOW < c->nplanes_by_dist ? lo + MATCH_WINDOW : c->nplanes_by_dist;
+        for (size_t i = lo; i < end && c->planes_by_dist[i].d <= d + SAME_PLANE_DIST; i++) {
+            uint32_t q = c->planes_by_dist[i].plane;
+            const bspkit_plane *mp = &c->planes[q];
+            bk_dvec n = {mp->normal.x, mp->normal.y, mp->normal.z};
+            if (sign * dv_dot(n, pl->n) > 1 - SAME_PLANE_NORMAL && (best < 0 || q < (uint32_t)best)) {
+                best = (int32_t)q;
+                *flip = (uint8_t)k;
+            }
+        }
+    }
+    return best;
+}
+
+/* The canonical index of a map plane equal to `pl` (see load_canonical_planes), or -1. */
+static int32_t find_map_plane(const dctx *c, const bk_dplane *pl, uint8_t *flip)
+{
+    int32_t q = match_plane(c, pl, flip);
+    if (q < 0)
+        return -1;
+    *flip ^= c->canon_flip[q];
+    return (int32_t)c->canon[q];
+}
+
+/* Maps store one plane under several indices: GoldSrc keeps each plane
+ * beside its negation, faces and nodes may name either, and compilers
+ * leave duplicates. Regions and faces use one index per geometric plane
+ * (the lowest), so a side finds the faces on it whichever index they name
+ * and pieces on both sides of a plane meet for merging. */
+static bspkit_result load_canonical_planes(dctx *c)
+{
+    bspkit_result r = load_planes_by_dist(c);
+    if (r != BSPKIT_OK)
+        return r;
+    c->canon = malloc((c->nplanes ? c->nplanes : 1) * sizeof *c->canon);
+    c->canon_flip = calloc(c->nplanes ? c->nplanes : 1, 1);
+    if (!c->canon || !c->canon_flip)
+        return nomem(c);
+    for (size_t p = 0; p < c->nplanes; p++) {
+        const bspkit_plane *mp = &c->planes[p];
+        bk_dplane pl = {{mp->normal.x, mp->normal.y, mp->normal.z}, mp->dist};
+        uint8_t flip = 0;
+        int32_t q = match_plane(c, &pl, &flip);
+        c->canon[p] = (uint32_t)p;
+        if (q >= 0 && (size_t)q < p) {
+            c->canon[p] = c->canon[q];
+            c->canon_flip[p] = flip ^ c->canon_flip[q];
+        }
+    }
+    return BSPKIT_OK;
+}
+
 static bspkit_result load_faces(dctx *c)
 {
     bspkit_result r;
@@ -205,16 +336,18 @@ static bspkit_result load_faces(dctx *c)
             m->hi = (bk_dvec){fmax(m->hi.x, p.x), fmax(m->hi.y, p.y), fmax(m->hi.z, p.z)};
         }
         m->count = (uint32_t)n;
+        m->plane = c->canon[face->plane];
+        m->side = (uint8_t)((face->side != 0) ^ c->canon_flip[face->plane]);
         used += n;
         if (n)
-            c->plane_start[face->plane + 2]++;
+            c->plane_start[m->plane + 2]++;
     }
     /* Counting sort of the usable faces by plane. */
     for (size_t p = 0; p < c->nplanes; p++)
         c->plane_start[p + 2] += c->plane_start[p + 1];
     for (size_t f = 0; f < c->nfaces; f++)
         if (c->mfaces[f].count)
-            c->face_order[c->plane_start[c->faces[f].plane + 1]++] = (uint32_t)f;
+            c->face_order[c->plane_start[c->mfaces[f].plane + 1]++] = (uint32_t)f;
     return BSPKIT_OK;
 }
 
@@ -257,41 +390,50 @@ static double face_overlap(dctx *c, uint32_t fi, const bk_rface *f, const bk_dve
     return overlap_area(c, c->fpoints + mf->first, mf->count, pts, f->count, f->pl.n);
 }
 
-/* The face of model `m` lying on side `f` of a region and facing out of it
- * with the largest overlap, or -1. Sides cut by the map's planes look among
- * that plane's faces; sides of the model's bounding box have no plane index
- * and look for faces on a coplanar plane (a model whose faces lie on its
- * bounds, like a lone crate, has them only there). */
-static int64_t side_face(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts, bool *nomem_out)
+/* Adds face `fi` to the side's candidates when it overlaps the side; false when out of memory. */
+static bool add_candidate(dctx *c, uint32_t fi, const bk_rface *f, const bk_dvec *pts, bk_dvec lo, bk_dvec hi)
 {
+    double area = face_overlap(c, fi, f, pts, lo, hi);
+    if (area < 0)
+        return false;
+    if (area <= BK_REGION_AREA_EPS)
+        return true;
+    if (!bk_grow((void **)&c->cands, &c->cap_cands, c->ncands + 1, sizeof *c->cands))
+        return false;
+    c->cands[c->ncands++] = (cand){fi, area};
+    return true;
+}
+
+/* Collects in c->cands the faces of model `m` lying on side `f` of a region
+ * (polygon `pts`) and facing out of it, each with the area it covers there.
+ * Sides cut by the map's planes look among that plane's faces; sides of the
+ * model's bounding box have no plane index and look for faces on a coplanar
+ * plane (a model whose faces lie on its bounds, like a lone crate, has them
+ * only there), and so do cuts between textures on no plane of the map: once
+ * merged, such a side can reach past the leaf it cut. False when out of
+ * memory. */
+static bool side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts)
+{
+    c->ncands = 0;
     if (f->plane >= 0 && (size_t)f->plane >= c->nplanes)
-        return -1;
+        return true;
     bk_dvec lo = pts[0], hi = pts[0];
     for (size_t i = 1; i < f->count; i++) {
         lo = (bk_dvec){fmin(lo.x, pts[i].x), fmin(lo.y, pts[i].y), fmin(lo.z, pts[i].z)};
         hi = (bk_dvec){fmax(hi.x, pts[i].x), fmax(hi.y, pts[i].y), fmax(hi.z, pts[i].z)};
     }
-    int64_t best = -1;
-    double best_area = BK_REGION_AREA_EPS;
     uint64_t first = (uint64_t)(int64_t)m->first_face, last = first + (uint64_t)(int64_t)m->num_faces;
     if (last > c->nfaces)
         last = c->nfaces;
     if (f->plane >= 0) {
         for (uint32_t k = c->plane_start[f->plane]; k < c->plane_start[f->plane + 1]; k++) {
             uint32_t fi = c->face_order[k];
-            if (fi < first || fi >= last || (c->faces[fi].side != 0) != (f->flip != 0))
+            if (fi < first || fi >= last || c->mfaces[fi].side != (f->flip != 0))
                 continue;
-            double area = face_overlap(c, fi, f, pts, lo, hi);
-            if (area < 0) {
-                *nomem_out = true;
-                return -1;
-            }
-            if (area > best_area) {
-                best_area = area;
-                best = fi;
-            }
+            if (!add_candidate(c, fi, f, pts, lo, hi))
+                return false;
         }
-        return best;
+        return true;
     }
     c->rc.work += last > first ? last - first : 0;
     for (uint64_t fi = first; fi < last; fi++) {
@@ -303,20 +445,47 @@ static int64_t side_face(dctx *c, const bspkit_model *m, const bk_rface *f, cons
         bk_dvec n = {sign * pl->normal.x, sign * pl->normal.y, sign * pl->normal.z};
         if (dv_dot(n, f->pl.n) < 0.9999 || fabs(sign * pl->dist - f->pl.d) > 0.01)
             continue;
-        double area = face_overlap(c, (uint32_t)fi, f, pts, lo, hi);
-        if (area < 0) {
-            *nomem_out = true;
-            return -1;
-        }
-        if (area > best_area) {
-            best_area = area;
-            best = (int64_t)fi;
-        }
+        if (!add_candidate(c, (uint32_t)fi, f, pts, lo, hi))
+            return false;
     }
+    return true;
+}
+
+/* Index in c->cands of the candidate covering the most area, or -1 when there is none. */
+static int64_t largest_candidate(const dctx *c)
+{
+    int64_t best = -1;
+    for (size_t i = 0; i < c->ncands; i++)
+        if (best < 0 || c->cands[i].area > c->cands[best].area)
+            best = (int64_t)i;
     return best;
 }
 
+/* The face of model `m` on side `f` that covers most of it (see
+ * side_candidates), or -1. */
+static int64_t side_face(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts, bool *nomem_out)
+{
+    if (!side_candidates(c, m, f, pts)) {
+        *nomem_out = true;
+        return -1;
+    }
+    int64_t best = largest_candidate(c);
+    return best < 0 ? -1 : (int64_t)c->cands[best].face;
+}
+
 /* ---- building the pieces of one model -------------------------------------- */
+
+/* Makes side_faces cover every stored face, marking new ones not looked up
+ * (-2); false when out of memory. */
+static bool cover_side_faces(dctx *c)
+{
+    if (!bk_grow((void **)&c->side_faces, &c->cap_side_faces, c->store.nfaces, sizeof *c->side_faces))
+        return false;
+    for (size_t i = c->nside_faces; i < c->store.nfaces; i++)
+        c->side_faces[i] = -2;
+    c->nside_faces = c->store.nfaces;
+    return true;
+}
 
 static bool store_piece(dctx *c, const bk_region *r, piece *p)
 {
@@ -400,6 +569,131 @@ static bspkit_result add_piece(dctx *c, const bk_region *r, const bspkit_leaf *l
     return BSPKIT_OK;
 }
 
+/* A plane through edge `e` of polygon p[0..n) (lying on a side with normal
+ * `sn`) and perpendicular to that side, with the polygon behind it and every
+ * point of polygon o[0..on) on it or in front: a line on the side that
+ * separates the two polygons. False when that edge gives none. */
+static bool edge_separator(const bk_dvec *p, size_t n, const bk_dvec *o, size_t on, bk_dvec sn, size_t e,
+                           bk_dplane *out)
+{
+    bk_dvec a = p[e], b = p[(e + 1) % n];
+    bk_dplane pl = {dv_normalize(dv_cross(dv_sub(b, a), sn)), 0};
+    if (pl.n.x == 0 && pl.n.y == 0 && pl.n.z == 0)
+        return false;
+    pl.d = dv_dot(pl.n, a);
+    bk_dvec centre = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        centre = dv_add(centre, p[i]);
+    double s = dv_dot(pl.n, dv_scale(centre, 1.0 / (double)n)) - pl.d;
+    if (fabs(s) < BK_REGION_ON_EPS)
+        return false;
+    if (s > 0)
+        pl = (bk_dplane){dv_scale(pl.n, -1), -pl.d};
+    for (size_t i = 0; i < on; i++)
+        if (dv_dot(pl.n, o[i]) - pl.d < -BK_REGION_ON_EPS)
+            return false;
+    *out = pl;
+    return true;
+}
+
+/* Cuts region `r` in two along `pl` into `back` and `front`; *cut tells
+ * whether both parts are proper. False when out of memory. */
+static bool split_region(dctx *c, const bk_region *r, const bk_dplane *pl, bk_region *back, bk_region *front,
+                         bool *cut)
+{
+    bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
+    bk_cut bc, fc;
+    uint8_t flip = 0;
+    int32_t plane = find_map_plane(c, pl, &flip);
+    if (plane < 0)
+        plane = SPLIT_PLANE;
+    if (!bk_region_cut(&c->rc, r, pl, plane, flip, back, &bc) ||
+        !bk_region_cut(&c->rc, r, &neg, plane, (uint8_t)!flip, front, &fc))
+        return false;
+    *cut = bc == BK_CUT_PART && fc == BK_CUT_PART;
+    return true;
+}
+
+/* One brush side shows one texture, but a leaf's side can span faces of
+ * several (two abutting brushes with different textures on a common plane
+ * leave no node between them). Looks for a side with two faces of different
+ * textures and cuts `r` between them, perpendicular to that side, along an
+ * edge of one face that has the other wholly on its far side; the parts go
+ * to `back` and `front` and *found is set. False when out of memory. */
+static bool texture_split(dctx *c, const bspkit_model *m, const bk_region *r, bk_region *back, bk_region *front,
+                          bool *found)
+{
+    *found = false;
+    if (!bk_grow((void **)&c->region_faces, &c->cap_region_faces, r->nfaces, sizeof *c->region_faces))
+        return false;
+    for (size_t fi = 0; fi < r->nfaces; fi++) {
+        const bk_rface *f = &r->faces[fi];
+        if (!side_candidates(c, m, f, r->points + f->first))
+            return false;
+        int64_t ia = largest_candidate(c);
+        c->region_faces[fi] = ia < 0 ? -1 : (int64_t)c->cands[ia].face;
+        if (c->ncands < 2 || c->cands[ia].area < SPLIT_MIN_AREA)
+            continue;
+        uint32_t fa = c->cands[ia].face;
+        int64_t ta = face_miptex(c, fa);
+        for (size_t j = 0; j < c->ncands; j++) {
+            uint32_t fb = c->cands[j].face;
+            int64_t tb = face_miptex(c, fb);
+            if (tb == ta || ta < 0 || tb < 0 || c->cands[j].area < SPLIT_MIN_AREA)
+                continue;
+            /* Two convex polygons that do not overlap are separated by a line along an edge of one of them. */
+            for (int k = 0; k < 2; k++) {
+                const mface *mp = &c->mfaces[k ? fb : fa], *mo = &c->mfaces[k ? fa : fb];
+                const bk_dvec *pp = c->fpoints + mp->first, *op = c->fpoints + mo->first;
+                for (size_t e = 0; e < mp->count; e++) {
+                    bk_dplane pl;
+                    c->rc.work += mo->count;
+                    if (!edge_separator(pp, mp->count, op, mo->count, f->pl.n, e, &pl))
+                        continue;
+                    c->rc.work += r->npoints;
+                    if (!split_region(c, r, &pl, back, front, found))
+                        return false;
+                    if (*found)
+                        return true;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Adds the pieces of a leaf's region: solid leaves are first cut so that
+ * each side shows one texture (texture_split), as far as MAX_SPLIT_DEPTH
+ * nested cuts and the work limit allow. */
+static bspkit_result add_leaf(dctx *c, const bspkit_model *m, const bk_region *r, const bspkit_leaf *leaf,
+                              unsigned depth)
+{
+    if (leaf->contents != BSPKIT_Q_CONTENTS_SOLID || depth >= MAX_SPLIT_DEPTH || c->rc.work > c->work_limit)
+        return add_piece(c, r, leaf);
+    bk_region back = {0}, front = {0};
+    bool found;
+    bspkit_result res;
+    if (!texture_split(c, m, r, &back, &front, &found))
+        res = nomem(c);
+    else if (!found) {
+        /* Every side's face is known now: keep them for merging and writing. */
+        res = add_piece(c, r, leaf);
+        if (res == BSPKIT_OK && !cover_side_faces(c))
+            res = nomem(c);
+        if (res == BSPKIT_OK)
+            memcpy(c->side_faces + c->pieces[c->npieces - 1].first, c->region_faces,
+                   r->nfaces * sizeof *c->side_faces);
+    } else {
+        c->texture_splits++;
+        res = add_leaf(c, m, &back, leaf, depth + 1);
+        if (res == BSPKIT_OK)
+            res = add_leaf(c, m, &front, leaf, depth + 1);
+    }
+    bk_region_free(&back);
+    bk_region_free(&front);
+    return res;
+}
+
 /* The box a model's pieces are cut from: its stored bounds grown to cover
  * its faces. qbsp stores bounds shrunk by one unit (mins + 1, maxs - 1), so
  * a model whose faces lie on its outside (a lone crate) would otherwise lose
@@ -462,8 +756,10 @@ static bspkit_result walk_model(dctx *c, size_t mi)
                             c->nleafs);
                 goto done;
             }
-            if (wanted(c->leafs[leaf].contents))
-                r = add_piece(c, &f.region, &c->leafs[leaf]);
+            if (wanted(c->leafs[leaf].contents)) {
+                c->nleaves++;
+                r = add_leaf(c, m, &f.region, &c->leafs[leaf], 0);
+            }
             bk_region_free(&f.region);
             if (r != BSPKIT_OK)
                 goto done;
@@ -497,9 +793,11 @@ static bspkit_result walk_model(dctx *c, size_t mi)
         }
         bk_dplane neg = {dv_scale(pl.n, -1), -pl.d};
         bk_cut bc, fc;
-        int32_t plane = c->nodes[node].plane;
-        if (!bk_region_cut(&c->rc, &f.region, &pl, plane, 0, &back, &bc) ||
-            !bk_region_cut(&c->rc, &f.region, &neg, plane, 1, &front, &fc)) {
+        int32_t np = c->nodes[node].plane; /* checked by node_plane */
+        int32_t plane = (int32_t)c->canon[np];
+        uint8_t flip = c->canon_flip[np];
+        if (!bk_region_cut(&c->rc, &f.region, &pl, plane, flip, &back, &bc) ||
+            !bk_region_cut(&c->rc, &f.region, &neg, plane, (uint8_t)!flip, &front, &fc)) {
             bk_region_free(&f.region);
             r = nomem(c);
             goto done;
@@ -595,14 +893,9 @@ static bool same_plane(const bk_rface *a, const bk_rface *b)
  * side's texture on every candidate union, and writing asks again. */
 static int64_t stored_side_face(dctx *c, const bspkit_model *m, size_t index, bool *nomem)
 {
-    if (index >= c->nside_faces) {
-        if (!bk_grow((void **)&c->side_faces, &c->cap_side_faces, c->store.nfaces, sizeof *c->side_faces)) {
-            *nomem = true;
-            return -1;
-        }
-        for (size_t i = c->nside_faces; i < c->store.nfaces; i++)
-            c->side_faces[i] = -2;
-        c->nside_faces = c->store.nfaces;
+    if (index >= c->nside_faces && !cover_side_faces(c)) {
+        *nomem = true;
+        return -1;
     }
     if (c->side_faces[index] == -2) {
         const bk_rface *f = &c->store.faces[index];
@@ -671,7 +964,7 @@ static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_
             if (p->first + f == skip)
                 continue;
             const bk_rface face = c->store.faces[p->first + f];
-            if (face.plane < 0)
+            if (face.plane == -1)
                 continue; /* the box is where the union starts from */
             bool dup = false;
             for (uint32_t g = 0; k && g < a->nfaces && !dup; g++)
@@ -961,10 +1254,12 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
     c->npieces = 0;
     c->store.nfaces = c->store.npoints = 0;
     c->nside_faces = 0;
+    c->nleaves = c->texture_splits = 0;
     bspkit_result r = walk_model(c, mi);
     if (r != BSPKIT_OK)
         return r;
-    st->leaves += c->npieces;
+    st->leaves += c->nleaves;
+    st->texture_splits += c->texture_splits;
     if (!opts->no_merge && (r = merge_pieces(c, &c->models[mi])) != BSPKIT_OK)
         return r;
     return write_pieces(c, &c->models[mi], shift, t, st, mi == 0);
@@ -1085,6 +1380,8 @@ static bspkit_result load(dctx *c)
     c->work_limit = WORK_BASE + (uint64_t)WORK_PER_RECORD * (c->nnodes + c->nleafs);
     c->store_limit = file_size + (1u << 20);
     c->out_limit = 64 * file_size + (1u << 20);
+    if ((r = load_canonical_planes(c)) != BSPKIT_OK)
+        return r;
     return load_faces(c);
 }
 
@@ -1121,6 +1418,11 @@ done:
     bk_region_ctx_free(&c.rc);
     bk_region_free(&c.store);
     free(c.side_faces);
+    free(c.cands);
+    free(c.region_faces);
+    free(c.planes_by_dist);
+    free(c.canon);
+    free(c.canon_flip);
     free(c.pieces);
     free(c.visited);
     free(c.built);

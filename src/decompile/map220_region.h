@@ -18,7 +18,7 @@
 
 typedef struct bk_rface {
     bk_dplane pl;         /* unit outward normal */
-    int32_t plane;        /* the map's plane index, or -1 for a face of the bounding box */
+    int32_t plane;        /* the map's plane index; -1 for a face of the bounding box, other negative values are the caller's */
     uint8_t flip;         /* 1: the outward normal is the map plane's normal negated */
     uint32_t first, count; /* polygon: points[first .. first + count), counter-clockwise seen from outside */
 } bk_rface;

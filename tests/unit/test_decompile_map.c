@@ -211,10 +211,10 @@ static bspkit_node node(int32_t plane, int32_t front, int32_t back)
 
 #define LEAF(i) (-(i) - 1)
 
-/* A GoldSrc map from planes, nodes, leaf contents, models and entity text. */
-static bspkit_map *build(bspkit_family family, const bspkit_plane *planes, size_t np, const bspkit_node *nodes,
-                         size_t nn, const int32_t *contents, size_t nl, const bspkit_model *models, size_t nm,
-                         const char *ents)
+/* A builder holding planes, nodes, leaves of the given contents, models and entity text. */
+static bspkit_builder *begin(bspkit_family family, const bspkit_plane *planes, size_t np, const bspkit_node *nodes,
+                             size_t nn, const int32_t *contents, size_t nl, const bspkit_model *models, size_t nm,
+                             const char *ents)
 {
     bspkit_builder *b;
     CHECK(bspkit_builder_new(family, family == BSPKIT_FAMILY_GOLDSRC ? 30 : 29, &b, ERR));
@@ -231,11 +231,24 @@ static bspkit_map *build(bspkit_family family, const bspkit_plane *planes, size_
     CHECK(bspkit_builder_set_leafs(b, leafs, nl, ERR));
     CHECK(bspkit_builder_set_models(b, models, nm, ERR));
     CHECK(bspkit_builder_set_entities(b, ents, strlen(ents), ERR));
+    return b;
+}
+
+static bspkit_map *finish(bspkit_builder *b)
+{
     uint8_t *buf;
     size_t size;
     CHECK(bspkit_builder_write(b, NULL, &buf, &size, ERR));
     bspkit_builder_free(b);
     return open_owned(buf, size);
+}
+
+/* A map from planes, nodes, leaf contents, models and entity text. */
+static bspkit_map *build(bspkit_family family, const bspkit_plane *planes, size_t np, const bspkit_node *nodes,
+                         size_t nn, const int32_t *contents, size_t nl, const bspkit_model *models, size_t nm,
+                         const char *ents)
+{
+    return finish(begin(family, planes, np, nodes, nn, contents, nl, models, nm, ents));
 }
 
 static bspkit_model box_model(int32_t head, float lo, float hi, float zlo, float zhi)
@@ -334,6 +347,111 @@ static void test_unequal_boxes_stay_apart(void **state)
     assert_planes(map, &r.m);
     result_free(&r);
     bspkit_close(map);
+}
+
+/* Index of a side of a brush of entity 0 with outward normal `n` and
+ * distance `d` whose brush holds `p`, or SIZE_MAX; the brush in *brush. */
+static size_t side_at(const mr_map *m, const double n[3], double d, const double p[3], size_t *brush)
+{
+    const mr_entity *e = &m->ents[0];
+    for (size_t b = e->first_brush; b < e->first_brush + e->nbrushes; b++) {
+        if (!mr_brush_contains(m, b, p, 1e-6))
+            continue;
+        const mr_brush *br = &m->brushes[b];
+        for (size_t s = br->first_side; s < br->first_side + br->nsides; s++) {
+            const mr_side *sd = &m->sides[s];
+            if (sd->n[0] * n[0] + sd->n[1] * n[1] + sd->n[2] * n[2] > 0.9999 && fabs(sd->d - d) < 1e-4) {
+                *brush = b;
+                return s;
+            }
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* One solid leaf (0..64 x 0..64 x 0..16) whose top shows two textures, as
+ * two abutting brushes with different tops compile: floor_a on x < 32,
+ * floor_b on x > 32, and no node between them. One brush side shows one
+ * texture, so the leaf is cut once at x = 32, and the two parts stay apart.
+ * With `negated`, the faces name plane 1, the negation of the node's plane 0
+ * (GoldSrc stores each plane beside its negation), facing against it. */
+static void leaf_cut_between_textures(bool negated)
+{
+    const bspkit_plane planes[] = {axial(2, 16), {.normal = {0, 0, -1}, .dist = -16, .type = 2}};
+    const bspkit_node nodes[] = {node(0, LEAF(1), LEAF(2))}; /* above z = 16 empty, below solid */
+    const int32_t contents[] = {SOLID, EMPTY, SOLID};
+    bspkit_model models[] = {box_model(0, 0, 64, 0, 32)};
+    models[0].num_faces = 2;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_builder *b = begin(BSPKIT_FAMILY_GOLDSRC, planes, 2, nodes, 1, contents, 3, models, 1, ents);
+    const bspkit_vec3 verts[] = {{0, 0, 16}, {32, 0, 16}, {32, 64, 16}, {0, 64, 16}, {64, 0, 16}, {64, 64, 16}};
+    const bspkit_edge edges[] = {{{0, 0}}, {{0, 1}}, {{1, 2}}, {{2, 3}}, {{3, 0}}, {{1, 4}}, {{4, 5}}, {{5, 2}}};
+    const int32_t surfedges[] = {1, 2, 3, 4, 5, 6, 7, -2};
+    bspkit_face faces[2];
+    memset(faces, 0, sizeof faces);
+    for (int i = 0; i < 2; i++) {
+        faces[i].plane = negated ? 1 : 0;
+        faces[i].side = negated;
+        faces[i].first_edge = 4 * i;
+        faces[i].num_edges = 4;
+        faces[i].texinfo = i;
+        faces[i].light_offset = -1;
+        memset(faces[i].styles, 255, sizeof faces[i].styles);
+    }
+    bspkit_texinfo ti[2];
+    memset(ti, 0, sizeof ti);
+    for (int i = 0; i < 2; i++) {
+        ti[i].texture_vecs[0][0] = 1;
+        ti[i].texture_vecs[1][1] = -1;
+        ti[i].texture = i;
+    }
+    bspkit_miptex tex[2];
+    memset(tex, 0, sizeof tex);
+    strcpy(tex[0].name, "floor_a");
+    strcpy(tex[1].name, "floor_b");
+    for (int i = 0; i < 2; i++)
+        tex[i].width = tex[i].height = 16;
+    CHECK(bspkit_builder_set_vertexes(b, verts, 6, ERR));
+    CHECK(bspkit_builder_set_edges(b, edges, 8, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, surfedges, 8, ERR));
+    CHECK(bspkit_builder_set_faces(b, faces, 2, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, ti, 2, ERR));
+    CHECK(bspkit_builder_set_miptex(b, tex, 2, ERR));
+    const uint32_t leaf_faces[] = {0, 1};
+    CHECK(bspkit_builder_set_leaf_faces(b, leaf_faces, 2, ERR));
+    bspkit_map *map = finish(b);
+
+    result r = {0};
+    decompile(map, false, &r);
+    assert_agrees(map, &r.m, 1);
+    const double up[3] = {0, 0, 1};
+    const double on_a[3] = {16, 32, 16}, on_b[3] = {48, 32, 16};
+    size_t ba = SIZE_MAX, bb = SIZE_MAX;
+    size_t sa = side_at(&r.m, up, 16, on_a, &ba), sb = side_at(&r.m, up, 16, on_b, &bb);
+    assert_true(sa != SIZE_MAX && sb != SIZE_MAX);
+    assert_string_equal(r.m.sides[sa].tex, "floor_a");
+    assert_string_equal(r.m.sides[sb].tex, "floor_b");
+    /* The cut is the plane x = 32: neither brush reaches into the other's half. */
+    const double in_a[3] = {24, 32, 8}, in_b[3] = {40, 32, 8};
+    assert_true(mr_brush_contains(&r.m, ba, in_a, 1e-6) && !mr_brush_contains(&r.m, ba, in_b, 1e-6));
+    assert_true(mr_brush_contains(&r.m, bb, in_b, 1e-6) && !mr_brush_contains(&r.m, bb, in_a, 1e-6));
+    assert_int_equal(r.st.leaves, 1);
+    assert_int_equal(r.st.texture_splits, 1);
+    assert_int_equal(r.st.brushes, 2);
+    result_free(&r);
+    bspkit_close(map);
+}
+
+static void test_leaf_cut_between_textures(void **state)
+{
+    (void)state;
+    leaf_cut_between_textures(false);
+}
+
+static void test_faces_on_negated_plane(void **state)
+{
+    (void)state;
+    leaf_cut_between_textures(true);
 }
 
 /* Liquid and sky leaves become brushes of their own kind, which do not merge with solid ones. */
@@ -467,6 +585,8 @@ int main(void)
         cmocka_unit_test(test_source_refused),
         cmocka_unit_test(test_l_shape_merges_to_two),
         cmocka_unit_test(test_unequal_boxes_stay_apart),
+        cmocka_unit_test(test_leaf_cut_between_textures),
+        cmocka_unit_test(test_faces_on_negated_plane),
         cmocka_unit_test(test_liquid_and_sky),
         cmocka_unit_test(test_cyclic_tree),
         cmocka_unit_test(test_deep_tree_refused),
