@@ -15,7 +15,10 @@
  *    as is or as the tail of a patched name "maps/<map>/<M>" + patch suffixes;
  *  - vbspinfo's dispinfos, overlays and cubemapsamples rows (in
  *    <map>.info.txt, when present) against the dispinfo blocks, info_overlay
- *    and env_cubemap entities written.
+ *    and env_cubemap entities written;
+ *  - where the map's own source <map>.vmf sits beside it: overlays (basis,
+ *    uv, texture range) and the placement of area portal and occluder
+ *    brushes against the source's.
  * It also reads every .vmf source under MAPS_DIR with the same reader.
  * Usage: corpus_check_decompile_vmf MAPS_DIR
  */
@@ -425,6 +428,140 @@ static void check_props_and_cubemaps(const char *rel, bspkit_map *m, const vmf_f
     }
 }
 
+/* ---- against the map's own VMF source, when it sits beside the map -------- */
+
+static size_t source_pairs, overlays_matched, brush_entities_matched;
+
+static bool vec3_of(const vmf_node *n, const char *key, double v[3])
+{
+    const char *s = vmf_value(n, key);
+    return s && sscanf(s, "%lf %lf %lf", &v[0], &v[1], &v[2]) == 3;
+}
+
+static bool vec3_near(const vmf_node *a, const vmf_node *b, const char *key, double eps)
+{
+    double x[3], y[3];
+    if (!vec3_of(a, key, x) || !vec3_of(b, key, y))
+        return false;
+    return fabs(x[0] - y[0]) <= eps && fabs(x[1] - y[1]) <= eps && fabs(x[2] - y[2]) <= eps;
+}
+
+static bool number_near(const vmf_node *a, const vmf_node *b, const char *key, double eps)
+{
+    const char *x = vmf_value(a, key), *y = vmf_value(b, key);
+    return x && y && fabs(atof(x) - atof(y)) <= eps;
+}
+
+/* Bounds of every side point of an entity's solids; false when it has none. */
+static bool solid_bounds(const vmf_node *e, double lo[3], double hi[3])
+{
+    bool any = false;
+    for (size_t i = 0; i < vmf_count(e, "solid"); i++) {
+        const vmf_node *solid = vmf_child(e, "solid", i);
+        for (size_t j = 0; j < vmf_count(solid, "side"); j++) {
+            const char *pl = vmf_value(vmf_child(solid, "side", j), "plane");
+            double p[9];
+            if (!pl || sscanf(pl, "(%lf %lf %lf) (%lf %lf %lf) (%lf %lf %lf)", &p[0], &p[1], &p[2], &p[3], &p[4],
+                              &p[5], &p[6], &p[7], &p[8]) != 9)
+                continue;
+            for (int k = 0; k < 9; k++) {
+                if (!any || p[k] < lo[k % 3])
+                    lo[k % 3] = p[k];
+                if (!any || p[k] > hi[k % 3])
+                    hi[k % 3] = p[k];
+                if (k % 3 == 2)
+                    any = true;
+            }
+        }
+    }
+    return any;
+}
+
+static const char *classname(const vmf_node *e)
+{
+    const char *c = vmf_value(e, "classname");
+    return c ? c : "";
+}
+
+/* Every info_overlay of the source has one in the output at the same basis
+ * origin with the same material, basis vectors and texture coordinates; every
+ * area portal and occluder of the source (matched by its id, which vbsp keeps
+ * as "hammerid") has its rebuilt brushes within 2 units of the source brush. */
+static void check_against_source(const char *rel, const char *map_path, const vmf_node *out)
+{
+    char src_path[4200];
+    size_t n = strlen(map_path);
+    if (n < 4 || n - 4 + 5 > sizeof src_path)
+        return;
+    snprintf(src_path, sizeof src_path, "%.*s.vmf", (int)(n - 4), map_path);
+    size_t size;
+    char *text = read_all(src_path, &size);
+    if (!text)
+        return;
+    vmf_node src;
+    char msg[128];
+    if (vmf_parse(text, size, &src, msg, sizeof msg) != 0) {
+        free(text);
+        return; /* read_sources reports it */
+    }
+    source_pairs++;
+    static const char *const uv_keys[] = {"uv0", "uv1", "uv2", "uv3"};
+    static const char *const range_keys[] = {"StartU", "EndU", "StartV", "EndV"};
+    for (size_t i = 0; i < vmf_count(&src, "entity"); i++) {
+        const vmf_node *se = vmf_child(&src, "entity", i);
+        const char *cls = classname(se);
+        if (strcmp(cls, "info_overlay") == 0) {
+            const vmf_node *match = NULL;
+            for (size_t j = 0; j < vmf_count(out, "entity") && !match; j++) {
+                const vmf_node *oe = vmf_child(out, "entity", j);
+                const char *sm = vmf_value(se, "material"), *om = vmf_value(oe, "material");
+                if (strcmp(classname(oe), "info_overlay") == 0 && vec3_near(se, oe, "BasisOrigin", 0.01) && sm &&
+                    om && strcasecmp(sm, om) == 0)
+                    match = oe;
+            }
+            if (!match) {
+                fail_map(rel, "source overlay %s at %s has no overlay at its basis origin", vmf_value(se, "id"),
+                         vmf_value(se, "BasisOrigin"));
+                continue;
+            }
+            bool same = vec3_near(se, match, "BasisU", 1e-3) && vec3_near(se, match, "BasisV", 1e-3) &&
+                        vec3_near(se, match, "BasisNormal", 1e-3);
+            for (int k = 0; k < 4; k++)
+                same = same && vec3_near(se, match, uv_keys[k], 0.01) && number_near(se, match, range_keys[k], 1e-3);
+            if (!same)
+                fail_map(rel, "overlay at %s differs from its source in basis, uv or texture range",
+                         vmf_value(se, "BasisOrigin"));
+            else
+                overlays_matched++;
+        } else if (strcmp(cls, "func_areaportal") == 0 || strcmp(cls, "func_occluder") == 0) {
+            const char *id = vmf_value(se, "id");
+            const vmf_node *match = NULL;
+            for (size_t j = 0; j < vmf_count(out, "entity") && !match && id; j++) {
+                const vmf_node *oe = vmf_child(out, "entity", j);
+                const char *hid = vmf_value(oe, "hammerid");
+                if (strcmp(classname(oe), cls) == 0 && hid && strcmp(hid, id) == 0)
+                    match = oe;
+            }
+            double slo[3], shi[3], olo[3], ohi[3];
+            if (!match || !solid_bounds(se, slo, shi) || !solid_bounds(match, olo, ohi)) {
+                fail_map(rel, "source %s %s has no rebuilt brush", cls, id ? id : "?");
+                continue;
+            }
+            bool inside = true;
+            for (int k = 0; k < 3; k++)
+                inside = inside && olo[k] >= slo[k] - 2.01 && ohi[k] <= shi[k] + 2.01;
+            if (!inside)
+                fail_map(rel, "%s %s: rebuilt brush (%g %g %g)-(%g %g %g) is not at the source brush (%g %g %g)-(%g %g %g)",
+                         cls, id, olo[0], olo[1], olo[2], ohi[0], ohi[1], ohi[2], slo[0], slo[1], slo[2], shi[0],
+                         shi[1], shi[2]);
+            else
+                brush_entities_matched++;
+        }
+    }
+    vmf_free(&src);
+    free(text);
+}
+
 static void visit(const char *root, const char *rel)
 {
     char path[4096];
@@ -473,6 +610,7 @@ static void visit(const char *root, const char *rel)
     }
     check_names(rel, m, &f);
     check_props_and_cubemaps(rel, m, &f);
+    check_against_source(rel, path, &vmf);
     if (f.disp_bad)
         fail_map(rel, "%zu dispinfo blocks have wrong row or value counts", f.disp_bad);
     size_t ndisp = 0;
@@ -566,8 +704,10 @@ int main(int argc, char **argv)
     read_sources(argv[1], 0);
     printf("decompile vmf: %d maps, %zu solids, %zu sides, %zu/%zu brush planes matched, %zu displacements, "
            "%zu face names (%zu water undersides), %zu key/values, %zu static props and %zu cubemaps equal to their "
-           "lumps, %d vbspinfo files, %d VMF sources read, %d failures\n",
+           "lumps, %d vbspinfo files, %d VMF sources read; beside %zu sources: %zu overlays and %zu area portal/occluder "
+           "entities equal to theirs; %d failures\n",
            maps_checked, solids_total, sides_total, planes_matched, planes_checked, disp_total, names_checked,
-           generated_faces, kv_checked, props_checked, cubemaps_checked, info_compared, vmf_sources, failures);
+           generated_faces, kv_checked, props_checked, cubemaps_checked, info_compared, vmf_sources, source_pairs,
+           overlays_matched, brush_entities_matched, failures);
     return failures ? 1 : 0;
 }
