@@ -25,11 +25,13 @@ void cmd_decompile_help(FILE *out)
             "portals and occluders are rebuilt as entities.\n"
             "\n"
             "Quake and GoldSrc maps have no brush lump: convex brushes are rebuilt from\n"
-            "each model's BSP tree, merged where the union stays convex, and each side\n"
-            "takes the texture and alignment of the face on it (a tool texture\n"
-            "otherwise). The output is a Valve 220 .map for J.A.C.K., Hammer 3.5 and\n"
-            "TrenchBroom; the worldspawn \"wad\" key is kept. Clip-hull-only brushes\n"
-            "(CLIP textures) are not in the visible tree and do not come back.\n"
+            "each model's BSP tree, cut where one side would show two textures, merged\n"
+            "where the union stays convex, and each side takes the texture and\n"
+            "alignment of the face on it (a tool texture otherwise). Clip brushes,\n"
+            "which only the collision hulls hold, are rebuilt from the smallest player\n"
+            "hull (spaces too narrow for a player come back as clip too). The output\n"
+            "is a Valve 220 .map for J.A.C.K., Hammer 3.5 and TrenchBroom; the\n"
+            "worldspawn \"wad\" key is kept.\n"
             "\n"
             "options:\n"
             "  -o FILE           output file (written to a temporary name, then renamed)\n"
@@ -42,6 +44,7 @@ void cmd_decompile_help(FILE *out)
             "  --no-detail       VMF: no func_detail brushes\n"
             "  --no-displacements VMF: no dispinfo blocks (the base brushes stay)\n"
             "  --no-brush-entities  only world brushes\n"
+            "  --no-clip         .map: no clip brushes\n"
             "  --no-merge        .map: one brush per BSP leaf, without merging\n"
             "  --unpack DIR      Source: also extract the embedded pakfile under DIR\n"
             "  --json            print the statistics as JSON\n"
@@ -65,7 +68,8 @@ static const struct {
                     {"--no-occluders", BSPKIT_DECOMPILE_NO_OCCLUDERS},
                     {"--no-detail", BSPKIT_DECOMPILE_NO_DETAIL},
                     {"--no-displacements", BSPKIT_DECOMPILE_NO_DISPLACEMENTS},
-                    {"--no-brush-entities", BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES}};
+                    {"--no-brush-entities", BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES},
+                    {"--no-clip", BSPKIT_DECOMPILE_NO_CLIP}};
 
 static int print_stats(const char *map_path, const char *out, const bspkit_decompile_stats *s, bool json,
                        bool unpacked, size_t extracted)
@@ -87,6 +91,7 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                 {"cubemaps", s->cubemaps},
                 {"leaves", s->leaves},
                 {"texture_splits", s->texture_splits},
+                {"clip_brushes", s->clip_brushes},
                 {"bytes_written", s->bytes_written}};
     if (!json) {
         printf("%s -> %s: %zu %s (%zu world, %zu detail, %zu in entities), %zu %s (%zu with tool materials), "
@@ -98,10 +103,10 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                cli_plural(s->props, "prop", "props"), s->overlays, cli_plural(s->overlays, "overlay", "overlays"),
                s->cubemaps, cli_plural(s->cubemaps, "cubemap", "cubemaps"), s->bytes_written);
         if (s->leaves)
-            printf("  %zu BSP %s, cut %zu %s between textures, %zu %s after merging\n", s->leaves,
+            printf("  %zu BSP %s, cut %zu %s between textures, %zu %s after merging (%zu clip)\n", s->leaves,
                    cli_plural(s->leaves, "leaf", "leaves"), s->texture_splits,
                    cli_plural(s->texture_splits, "time", "times"), s->brushes,
-                   cli_plural(s->brushes, "brush", "brushes"));
+                   cli_plural(s->brushes, "brush", "brushes"), s->clip_brushes);
         if (unpacked)
             printf("  %zu pakfile %s extracted\n", extracted, cli_plural(extracted, "entry", "entries"));
         return cli_finish_output() == 0 ? CLI_EXIT_OK : CLI_EXIT_UNREADABLE;

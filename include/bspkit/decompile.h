@@ -51,7 +51,8 @@ enum {
     BSPKIT_DECOMPILE_NO_OCCLUDERS = 0x10,  /**< func_occluder brushes */
     BSPKIT_DECOMPILE_NO_DETAIL = 0x20,     /**< func_detail brushes */
     BSPKIT_DECOMPILE_NO_DISPLACEMENTS = 0x40, /**< dispinfo blocks (the base brush is kept) */
-    BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES = 0x80 /**< brushes of models other than the world */
+    BSPKIT_DECOMPILE_NO_BRUSH_ENTITIES = 0x80, /**< brushes of models other than the world */
+    BSPKIT_DECOMPILE_NO_CLIP = 0x100       /**< Quake/GoldSrc: clip brushes recovered from the player hull */
 };
 
 typedef struct bspkit_decompile_options {
@@ -67,7 +68,7 @@ typedef struct bspkit_decompile_stats {
     size_t world_brushes;  /**< solids in world (or worldspawn) */
     size_t detail_brushes; /**< solids in func_detail */
     size_t entity_brushes; /**< solids inside brush entities */
-    size_t tool_sides;     /**< sides given a tool material because no face lies on them */
+    size_t tool_sides;     /**< sides given a tool material: no face lies on them, or their brush is clip */
     size_t skipped_brushes;/**< brushes left out (degenerate, or of a model no entity uses) */
     size_t unowned_brushes;/**< VMF: brushes no model's BSP tree reaches, written into the world */
     size_t entities;       /**< entities written, the world included */
@@ -77,6 +78,7 @@ typedef struct bspkit_decompile_stats {
     size_t cubemaps;       /**< env_cubemap entities */
     size_t leaves;         /**< Quake/GoldSrc: BSP leaves turned into brushes before merging */
     size_t texture_splits; /**< Quake/GoldSrc: cuts through a leaf between two textures on one of its sides */
+    size_t clip_brushes;   /**< Quake/GoldSrc: CLIP brushes recovered from the player hull (in the world) */
     size_t bytes_written;
 } bspkit_decompile_stats;
 

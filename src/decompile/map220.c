@@ -31,15 +31,16 @@
 #define WORK_PER_RECORD 20000u
 #define WORK_BASE 50000000u
 #define MERGE_PASSES 8
-/* The plane index of a region face that cuts a leaf between two textures:
- * it lies inside the solid, so no face of the map is on it (-1 is a face of
- * the model's bounding box). */
-#define SPLIT_PLANE (-2)
-/* A cut between textures takes the index of a map plane within these of it. */
+/* A cut the decompiler makes itself (between textures, or taking grown
+ * player-hull leaves away) takes the index of a map plane within these of
+ * it, or else an index past the map's planes that every equal cut shares
+ * (plane_id), so pieces on both sides of it can merge. */
 #define SAME_PLANE_NORMAL 1e-9
 #define SAME_PLANE_DIST 1e-4
 /* Planes looked at per distance when matching (the corpus needs 16 at most). */
 #define MATCH_WINDOW 64
+/* Clip pieces thinner than this are rounding between hull 0 and the player hull. */
+#define CLIP_MIN_THICKNESS 0.5
 /* How often one leaf may be cut between textures, nested. */
 #define MAX_SPLIT_DEPTH 12
 /* Faces covering less of a side than this do not make it cut. */
@@ -57,6 +58,19 @@ typedef struct plane_ref {
     double d;
     uint32_t plane;
 } plane_ref;
+
+/* A plane of a grown player-hull leaf, with its plane_id() once looked up. */
+typedef struct grown_plane {
+    bk_dplane pl;
+    int32_t id; /* INT32_MIN: not looked up yet */
+    uint8_t flip;
+} grown_plane;
+
+/* A range of planes or region faces with its bounds. */
+typedef struct grown_region {
+    size_t first, count;
+    bk_dvec lo, hi;
+} grown_region;
 
 /* A face of the map found on a region's side, with the area it covers there. */
 typedef struct cand {
@@ -84,8 +98,9 @@ typedef struct dctx {
     const bspkit_texinfo *texinfo;
     const bspkit_miptex *miptex;
     const uint32_t *leaf_faces;
-    size_t nplanes, nnodes, nleafs, nmodels, nfaces, ntexinfo, nmiptex, nleaf_faces;
-    uint32_t node_record, plane_record;
+    const bspkit_clipnode *clipnodes;
+    size_t nplanes, nnodes, nleafs, nmodels, nfaces, ntexinfo, nmiptex, nleaf_faces, nclipnodes;
+    uint32_t node_record, plane_record, clipnode_record;
 
     bk_region_ctx rc;
     uint64_t work_limit;
@@ -99,6 +114,14 @@ typedef struct dctx {
     /* The map's planes sorted by distance, for naming cuts between textures. */
     plane_ref *planes_by_dist;
     size_t nplanes_by_dist;
+    /* The box of model box_model (model_box). */
+    const bspkit_model *box_model;
+    bk_dvec box_lo, box_hi;
+    /* Planes of the decompiler's own cuts (plane_id): index nplanes + i, and a hash table of them. */
+    bk_dplane *extra_planes;
+    size_t nextra, cap_extra;
+    int32_t *extra_table;
+    size_t extra_slots;
     /* Per map plane: the index and orientation regions and faces use for it. */
     uint32_t *canon;
     uint8_t *canon_flip;
@@ -119,7 +142,16 @@ typedef struct dctx {
     cand *cands;
     size_t ncands, cap_cands;
     /* Leaves and texture cuts of the model being built. */
-    size_t nleaves, texture_splits;
+    size_t nleaves, texture_splits, clip_pieces;
+    /* Clip recovery (walk_clip): the open player-hull leaves grown by the player
+     * box, as ranges of `grown` planes, and the candidate regions. */
+    uint8_t *clip_visited; /* per clipnode */
+    grown_plane *grown;
+    size_t ngrown, cap_grown;
+    grown_region *open_leaves, *clip_cands;
+    size_t nopen_leaves, cap_open_leaves, nclip_cands, cap_clip_cands;
+    bk_region cand_store;
+    uint64_t clip_work_limit;
 
     size_t out_limit;
 } dctx;
@@ -178,6 +210,7 @@ static const char *default_name(const dctx *c, int32_t contents)
     switch (contents) {
     case BSPKIT_Q_CONTENTS_SOLID: return c->goldsrc ? "NULL" : "skip";
     case BSPKIT_Q_CONTENTS_SKY: return "sky";
+    case BSPKIT_Q_CONTENTS_CLIP: return c->goldsrc ? "CLIP" : "clip";
     case BSPKIT_Q_CONTENTS_SLIME: return c->goldsrc ? "!slime" : "*slime";
     case BSPKIT_Q_CONTENTS_LAVA: return c->goldsrc ? "!lava" : "*lava";
     default: return c->goldsrc ? "!water" : "*water";
@@ -254,6 +287,64 @@ static int32_t find_map_plane(const dctx *c, const bk_dplane *pl, uint8_t *flip)
         return -1;
     *flip ^= c->canon_flip[q];
     return (int32_t)c->canon[q];
+}
+
+/* Hash of a plane's normal and distance, rounded so that equal cuts meet. */
+static uint64_t plane_hash(const bk_dplane *pl)
+{
+    int64_t q[4] = {llround(pl->n.x * 1e6), llround(pl->n.y * 1e6), llround(pl->n.z * 1e6), llround(pl->d * 1e3)};
+    uint64_t h = 1469598103934665603u;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ (uint64_t)q[i]) * 1099511628211u;
+    return h;
+}
+
+/* The index regions use for plane `pl` (unit normal), with *flip set when
+ * it points against the indexed plane: a map plane's canonical index when
+ * the map has the plane, else an index past the map's planes kept in
+ * c->extra_planes for every equal plane (its normal's first nonzero
+ * component positive). -1 when out of memory. */
+static int32_t plane_id(dctx *c, const bk_dplane *pl, uint8_t *flip)
+{
+    int32_t p = find_map_plane(c, pl, flip);
+    if (p >= 0)
+        return p;
+    bk_dplane key = *pl;
+    *flip = 0;
+    double first = fabs(key.n.x) > 1e-9 ? key.n.x : fabs(key.n.y) > 1e-9 ? key.n.y : key.n.z;
+    if (first < 0) {
+        key = (bk_dplane){dv_scale(key.n, -1), -key.d};
+        *flip = 1;
+    }
+    if (c->nextra * 2 >= c->extra_slots) { /* grow and rehash the open-addressing table */
+        size_t slots = c->extra_slots ? 2 * c->extra_slots : 1024;
+        int32_t *t = malloc(slots * sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < slots; i++)
+            t[i] = -1;
+        for (size_t e = 0; e < c->nextra; e++) {
+            size_t h = (size_t)plane_hash(&c->extra_planes[e]) & (slots - 1);
+            while (t[h] >= 0)
+                h = (h + 1) & (slots - 1);
+            t[h] = (int32_t)e;
+        }
+        free(c->extra_table);
+        c->extra_table = t;
+        c->extra_slots = slots;
+    }
+    size_t h = (size_t)plane_hash(&key) & (c->extra_slots - 1);
+    for (; c->extra_table[h] >= 0; h = (h + 1) & (c->extra_slots - 1)) {
+        const bk_dplane *e = &c->extra_planes[c->extra_table[h]];
+        if (dv_dot(e->n, key.n) > 1 - SAME_PLANE_NORMAL && fabs(e->d - key.d) < SAME_PLANE_DIST)
+            return (int32_t)(c->nplanes + (size_t)c->extra_table[h]);
+    }
+    if (c->nplanes + c->nextra >= INT32_MAX ||
+        !bk_grow((void **)&c->extra_planes, &c->cap_extra, c->nextra + 1, sizeof *c->extra_planes))
+        return -1;
+    c->extra_planes[c->nextra] = key;
+    c->extra_table[h] = (int32_t)c->nextra;
+    return (int32_t)(c->nplanes + c->nextra++);
 }
 
 /* Maps store one plane under several indices: GoldSrc keeps each plane
@@ -409,14 +500,14 @@ static bool add_candidate(dctx *c, uint32_t fi, const bk_rface *f, const bk_dvec
  * Sides cut by the map's planes look among that plane's faces; sides of the
  * model's bounding box have no plane index and look for faces on a coplanar
  * plane (a model whose faces lie on its bounds, like a lone crate, has them
- * only there), and so do cuts between textures on no plane of the map: once
- * merged, such a side can reach past the leaf it cut. False when out of
- * memory. */
+ * only there). The decompiler's own cuts take a map plane's index where the
+ * map has the plane (plane_id), so faces are found on them too; on other
+ * cuts no face lies. False when out of memory. */
 static bool side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts)
 {
     c->ncands = 0;
     if (f->plane >= 0 && (size_t)f->plane >= c->nplanes)
-        return true;
+        return true; /* the decompiler's own cut, on no plane of the map (plane_id) */
     bk_dvec lo = pts[0], hi = pts[0];
     for (size_t i = 1; i < f->count; i++) {
         lo = (bk_dvec){fmin(lo.x, pts[i].x), fmin(lo.y, pts[i].y), fmin(lo.z, pts[i].z)};
@@ -425,7 +516,7 @@ static bool side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, c
     uint64_t first = (uint64_t)(int64_t)m->first_face, last = first + (uint64_t)(int64_t)m->num_faces;
     if (last > c->nfaces)
         last = c->nfaces;
-    if (f->plane >= 0) {
+    if (f->plane >= 0 && (size_t)f->plane < c->nplanes) {
         for (uint32_t k = c->plane_start[f->plane]; k < c->plane_start[f->plane + 1]; k++) {
             uint32_t fi = c->face_order[k];
             if (fi < first || fi >= last || c->mfaces[fi].side != (f->flip != 0))
@@ -487,24 +578,29 @@ static bool cover_side_faces(dctx *c)
     return true;
 }
 
+static void region_bounds(const bk_region *r, bk_dvec *lo, bk_dvec *hi)
+{
+    *lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
+    *hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < r->npoints; i++) {
+        bk_dvec q = r->points[i];
+        *lo = (bk_dvec){fmin(lo->x, q.x), fmin(lo->y, q.y), fmin(lo->z, q.z)};
+        *hi = (bk_dvec){fmax(hi->x, q.x), fmax(hi->y, q.y), fmax(hi->z, q.z)};
+    }
+}
+
 static bool store_piece(dctx *c, const bk_region *r, piece *p)
 {
     if (c->store.npoints + r->npoints > c->store_limit)
         return false;
     p->first = (uint32_t)c->store.nfaces;
     p->nfaces = (uint32_t)r->nfaces;
-    p->lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
-    p->hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+    region_bounds(r, &p->lo, &p->hi);
     for (size_t f = 0; f < r->nfaces; f++) {
         const bk_rface *face = &r->faces[f];
         if (!bk_region_add_face(&c->store, &face->pl, face->plane, face->flip, r->points + face->first,
                                 face->count))
             return false;
-    }
-    for (size_t i = 0; i < r->npoints; i++) {
-        bk_dvec q = r->points[i];
-        p->lo = (bk_dvec){fmin(p->lo.x, q.x), fmin(p->lo.y, q.y), fmin(p->lo.z, q.z)};
-        p->hi = (bk_dvec){fmax(p->hi.x, q.x), fmax(p->hi.y, q.y), fmax(p->hi.z, q.z)};
     }
     return true;
 }
@@ -534,12 +630,12 @@ typedef struct frame {
     bk_region region;
 } frame;
 
-static bspkit_result node_plane(dctx *c, uint32_t node, bk_dplane *out)
+/* The unit plane `p` of record `node` of tree lump `lump`, checked. */
+static bspkit_result node_plane(dctx *c, int lump, uint32_t node, uint32_t record, int32_t p, bk_dplane *out)
 {
-    int32_t p = c->nodes[node].plane;
-    int64_t at = bk_file_offset(c->map, BSPKIT_Q_NODES, (uint64_t)node * c->node_record);
+    int64_t at = bk_file_offset(c->map, lump, (uint64_t)node * record);
     if (p < 0 || (size_t)p >= c->nplanes)
-        return bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, at, (int64_t)node * c->node_record,
+        return bk_fail(c->err, BSPKIT_ERR_INDEX, lump, at, (int64_t)node * record,
                        "decompile: node %u uses plane %d of %zu", node, p, c->nplanes);
     const bspkit_plane *pl = &c->planes[p];
     bk_dvec n = {pl->normal.x, pl->normal.y, pl->normal.z};
@@ -604,9 +700,9 @@ static bool split_region(dctx *c, const bk_region *r, const bk_dplane *pl, bk_re
     bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
     bk_cut bc, fc;
     uint8_t flip = 0;
-    int32_t plane = find_map_plane(c, pl, &flip);
+    int32_t plane = plane_id(c, pl, &flip);
     if (plane < 0)
-        plane = SPLIT_PLANE;
+        return false;
     if (!bk_region_cut(&c->rc, r, pl, plane, flip, back, &bc) ||
         !bk_region_cut(&c->rc, r, &neg, plane, (uint8_t)!flip, front, &fc))
         return false;
@@ -699,7 +795,7 @@ static bspkit_result add_leaf(dctx *c, const bspkit_model *m, const bk_region *r
  * a model whose faces lie on its outside (a lone crate) would otherwise lose
  * those faces' sides; hlbsp stores the brushes' bounds, which already
  * cover them. */
-static void model_box(const dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
+static void compute_model_box(const dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
 {
     *lo = (bk_dvec){m->mins.x, m->mins.y, m->mins.z};
     *hi = (bk_dvec){m->maxs.x, m->maxs.y, m->maxs.z};
@@ -717,30 +813,78 @@ static void model_box(const dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec
     }
 }
 
-/* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
- * the pieces. Each node is visited once over all models. */
-static bspkit_result walk_model(dctx *c, size_t mi)
+/* compute_model_box(), kept for the model being built (merging asks on every union). */
+static void model_box(dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi)
 {
-    const bspkit_model *m = &c->models[mi];
-    bk_dvec lo, hi;
-    model_box(c, m, &lo, &hi);
-    if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
-        return BSPKIT_OK; /* an empty model (or NaN bounds) has no brushes */
-    double reach = fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
-    if (reach > 1e6)
-        return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_MODELS, -1, -1,
-                       "decompile: model %zu reaches %g units from the origin", mi, reach);
-    c->rc.extent = 4 * reach + 64;
+    if (c->box_model != m) {
+        compute_model_box(c, m, &c->box_lo, &c->box_hi);
+        c->box_model = m;
+    }
+    *lo = c->box_lo;
+    *hi = c->box_hi;
+}
 
+/* One of the trees a model's box is split down: hull 0 (NODES, children
+ * < 0 are leaves) or a clip hull (CLIPNODES, children < 0 are contents). */
+typedef struct tree_walk {
+    int lump;         /* BSPKIT_Q_NODES or BSPKIT_Q_CLIPNODES */
+    size_t count;     /* records in that lump */
+    uint32_t record;  /* record size, for error offsets */
+    uint8_t *visited; /* per record: each is walked once over all models (NULL: no such rule) */
+    /* Called for every region reaching a child < 0. */
+    bspkit_result (*leaf)(dctx *c, const bspkit_model *m, const bk_region *r, int32_t child);
+} tree_walk;
+
+static int32_t tree_node_plane(const dctx *c, const tree_walk *w, uint32_t node)
+{
+    return w->lump == BSPKIT_Q_NODES ? c->nodes[node].plane : c->clipnodes[node].plane;
+}
+
+static int32_t tree_child(const dctx *c, const tree_walk *w, uint32_t node, int side)
+{
+    return w->lump == BSPKIT_Q_NODES ? c->nodes[node].children[side] : c->clipnodes[node].children[side];
+}
+
+/* Hull 0: solid, sky and liquid leaves become pieces. */
+static bspkit_result hull0_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t child)
+{
+    uint64_t leaf = (uint64_t)(-(int64_t)child - 1);
+    if (leaf >= c->nleafs)
+        return bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
+                       "decompile: model %td's tree reaches leaf %llu of %zu", m - c->models,
+                       (unsigned long long)leaf, c->nleafs);
+    if (!wanted(c->leafs[leaf].contents))
+        return BSPKIT_OK;
+    c->nleaves++;
+    return add_leaf(c, m, r, &c->leafs[leaf], 0);
+}
+
+/* A copy of `src` in `dst` (empty); false when out of memory. */
+static bool region_copy(bk_region *dst, const bk_region *src)
+{
+    for (size_t f = 0; f < src->nfaces; f++) {
+        const bk_rface *face = &src->faces[f];
+        if (!bk_region_add_face(dst, &face->pl, face->plane, face->flip, src->points + face->first, face->count))
+            return false;
+    }
+    return true;
+}
+
+/* Splits region `start` down the tree from `root`, handing every region
+ * that reaches a leaf (or contents) to w->leaf. Without w->visited a node
+ * may be walked again (the work limit bounds it). */
+static bspkit_result walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w, int32_t root,
+                               const bk_region *start)
+{
     bspkit_result r = BSPKIT_OK;
     frame *stack = calloc(MAX_DEPTH + 2, sizeof *stack);
     size_t top = 0;
     bk_region back = {0}, front = {0};
     if (!stack)
         return nomem(c);
-    stack[0].child = m->headnode[0];
+    stack[0].child = root;
     top = 1;
-    if (!bk_region_box(&stack[0].region, lo, hi)) {
+    if (!region_copy(&stack[0].region, start)) {
         r = nomem(c);
         goto done;
     }
@@ -748,53 +892,42 @@ static bspkit_result walk_model(dctx *c, size_t mi)
         frame f = stack[--top];
         stack[top].region = (bk_region){0};
         if (f.child < 0) {
-            uint64_t leaf = (uint64_t)(-(int64_t)f.child - 1);
-            if (leaf >= c->nleafs) {
-                bk_region_free(&f.region);
-                r = bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
-                            "decompile: model %zu's tree reaches leaf %llu of %zu", mi, (unsigned long long)leaf,
-                            c->nleafs);
-                goto done;
-            }
-            if (wanted(c->leafs[leaf].contents)) {
-                c->nleaves++;
-                r = add_leaf(c, m, &f.region, &c->leafs[leaf], 0);
-            }
+            r = w->leaf(c, m, &f.region, f.child);
             bk_region_free(&f.region);
             if (r != BSPKIT_OK)
                 goto done;
             continue;
         }
         uint32_t node = (uint32_t)f.child;
-        if (node >= c->nnodes) {
+        if (node >= w->count) {
             bk_region_free(&f.region);
-            r = bk_fail(c->err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
-                        "decompile: model %zu's tree reaches node %u of %zu", mi, node, c->nnodes);
+            r = bk_fail(c->err, BSPKIT_ERR_INDEX, w->lump, -1, -1, "decompile: model %td's tree reaches node %u of %zu",
+                        m - c->models, node, w->count);
             goto done;
         }
-        if (c->visited[node]) { /* a shared or cyclic child in a crafted tree */
+        if (w->visited && w->visited[node]) { /* a shared or cyclic child in a crafted tree */
             bk_region_free(&f.region);
             continue;
         }
-        c->visited[node] = 1;
+        if (w->visited)
+            w->visited[node] = 1;
         bk_dplane pl;
+        int32_t np = tree_node_plane(c, w, node);
         if (f.depth >= MAX_DEPTH)
-            r = bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_NODES,
-                        bk_file_offset(c->map, BSPKIT_Q_NODES, (uint64_t)node * c->node_record),
-                        (int64_t)node * c->node_record, "decompile: tree deeper than %d nodes at node %u",
-                        MAX_DEPTH, node);
+            r = bk_fail(c->err, BSPKIT_ERR_LIMIT, w->lump,
+                        bk_file_offset(c->map, w->lump, (uint64_t)node * w->record), (int64_t)node * w->record,
+                        "decompile: tree deeper than %d nodes at node %u", MAX_DEPTH, node);
         else if (c->rc.work > c->work_limit)
-            r = limit_fail(c, BSPKIT_Q_NODES, "the tree's regions need more work than its size allows");
+            r = limit_fail(c, w->lump, "the tree's regions need more work than its size allows");
         else
-            r = node_plane(c, node, &pl);
+            r = node_plane(c, w->lump, node, w->record, np, &pl);
         if (r != BSPKIT_OK) {
             bk_region_free(&f.region);
             goto done;
         }
         bk_dplane neg = {dv_scale(pl.n, -1), -pl.d};
         bk_cut bc, fc;
-        int32_t np = c->nodes[node].plane; /* checked by node_plane */
-        int32_t plane = (int32_t)c->canon[np];
+        int32_t plane = (int32_t)c->canon[np]; /* np checked by node_plane */
         uint8_t flip = c->canon_flip[np];
         if (!bk_region_cut(&c->rc, &f.region, &pl, plane, flip, &back, &bc) ||
             !bk_region_cut(&c->rc, &f.region, &neg, plane, (uint8_t)!flip, &front, &fc)) {
@@ -813,7 +946,7 @@ static bspkit_result walk_model(dctx *c, size_t mi)
             frame *g = &stack[top];
             if (cuts[side] == BK_CUT_EMPTY || (cuts[side] == BK_CUT_WHOLE && whole_used))
                 continue;
-            g->child = c->nodes[node].children[side];
+            g->child = tree_child(c, w, node, side);
             g->depth = f.depth + 1;
             if (cuts[side] == BK_CUT_WHOLE) {
                 g->region = f.region;
@@ -836,6 +969,305 @@ done:
     free(stack);
     bk_region_free(&back);
     bk_region_free(&front);
+    return r;
+}
+
+/* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
+ * the pieces. Each node is visited once over all models. */
+static bspkit_result walk_model(dctx *c, size_t mi)
+{
+    const bspkit_model *m = &c->models[mi];
+    bk_dvec lo, hi;
+    model_box(c, m, &lo, &hi);
+    if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
+        return BSPKIT_OK; /* an empty model (or NaN bounds) has no brushes */
+    double reach = fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
+    if (reach > 1e6)
+        return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_MODELS, -1, -1,
+                       "decompile: model %zu reaches %g units from the origin", mi, reach);
+    c->rc.extent = 4 * reach + 64;
+    tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, c->visited, hull0_leaf};
+    bk_region box = {0};
+    bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, &w, m->headnode[0], &box) : nomem(c);
+    bk_region_free(&box);
+    return r;
+}
+
+/* ---- clip brushes ------------------------------------------------------------ */
+/* Brushes textured CLIP (Quake "clip") block players but are left out of
+ * hull 0: they exist only in the clip hulls, where the compilers expand
+ * every brush by a player box (face planes pushed out, plus the axial and
+ * edge bevels: the exact Minkowski sum). A clip hull is therefore solid
+ * wherever the box placed at a point would touch a brush. Shrinking it back
+ * exactly: a point lies in some brush when no open leaf of the hull, grown
+ * by the box, reaches it. Clip is what of that hull 0 leaves open:
+ *   clip = (solid player hull ∩ open hull 0) − ∪ (open player-hull leaf ⊕ box).
+ * Spaces too narrow for the player come out as clip too; compiled again
+ * they change no hull, which is solid there already. */
+
+/* The smallest player hull and its box: GoldSrc hull 3 (crouching), Quake
+ * hull 1. Clip brushes block every clip hull, so a space only the crouching
+ * box fits through must not come back as clip; measured in the smallest
+ * hull, what is left over besides clip are spaces no player fits. */
+static int player_hull(const dctx *c, bk_dvec *mins, bk_dvec *maxs)
+{
+    if (c->goldsrc) {
+        *mins = (bk_dvec){-16, -16, -18};
+        *maxs = (bk_dvec){16, 16, 18};
+        return 3;
+    }
+    *mins = (bk_dvec){-16, -16, -24};
+    *maxs = (bk_dvec){16, 16, 32};
+    return 1;
+}
+
+/* max over the box mins..maxs of dot(n, q). */
+static double box_support(bk_dvec n, bk_dvec mins, bk_dvec maxs)
+{
+    return (n.x > 0 ? maxs.x : mins.x) * n.x + (n.y > 0 ? maxs.y : mins.y) * n.y + (n.z > 0 ? maxs.z : mins.z) * n.z;
+}
+
+/* Smallest extent of region `r` across any of its face planes. */
+static double region_thickness(const bk_region *r)
+{
+    double thin = INFINITY;
+    for (size_t f = 0; f < r->nfaces; f++) {
+        const bk_dplane *pl = &r->faces[f].pl;
+        double deepest = 0;
+        for (size_t i = 0; i < r->npoints; i++)
+            deepest = fmax(deepest, pl->d - dv_dot(pl->n, r->points[i]));
+        thin = fmin(thin, deepest);
+    }
+    return thin;
+}
+
+/* Appends plane normal n with distance max(dot(n, region point)) + box
+ * support, unless an equal normal is there already; false when out of memory. */
+static bool add_grown_plane(dctx *c, const bk_region *r, bk_dvec n, bk_dvec mins, bk_dvec maxs, size_t first)
+{
+    for (size_t i = first; i < c->ngrown; i++)
+        if (dv_dot(c->grown[i].pl.n, n) > 1 - 1e-9)
+            return true;
+    double h = -INFINITY;
+    for (size_t i = 0; i < r->npoints; i++)
+        h = fmax(h, dv_dot(n, r->points[i]));
+    if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + 1, sizeof *c->grown))
+        return false;
+    c->grown[c->ngrown++] = (grown_plane){{n, h + box_support(n, mins, maxs)}, INT32_MIN, 0};
+    return true;
+}
+
+/* An open player-hull leaf: its region grown by the player box, as planes
+ * grown[first .. first + count) with the bounds lo..hi. */
+static bspkit_result clip_open_region(dctx *c, const bk_region *r)
+{
+    bk_dvec mins, maxs;
+    player_hull(c, &mins, &maxs);
+    size_t first = c->ngrown;
+    static const bk_dvec axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    bool ok = true;
+    for (int a = 0; a < 3 && ok; a++)
+        ok = add_grown_plane(c, r, axes[a], mins, maxs, first) &&
+             add_grown_plane(c, r, dv_scale(axes[a], -1), mins, maxs, first);
+    for (size_t f = 0; f < r->nfaces && ok; f++) {
+        const bk_rface *face = &r->faces[f];
+        ok = add_grown_plane(c, r, face->pl.n, mins, maxs, first);
+        /* Edge bevels: each edge crossed with each axis, both ways. */
+        for (uint32_t i = 0; i < face->count && ok; i++) {
+            bk_dvec e = dv_sub(r->points[face->first + (i + 1) % face->count], r->points[face->first + i]);
+            for (int a = 0; a < 3 && ok; a++) {
+                bk_dvec n = dv_cross(e, axes[a]);
+                if (dv_length(n) < 1e-6 * dv_length(e))
+                    continue;
+                n = dv_normalize(n);
+                ok = add_grown_plane(c, r, n, mins, maxs, first) &&
+                     add_grown_plane(c, r, dv_scale(n, -1), mins, maxs, first);
+            }
+        }
+    }
+    if (!ok || !bk_grow((void **)&c->open_leaves, &c->cap_open_leaves, c->nopen_leaves + 1, sizeof *c->open_leaves))
+        return nomem(c);
+    grown_region *g = &c->open_leaves[c->nopen_leaves++];
+    g->first = first;
+    g->count = c->ngrown - first;
+    region_bounds(r, &g->lo, &g->hi);
+    g->lo = dv_add(g->lo, mins);
+    g->hi = dv_add(g->hi, maxs);
+    c->rc.work += (uint64_t)g->count * r->npoints;
+    return BSPKIT_OK;
+}
+
+/* Hull 0 below a solid player-hull region: the parts in open leaves are kept as
+ * candidates, in c->cands_store. */
+static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t child)
+{
+    (void)m;
+    uint64_t leaf = (uint64_t)(-(int64_t)child - 1);
+    if (leaf >= c->nleafs)
+        return BSPKIT_OK; /* hull 0 was walked already; a crafted index only loses clip */
+    int32_t contents = c->leafs[leaf].contents;
+    if (contents == BSPKIT_Q_CONTENTS_SOLID || contents == BSPKIT_Q_CONTENTS_SKY ||
+        region_thickness(r) < CLIP_MIN_THICKNESS)
+        return BSPKIT_OK;
+    if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1, sizeof *c->clip_cands))
+        return nomem(c);
+    if (c->cand_store.npoints + r->npoints > c->store_limit)
+        return limit_fail(c, BSPKIT_Q_CLIPNODES, "the clip hull's regions outgrow the size of the map");
+    grown_region *g = &c->clip_cands[c->nclip_cands];
+    g->first = c->cand_store.nfaces;
+    g->count = r->nfaces;
+    region_bounds(r, &g->lo, &g->hi);
+    if (!region_copy(&c->cand_store, r))
+        return nomem(c);
+    c->nclip_cands++;
+    return BSPKIT_OK;
+}
+
+/* A region reaching a leaf of the clip hull. */
+static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t contents)
+{
+    if (c->rc.work > c->clip_work_limit)
+        return BSPKIT_OK;
+    if (contents != BSPKIT_Q_CONTENTS_SOLID)
+        return clip_open_region(c, r);
+    tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, NULL, clip_candidate_leaf};
+    return walk_tree(c, m, &w, m->headnode[0], r);
+}
+
+static bool boxes_overlap(bk_dvec alo, bk_dvec ahi, bk_dvec blo, bk_dvec bhi)
+{
+    return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y && alo.z < bhi.z && blo.z < ahi.z;
+}
+
+typedef struct clip_frame {
+    bk_region region;
+    size_t next; /* the first grown open leaf still to take away */
+} clip_frame;
+
+/* Candidate `ci` minus every grown open leaf: what is left becomes clip pieces. */
+static bspkit_result subtract_open(dctx *c, size_t ci)
+{
+    static const bspkit_leaf clip = {.contents = BSPKIT_Q_CONTENTS_CLIP};
+    const grown_region *cr = &c->clip_cands[ci];
+    bk_region start = {.faces = c->cand_store.faces + cr->first, .nfaces = cr->count,
+                       .points = c->cand_store.points};
+    /* The candidate's own points: faces index into the shared store. */
+    bk_region whole = {0};
+    bspkit_result res = BSPKIT_OK;
+    clip_frame *stack = NULL;
+    size_t top = 0, cap = 0;
+    bk_region inside = {0}, outside = {0}, tmp = {0};
+    if (!region_copy(&whole, &start) || !bk_grow((void **)&stack, &cap, 1, sizeof *stack)) {
+        res = nomem(c);
+        goto done;
+    }
+    stack[top++] = (clip_frame){whole, 0};
+    whole = (bk_region){0};
+    while (top > 0) {
+        clip_frame f = stack[--top];
+        bk_dvec lo, hi;
+        region_bounds(&f.region, &lo, &hi);
+        size_t k = f.next;
+        while (k < c->nopen_leaves && !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
+            k++;
+        if (k == c->nopen_leaves || c->rc.work > c->clip_work_limit) {
+            if (k == c->nopen_leaves && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
+                c->clip_pieces++;
+                res = add_piece(c, &f.region, &clip);
+            }
+            bk_region_free(&f.region);
+            if (res != BSPKIT_OK)
+                goto done;
+            continue;
+        }
+        /* Take grown leaf k away: the parts in front of each of its planes lie outside it. */
+        const grown_region *g = &c->open_leaves[k];
+        bk_region_free(&inside);
+        inside = f.region;
+        f.region = (bk_region){0};
+        bool gone = false;
+        for (size_t i = 0; i < g->count && !gone; i++) {
+            grown_plane *gp = &c->grown[g->first + i];
+            const bk_dplane *pl = &gp->pl;
+            bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
+            bk_cut fc, bc;
+            if (gp->id == INT32_MIN)
+                gp->id = plane_id(c, pl, &gp->flip);
+            int32_t id = gp->id;
+            uint8_t flip = gp->flip;
+            if (id < 0 || !bk_region_cut(&c->rc, &inside, &neg, id, (uint8_t)!flip, &outside, &fc)) {
+                res = nomem(c);
+                goto done;
+            }
+            if (fc == BK_CUT_EMPTY)
+                continue; /* wholly behind this plane */
+            if (fc == BK_CUT_WHOLE) {
+                /* wholly in front: outside the grown leaf, on to the next one */
+                if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
+                    res = nomem(c);
+                    goto done;
+                }
+                stack[top++] = (clip_frame){inside, k + 1};
+                inside = (bk_region){0};
+                gone = true;
+                continue;
+            }
+            if (!bk_region_cut(&c->rc, &inside, pl, id, flip, &tmp, &bc)) {
+                res = nomem(c);
+                goto done;
+            }
+            if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
+                res = nomem(c);
+                goto done;
+            }
+            stack[top++] = (clip_frame){outside, k + 1};
+            outside = (bk_region){0};
+            if (bc != BK_CUT_PART) {
+                gone = true; /* nothing measurable behind */
+                continue;
+            }
+            bk_region t = inside;
+            inside = tmp;
+            tmp = t;
+        }
+        /* What is left of `inside` lies in the grown leaf: not clip. */
+    }
+done:
+    while (top > 0)
+        bk_region_free(&stack[--top].region);
+    free(stack);
+    bk_region_free(&whole);
+    bk_region_free(&inside);
+    bk_region_free(&outside);
+    bk_region_free(&tmp);
+    return res;
+}
+
+/* Clip pieces of model `mi` (the world), from its player-hull tree split from
+ * its box grown by the player box. Nothing when the map has no clip hull;
+ * a map too large for the work allowed gets what was found until then. */
+static bspkit_result walk_clip(dctx *c, size_t mi)
+{
+    const bspkit_model *m = &c->models[mi];
+    bk_dvec lo, hi, mins, maxs;
+    int hull = player_hull(c, &mins, &maxs);
+    int32_t root = m->headnode[hull];
+    if (!c->nclipnodes || root < 0 || (size_t)root >= c->nclipnodes)
+        return BSPKIT_OK;
+    model_box(c, m, &lo, &hi);
+    if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
+        return BSPKIT_OK;
+    lo = dv_sub(dv_sub(lo, maxs), (bk_dvec){1, 1, 1});
+    hi = dv_add(dv_sub(hi, mins), (bk_dvec){1, 1, 1});
+    c->clip_work_limit = c->rc.work + c->work_limit / 2;
+    c->ngrown = c->nopen_leaves = c->nclip_cands = 0;
+    c->cand_store.nfaces = c->cand_store.npoints = 0;
+    tree_walk w = {BSPKIT_Q_CLIPNODES, c->nclipnodes, c->clipnode_record, c->clip_visited, clip_hull_leaf};
+    bk_region box = {0};
+    bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, &w, root, &box) : nomem(c);
+    bk_region_free(&box);
+    for (size_t i = 0; i < c->nclip_cands && r == BSPKIT_OK; i++)
+        r = subtract_open(c, i);
     return r;
 }
 
@@ -920,6 +1352,8 @@ static int64_t side_texture(dctx *c, const bspkit_model *m, size_t index, bool *
 static bool textures_agree(dctx *c, const bspkit_model *m, const piece *a, int64_t fa, const piece *b, int64_t fb,
                            bool *nomem)
 {
+    if (a->contents != BSPKIT_Q_CONTENTS_SOLID)
+        return true; /* liquid, sky and clip pieces show their own texture on every side */
     for (uint32_t i = 0; i < a->nfaces; i++) {
         const bk_rface *sa = &c->store.faces[a->first + i];
         if (a->first + i == fa)
@@ -1213,7 +1647,8 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
             const bk_rface *face = &c->store.faces[p->first + f];
             const bk_dvec *pts = c->store.points + face->first;
             bool oom = false;
-            int64_t fi = stored_side_face(c, m, p->first + f, &oom);
+            /* Clip shows no face: its sides need no face's alignment either. */
+            int64_t fi = p->contents == BSPKIT_Q_CONTENTS_CLIP ? -1 : stored_side_face(c, m, p->first + f, &oom);
             if (oom)
                 return nomem(c);
             const char *name = own;
@@ -1228,8 +1663,8 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
                     (name_fits(name, BSPKIT_Q_CONTENTS_SKY) || name_fits(name, BSPKIT_Q_CONTENTS_WATER)))
                     name = NULL;
             }
-            if (!name) {
-                name = default_name(c, p->contents);
+            if (!name || p->contents == BSPKIT_Q_CONTENTS_CLIP) {
+                name = name ? name : default_name(c, p->contents);
                 st->tool_sides++;
             }
             put_side(t, face, pts, shift, name, ti);
@@ -1237,6 +1672,7 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
         }
         tb_puts(t, "}\n");
         st->brushes++;
+        st->clip_brushes += p->contents == BSPKIT_Q_CONTENTS_CLIP;
         if (world)
             st->world_brushes++;
         else
@@ -1254,9 +1690,11 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
     c->npieces = 0;
     c->store.nfaces = c->store.npoints = 0;
     c->nside_faces = 0;
-    c->nleaves = c->texture_splits = 0;
+    c->nleaves = c->texture_splits = c->clip_pieces = 0;
     bspkit_result r = walk_model(c, mi);
     if (r != BSPKIT_OK)
+        return r;
+    if (mi == 0 && !(opts->skip & BSPKIT_DECOMPILE_NO_CLIP) && (r = walk_clip(c, mi)) != BSPKIT_OK)
         return r;
     st->leaves += c->nleaves;
     st->texture_splits += c->texture_splits;
@@ -1371,9 +1809,20 @@ static bspkit_result load(dctx *c)
         c->node_record = li.record_size;
     if (bspkit_lump_info_get(c->map, BSPKIT_Q_PLANES, &li) == BSPKIT_OK)
         c->plane_record = li.record_size;
+    /* Clip brushes are a nicety too: without a readable clip hull there are none. */
+    r = bspkit_get_clipnodes(c->map, &c->clipnodes, &c->nclipnodes, c->err);
+    if (r == BSPKIT_ERR_NOMEM)
+        return r;
+    if (r != BSPKIT_OK) {
+        c->clipnodes = NULL;
+        c->nclipnodes = 0;
+    }
+    if (bspkit_lump_info_get(c->map, BSPKIT_Q_CLIPNODES, &li) == BSPKIT_OK)
+        c->clipnode_record = li.record_size;
+    c->clip_visited = calloc(c->nclipnodes + 1, 1);
     c->visited = calloc(c->nnodes + 1, 1);
     c->built = calloc(c->nmodels + 1, 1);
-    if (!c->visited || !c->built)
+    if (!c->visited || !c->built || !c->clip_visited)
         return nomem(c);
     size_t file_size;
     bspkit_map_bytes(c->map, &file_size);
@@ -1422,9 +1871,16 @@ done:
     free(c.region_faces);
     free(c.planes_by_dist);
     free(c.canon);
+    free(c.extra_planes);
+    free(c.extra_table);
     free(c.canon_flip);
     free(c.pieces);
     free(c.visited);
+    free(c.clip_visited);
+    free(c.grown);
+    free(c.open_leaves);
+    free(c.clip_cands);
+    bk_region_free(&c.cand_store);
     free(c.built);
     free(c.mfaces);
     free(c.fpoints);

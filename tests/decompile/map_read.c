@@ -258,6 +258,8 @@ mr_kind mr_brush_kind(const mr_map *m, size_t b)
         return MR_SKY;
     if (strcasecmp(t, "origin") == 0)
         return MR_ORIGIN;
+    if (strcasecmp(t, "clip") == 0)
+        return MR_CLIP;
     return MR_SOLID;
 }
 
@@ -358,7 +360,7 @@ bool mr_agree(bspkit_map *map, const mr_map *m, size_t points, uint32_t seed, mr
             bool in[3] = {false, false, false};
             for (size_t b = 0; b < e->nbrushes; b++) {
                 mr_kind kind = mr_brush_kind(m, e->first_brush + b);
-                if (kind != MR_ORIGIN && !in[kind] && mr_brush_contains(m, e->first_brush + b, q, 1e-4))
+                if (kind < 3 && !in[kind] && mr_brush_contains(m, e->first_brush + b, q, 1e-4))
                     in[kind] = true;
             }
             int tk = tree_kind(contents);
@@ -378,5 +380,153 @@ bool mr_agree(bspkit_map *map, const mr_map *m, size_t points, uint32_t seed, mr
         }
     }
     free(seen);
+    return ok;
+}
+
+/* ---- the player hull ---------------------------------------------------- */
+
+typedef struct grown_brush {
+    size_t brush;
+    mr_kind kind;
+    double lo[3], hi[3]; /* the brush's bounds grown by the box */
+} grown_brush;
+
+/* Bounds of brush b from its corners (every three side planes meeting inside the rest). */
+static bool brush_bounds(const mr_map *m, size_t b, double lo[3], double hi[3])
+{
+    const mr_brush *br = &m->brushes[b];
+    bool any = false;
+    for (size_t i = 0; i < br->nsides; i++)
+        for (size_t j = i + 1; j < br->nsides; j++)
+            for (size_t k = j + 1; k < br->nsides; k++) {
+                const mr_side *a = &m->sides[br->first_side + i], *c = &m->sides[br->first_side + j],
+                              *e = &m->sides[br->first_side + k];
+                /* Cramer's rule for n_a.x = d_a, n_c.x = d_c, n_e.x = d_e. */
+                double cx[3] = {c->n[1] * e->n[2] - c->n[2] * e->n[1], c->n[2] * e->n[0] - c->n[0] * e->n[2],
+                                c->n[0] * e->n[1] - c->n[1] * e->n[0]};
+                double det = a->n[0] * cx[0] + a->n[1] * cx[1] + a->n[2] * cx[2];
+                if (fabs(det) < 1e-9)
+                    continue;
+                double ex[3] = {e->n[1] * a->n[2] - e->n[2] * a->n[1], e->n[2] * a->n[0] - e->n[0] * a->n[2],
+                                e->n[0] * a->n[1] - e->n[1] * a->n[0]};
+                double ax[3] = {a->n[1] * c->n[2] - a->n[2] * c->n[1], a->n[2] * c->n[0] - a->n[0] * c->n[2],
+                                a->n[0] * c->n[1] - a->n[1] * c->n[0]};
+                double p[3];
+                for (int q = 0; q < 3; q++)
+                    p[q] = (a->d * cx[q] + c->d * ex[q] + e->d * ax[q]) / det;
+                if (!mr_brush_contains(m, b, p, 1e-3))
+                    continue;
+                for (int q = 0; q < 3; q++) {
+                    lo[q] = any ? fmin(lo[q], p[q]) : p[q];
+                    hi[q] = any ? fmax(hi[q], p[q]) : p[q];
+                }
+                any = true;
+            }
+    return any;
+}
+
+/* Whether p lies in brush b grown by the box mins..maxs (faces and bounds; no edge bevels). */
+static bool grown_contains(const mr_map *m, const grown_brush *g, const double p[3], const double mins[3],
+                           const double maxs[3])
+{
+    for (int q = 0; q < 3; q++)
+        if (p[q] < g->lo[q] || p[q] > g->hi[q])
+            return false;
+    const mr_brush *br = &m->brushes[g->brush];
+    for (size_t i = 0; i < br->nsides; i++) {
+        const mr_side *s = &m->sides[br->first_side + i];
+        /* The box mirrored: a point is blocked when the box around it reaches the brush. */
+        double grow = 0;
+        for (int q = 0; q < 3; q++)
+            grow += s->n[q] > 0 ? -mins[q] * s->n[q] : -maxs[q] * s->n[q];
+        if (s->n[0] * p[0] + s->n[1] * p[1] + s->n[2] * p[2] - s->d > grow + 1e-3)
+            return false;
+    }
+    return true;
+}
+
+bool mr_agree_hull(bspkit_map *map, const mr_map *m, size_t points, uint32_t seed, mr_hull_agreement *out, char *why,
+                   size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    bspkit_error err;
+    const bspkit_model *models;
+    size_t nmodels;
+    if (bspkit_get_models(map, &models, &nmodels, &err) != BSPKIT_OK || nmodels == 0) {
+        snprintf(why, why_size, "no models");
+        return false;
+    }
+    bool goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
+    out->hull = goldsrc ? 3 : 1;
+    double mins[3] = {-16, -16, goldsrc ? -18 : -24}, maxs[3] = {16, 16, goldsrc ? 18 : 32};
+    size_t world = m->nents;
+    for (size_t i = 0; i < m->nents && world == m->nents; i++) {
+        const char *cls = mr_value(m, i, "classname");
+        if (cls && strcmp(cls, "worldspawn") == 0)
+            world = i;
+    }
+    if (world == m->nents) {
+        snprintf(why, why_size, "no worldspawn");
+        return false;
+    }
+    const mr_entity *e = &m->ents[world];
+    grown_brush *g = calloc(e->nbrushes ? e->nbrushes : 1, sizeof *g);
+    if (!g) {
+        snprintf(why, why_size, "out of memory");
+        return false;
+    }
+    size_t ng = 0;
+    for (size_t b = 0; b < e->nbrushes; b++) {
+        size_t bi = e->first_brush + b;
+        mr_kind kind = mr_brush_kind(m, bi);
+        if ((kind != MR_SOLID && kind != MR_SKY && kind != MR_CLIP) || !brush_bounds(m, bi, g[ng].lo, g[ng].hi))
+            continue;
+        for (int q = 0; q < 3; q++) {
+            g[ng].lo[q] -= maxs[q] + 1e-3;
+            g[ng].hi[q] -= mins[q] - 1e-3;
+        }
+        g[ng].brush = bi;
+        g[ng].kind = kind;
+        ng++;
+    }
+    const bspkit_model *w = &models[0];
+    double lo[3] = {w->mins.x, w->mins.y, w->mins.z}, hi[3] = {w->maxs.x, w->maxs.y, w->maxs.z};
+    uint32_t state = seed ? seed : 1;
+    bool ok = true;
+    for (size_t k = 0; k < points && ok; k++) {
+        double p[3];
+        for (int j = 0; j < 3; j++)
+            p[j] = (float)(lo[j] + (hi[j] - lo[j]) * ((rnd(&state) + 0.5) / 4294967296.0));
+        int32_t contents;
+        if (bspkit_point_contents_model(map, 0, (bspkit_vec3){(float)p[0], (float)p[1], (float)p[2]}, out->hull,
+                                        &contents, &err) != BSPKIT_OK) {
+            if (err.code == BSPKIT_ERR_NOT_FOUND)
+                break; /* no clip hulls in this map (compiled without them): nothing to compare */
+            snprintf(why, why_size, "hull %d: %s", out->hull, err.message);
+            ok = false;
+            break;
+        }
+        /* Sky brushes stay sky in the clip hulls of some compilers. */
+        bool solid = contents == BSPKIT_Q_CONTENTS_SOLID || contents == BSPKIT_Q_CONTENTS_SKY;
+        bool by_brush = false, by_clip = false;
+        for (size_t i = 0; i < ng && !by_brush; i++) {
+            if (g[i].kind == MR_CLIP && by_clip)
+                continue;
+            if (grown_contains(m, &g[i], p, mins, maxs)) {
+                if (g[i].kind == MR_CLIP)
+                    by_clip = true;
+                else
+                    by_brush = true;
+            }
+        }
+        out->points++;
+        out->agreed += solid == (by_brush || by_clip);
+        if (solid && !by_brush) {
+            out->clip_points++;
+            out->clip_covered += by_clip;
+        }
+        out->false_clip += !solid && !by_brush && by_clip;
+    }
+    free(g);
     return ok;
 }

@@ -43,8 +43,9 @@ const char *mr_value(const mr_map *m, size_t ent, const char *key);
 bool mr_brush_contains(const mr_map *m, size_t b, const double p[3], double eps);
 
 /* What a brush stands for, from its first side's texture: liquid ('*' or
- * '!' names), sky ("sky..."), the origin marker, or solid. */
-typedef enum mr_kind { MR_SOLID, MR_LIQUID, MR_SKY, MR_ORIGIN } mr_kind;
+ * '!' names), sky ("sky..."), the origin marker, clip ("clip", any case:
+ * only in the clip hulls), or solid. */
+typedef enum mr_kind { MR_SOLID, MR_LIQUID, MR_SKY, MR_ORIGIN, MR_CLIP } mr_kind;
 mr_kind mr_brush_kind(const mr_map *m, size_t b);
 
 /* Agreement between the brushes of `m` and the hull-0 contents of `map`:
@@ -63,5 +64,23 @@ typedef struct mr_agreement {
 } mr_agreement;
 bool mr_agree(bspkit_map *map, const mr_map *m, size_t points, uint32_t seed, mr_agreement *out, char *why,
               size_t why_size);
+
+/* Agreement of the world's brushes with the smallest player hull (GoldSrc
+ * hull 3, Quake hull 1): at `points` seeded random points in the world's
+ * bounds, "solid or sky in the hull" (bspkit_point_contents_model) against "inside
+ * a solid, sky or clip brush of the worldspawn grown by the hull's box"
+ * (side planes pushed out by the box, and the brush's bounds grown by it;
+ * edge bevels are left out, so corners of slanted brushes grow a little
+ * more than the compilers grow them). Points solid in the hull but in no
+ * grown solid or sky brush are clip points: covered when a clip brush
+ * grown by the box holds them. A map without clip hulls compares no points. */
+typedef struct mr_hull_agreement {
+    int hull;
+    uint64_t points, agreed;
+    uint64_t clip_points, clip_covered; /* clip points, and those a grown clip brush holds */
+    uint64_t false_clip;                /* open in the hull, but held by a grown clip brush only */
+} mr_hull_agreement;
+bool mr_agree_hull(bspkit_map *map, const mr_map *m, size_t points, uint32_t seed, mr_hull_agreement *out, char *why,
+                   size_t why_size);
 
 #endif

@@ -454,6 +454,84 @@ static void test_faces_on_negated_plane(void **state)
     leaf_cut_between_textures(true);
 }
 
+/* A clip brush (0..64 on every axis) in an empty world, as the compilers
+ * store it: nowhere in hull 0, and in the smallest player hull (GoldSrc 3,
+ * Quake 1) as the box grown by the player box. The standing hull of the
+ * GoldSrc map is solid everywhere, as a low crawl space would make it: it
+ * must not turn into clip. */
+static void clip_brush_from_player_hull(bspkit_family family)
+{
+    bool goldsrc = family == BSPKIT_FAMILY_GOLDSRC;
+    float mins[3] = {-16, -16, goldsrc ? -18.0f : -24.0f}, maxs[3] = {16, 16, goldsrc ? 18.0f : 32.0f};
+    /* Grown by the box, a plane facing +axis moves out by -mins, one facing -axis by maxs. */
+    bspkit_plane planes[7];
+    for (int a = 0; a < 3; a++) {
+        planes[2 * a] = axial(a, 0 - maxs[a]); /* the low side: 0 - maxs */
+        planes[2 * a + 1] = axial(a, 64 - mins[a]);
+    }
+    planes[6] = axial(2, -100);
+    /* x >= lo, x < hi, y >= lo, y < hi, z >= lo, z < hi: solid; outside: empty. */
+    bspkit_clipnode clip[7];
+    for (int a = 0; a < 3; a++) {
+        clip[2 * a] = (bspkit_clipnode){2 * a, {2 * a + 1, EMPTY}};
+        clip[2 * a + 1] = (bspkit_clipnode){2 * a + 1, {EMPTY, a == 2 ? SOLID : 2 * a + 2}};
+    }
+    clip[6] = (bspkit_clipnode){6, {SOLID, SOLID}};
+    const bspkit_node nodes[] = {node(6, LEAF(1), LEAF(1))}; /* hull 0: open everywhere */
+    const int32_t contents[] = {SOLID, EMPTY};
+    bspkit_model models[] = {box_model(0, -128, 128, -128, 128)};
+    int player = goldsrc ? 3 : 1;
+    for (int h = 1; h < 4; h++)
+        models[0].headnode[h] = h == player ? 0 : 6;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_builder *b = begin(family, planes, 7, nodes, 1, contents, 2, models, 1, ents);
+    CHECK(bspkit_builder_set_clipnodes(b, clip, 7, ERR));
+    bspkit_map *map = finish(b);
+
+    result r = {0};
+    decompile(map, false, &r);
+    assert_int_equal(r.st.clip_brushes, 1);
+    assert_int_equal(r.st.brushes, 1);
+    size_t brush = r.m.ents[0].first_brush;
+    assert_int_equal(mr_brush_kind(&r.m, brush), MR_CLIP);
+    assert_string_equal(r.m.sides[r.m.brushes[brush].first_side].tex, goldsrc ? "CLIP" : "clip");
+    const double inside[][3] = {{1, 1, 1}, {63, 63, 63}, {32, 32, 32}};
+    const double outside[][3] = {{-1, 32, 32}, {65, 32, 32}, {32, -1, 32}, {32, 65, 32}, {32, 32, -1}, {32, 32, 65}};
+    for (size_t i = 0; i < 3; i++)
+        assert_true(mr_brush_contains(&r.m, brush, inside[i], 1e-6));
+    for (size_t i = 0; i < 6; i++)
+        assert_false(mr_brush_contains(&r.m, brush, outside[i], 1e-6));
+    mr_hull_agreement ha;
+    char why[256];
+    assert_true(mr_agree_hull(map, &r.m, 4000, 3, &ha, why, sizeof why));
+    assert_int_equal(ha.hull, player);
+    assert_true(ha.clip_points > 0);
+    assert_int_equal(ha.agreed, ha.points);
+    result_free(&r);
+
+    bspkit_decompile_options o = {.skip = BSPKIT_DECOMPILE_NO_CLIP};
+    char *text;
+    size_t size;
+    bspkit_decompile_stats st;
+    CHECK(bspkit_decompile_memory(map, &o, &text, &size, &st, ERR));
+    assert_int_equal(st.clip_brushes, 0);
+    assert_int_equal(st.brushes, 0);
+    free(text);
+    bspkit_close(map);
+}
+
+static void test_clip_brush_goldsrc(void **state)
+{
+    (void)state;
+    clip_brush_from_player_hull(BSPKIT_FAMILY_GOLDSRC);
+}
+
+static void test_clip_brush_quake(void **state)
+{
+    (void)state;
+    clip_brush_from_player_hull(BSPKIT_FAMILY_QUAKE);
+}
+
 /* Liquid and sky leaves become brushes of their own kind, which do not merge with solid ones. */
 static void test_liquid_and_sky(void **state)
 {
@@ -587,6 +665,8 @@ int main(void)
         cmocka_unit_test(test_unequal_boxes_stay_apart),
         cmocka_unit_test(test_leaf_cut_between_textures),
         cmocka_unit_test(test_faces_on_negated_plane),
+        cmocka_unit_test(test_clip_brush_goldsrc),
+        cmocka_unit_test(test_clip_brush_quake),
         cmocka_unit_test(test_liquid_and_sky),
         cmocka_unit_test(test_cyclic_tree),
         cmocka_unit_test(test_deep_tree_refused),

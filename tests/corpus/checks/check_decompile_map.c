@@ -9,6 +9,10 @@
  *  - entities keep their order and key/values (brush entities lose "model");
  *  - brush entities with an "origin": the model's bounds moved by the origin
  *    lie inside the world's bounds, as the compiler moved them around it;
+ *  - the player hull (GoldSrc 3, Quake 1) against the world's solid, sky and
+ *    clip brushes grown by its box (>= 99% per map); of the points solid in
+ *    the hull only through clip, >= 98% lie in a grown clip brush, and
+ *    fewer than 0.05% of all points are open in the hull but in one;
  *  - textures: >= 99.9% of the world's (non-liquid, non-sky) face area lies
  *    on a side of a worldspawn brush naming the face's texture, and >= 99%
  *    of the face texture names appear on some side.
@@ -31,6 +35,9 @@
 static int maps, failures;
 static uint64_t leaves, splits, brushes, sides, tool_sides, points, agreed, origin_entities, origin_inside;
 static double worst = 100, slowest, total_time;
+static uint64_t hull_points, hull_agreed, clip_points, clip_covered, false_clip, clip_brushes;
+static double hull_worst = 100;
+static char hull_worst_map[512];
 static char worst_map[512], slowest_map[512];
 
 static void fail(const char *rel, const char *why)
@@ -359,6 +366,28 @@ static void visit(const char *root, const char *rel)
             }
         }
     }
+    if (m.nbrushes >= st.brushes) {
+        mr_hull_agreement ha;
+        if (!mr_agree_hull(map, &m, 2000, 777, &ha, why, sizeof why)) {
+            fail(rel, why);
+        } else {
+            hull_points += ha.points;
+            hull_agreed += ha.agreed;
+            clip_points += ha.clip_points;
+            clip_covered += ha.clip_covered;
+            false_clip += ha.false_clip;
+            double pct = ha.points ? 100.0 * (double)ha.agreed / (double)ha.points : 100;
+            if (pct < hull_worst) {
+                hull_worst = pct;
+                snprintf(hull_worst_map, sizeof hull_worst_map, "%s", rel);
+            }
+            if (pct < 99.0) {
+                snprintf(why, sizeof why, "hull %d: agreement %.2f%% below 99%%", ha.hull, pct);
+                fail(rel, why);
+            }
+        }
+    }
+    clip_brushes += st.clip_brushes;
     origin_check(map);
     mr_free(&m);
     free(text);
@@ -382,9 +411,26 @@ int main(int argc, char **argv)
            points ? 100.0 * (double)agreed / (double)points : 100.0, worst, worst_map, total_time, slowest,
            slowest_map, (unsigned long long)origin_entities, (unsigned long long)origin_inside,
            (unsigned long long)face_names, (unsigned long long)face_names_missing);
+    printf("player hull (GoldSrc 3, Quake 1) against the world's brushes grown by its box: %llu points %.3f%% agree, "
+           "worst %.3f%% %s; %llu clip brushes; of %llu points solid in the hull only through clip, %llu (%.1f%%) in a "
+           "clip brush; %llu points open in the hull but in a clip brush\n",
+           (unsigned long long)hull_points, hull_points ? 100.0 * (double)hull_agreed / (double)hull_points : 100.0,
+           hull_worst, hull_worst_map, (unsigned long long)clip_brushes, (unsigned long long)clip_points,
+           (unsigned long long)clip_covered, clip_points ? 100.0 * (double)clip_covered / (double)clip_points : 100.0,
+           (unsigned long long)false_clip);
     printf("world face area on a side of its own texture: %.3f%% (other texture %.3f%%, on no side %.3f%%)\n",
            area_all > 0 ? 100 * area_matched / area_all : 100.0, area_all > 0 ? 100 * area_wrong / area_all : 0.0,
            area_all > 0 ? 100 * area_unplaced / area_all : 0.0);
+    if (clip_covered < 0.98 * (double)clip_points) {
+        printf("FAIL clip: %llu of %llu points solid in the player hull only through clip are in no clip brush\n",
+               (unsigned long long)(clip_points - clip_covered), (unsigned long long)clip_points);
+        failures++;
+    }
+    if (false_clip * 2000 > hull_points) {
+        printf("FAIL clip: %llu points open in the player hull are in a clip brush (more than 0.05%%)\n",
+               (unsigned long long)false_clip);
+        failures++;
+    }
     if (area_all > 0 && area_matched < 0.999 * area_all) {
         printf("FAIL face textures: less than 99.9%% of the world's face area lies on a side of its texture\n");
         failures++;
