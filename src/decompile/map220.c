@@ -1521,7 +1521,18 @@ static void put_num(bk_tbuf *t, double v)
     char buf[64];
     double ri = rint(v);
     if (fabs(v - ri) < 1e-6 && fabs(ri) < 1e15) {
-        snprintf(buf, sizeof buf, "%.0f", ri == 0 ? 0.0 : ri);
+        /* Integers are most of the output: written directly, without printf. */
+        long long n = (long long)ri;
+        unsigned long long u = n < 0 ? 0ull - (unsigned long long)n : (unsigned long long)n;
+        char *e = buf + sizeof buf, *q = e;
+        *--q = 0;
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (n < 0)
+            *--q = '-';
+        tb_puts(t, q);
+        return;
     } else {
         snprintf(buf, sizeof buf, "%.6f", v);
         char *end = buf + strlen(buf);
