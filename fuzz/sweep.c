@@ -15,13 +15,25 @@
  * usage: sweep [--seed N] [--flips N] [--cuts N] [--dir-values N]
  *              [--time-limit SEC] [--save DIR] PATH...    (files or directories, walked sorted)
  * Exit 0 when every case ended cleanly, 1 when one broke a promise or ran
- * over the time bound (the input is written to --save DIR), 2 on usage or
- * I/O errors. */
+ * over the time bound, 2 on usage or I/O errors. With --save DIR the input
+ * of a failing case is written there, also when a sanitizer stops the run. */
 #include "exercise.h"
 #include "file_walk.h"
 
 #include <errno.h>
 #include <signal.h>
+
+/* Under a sanitizer, a finding stops the process: the case is saved from its death callback. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SWEEP_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SWEEP_SANITIZED 1
+#endif
+#endif
+#ifdef SWEEP_SANITIZED
+#include <sanitizer/common_interface_defs.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -403,6 +415,9 @@ int main(int argc, char **argv)
     }
     g_save_dir = sw.save_dir;
     signal(SIGALRM, on_alarm);
+#ifdef SWEEP_SANITIZED
+    __sanitizer_set_death_callback(save_case);
+#endif
     for (int i = first; i < argc; i++)
         if (walk_path("sweep", argv[i], is_map_name, sweep_map, &sw) != 0)
             return 2;

@@ -458,7 +458,7 @@ static double overlap_area(dctx *c, const bk_dvec *fp, size_t fn, const bk_dvec 
         edge.d = dv_dot(edge.n, a);
         if (edge.n.x == 0 && edge.n.y == 0 && edge.n.z == 0)
             continue;
-        m = bk_poly_clip_back(cur, m, &edge, BK_REGION_ON_EPS, next);
+        m = bk_poly_clip_back(cur, m, &edge, BK_REGION_ON_EPS, next, c->rc.cap);
         bk_dvec *t = cur;
         cur = next;
         next = t;

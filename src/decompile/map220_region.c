@@ -97,7 +97,7 @@ bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, i
     out->nfaces = out->npoints = 0;
     for (size_t f = 0; f < in->nfaces; f++) {
         const bk_rface *face = &in->faces[f];
-        size_t n = bk_poly_clip_back(in->points + face->first, face->count, pl, BK_REGION_ON_EPS, c->a);
+        size_t n = bk_poly_clip_back(in->points + face->first, face->count, pl, BK_REGION_ON_EPS, c->a, c->cap);
         if (n >= 3 && bk_poly_area(c->a, n) > BK_REGION_AREA_EPS &&
             !bk_region_add_face(out, &face->pl, face->plane, face->flip, c->a, n))
             return false;
@@ -106,7 +106,7 @@ bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, i
     size_t n = 4;
     bk_dvec *cur = c->a, *next = c->b;
     for (size_t f = 0; f < in->nfaces && n >= 3; f++) {
-        n = bk_poly_clip_back(cur, n, &in->faces[f].pl, BK_REGION_ON_EPS, next);
+        n = bk_poly_clip_back(cur, n, &in->faces[f].pl, BK_REGION_ON_EPS, next, c->cap);
         bk_dvec *t = cur;
         cur = next;
         next = t;

@@ -2,6 +2,7 @@
 #include "poly.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 double dv_length(bk_dvec a) { return sqrt(dv_dot(a, a)); }
 
@@ -26,7 +27,7 @@ void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4])
     out[3] = dv_add(dv_sub(c, ue), ve);
 }
 
-size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out)
+size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out, size_t cap)
 {
     if (n == 0)
         return 0;
@@ -35,10 +36,15 @@ size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, do
         bk_dvec p = in[i], q = in[(i + 1) % n];
         double dp = dv_dot(plane->n, p) - plane->d;
         double dq = dv_dot(plane->n, q) - plane->d;
+        bool cross = (dp < -eps && dq > eps) || (dp > eps && dq < -eps);
+        /* A polygon that is not convex (a map's face can be anything) may
+         * cross the plane many times: it is not clipped past `cap`. */
+        if (m + (dp <= eps) + cross > cap)
+            return 0;
         if (dp <= eps)
             out[m++] = p;
         /* An edge strictly crossing the plane gets the crossing point. */
-        if ((dp < -eps && dq > eps) || (dp > eps && dq < -eps)) {
+        if (cross) {
             double t = dp / (dp - dq);
             out[m++] = dv_add(p, dv_scale(dv_sub(q, p), t));
         }
@@ -59,7 +65,7 @@ size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double e
         const bk_dplane *pl = &planes[i];
         if (dv_dot(pl->n, own->n) > 1.0 - 1e-6 && fabs(pl->d - own->d) <= eps)
             continue;
-        n = bk_poly_clip_back(cur, n, pl, eps, next);
+        n = bk_poly_clip_back(cur, n, pl, eps, next, BK_POLY_MAX_POINTS(count));
         bk_dvec *t = cur;
         cur = next;
         next = t;

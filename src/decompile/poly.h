@@ -36,10 +36,12 @@ bk_dvec dv_normalize(bk_dvec a);
 void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4]);
 
 /* Keep the part of polygon in[0..n) with dot(normal, p) <= d + eps; points
- * within eps of the plane count as on it and are kept unmoved. Writes at most
- * n + 1 points to `out` (which must not alias `in`), keeps the winding, and
- * returns the count (0 when nothing is left; below 3 means degenerate). */
-size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out);
+ * within eps of the plane count as on it and are kept unmoved. Writes to
+ * `out` (which must not alias `in`; room for `cap` points), keeps the
+ * winding, and returns the count (0 when nothing is left; below 3 means
+ * degenerate). A convex polygon gains at most one point; one that would
+ * need more than `cap` (only a polygon that is not convex can) gives 0. */
+size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out, size_t cap);
 
 /* The polygon of planes[side] clipped by the back sides of every other plane
  * in planes[0..count), starting from a square of half-size `extent`. Planes

@@ -454,6 +454,83 @@ static void test_faces_on_negated_plane(void **state)
     leaf_cut_between_textures(true);
 }
 
+/* A face need not be convex in a damaged file: a comb-shaped face whose
+ * teeth cross the side of the leaf it lies on again and again, next to a
+ * face of another texture. Clipping it against the side gains a point per
+ * crossing; the clip stops at its buffer instead of writing past it. */
+static void test_comb_face_stays_in_bounds(void **state)
+{
+    (void)state;
+    enum { TEETH = 40 };
+    /* Solid below z = 16 where x >= 0: the leaf's top side ends at x = 0, which the comb crosses. */
+    const bspkit_plane planes[] = {axial(2, 16), axial(0, 0)};
+    const bspkit_node nodes[] = {node(0, LEAF(1), 1), node(1, LEAF(2), LEAF(1))};
+    const int32_t contents[] = {SOLID, EMPTY, SOLID};
+    bspkit_model models[] = {box_model(0, 0, 64, 0, 32)};
+    models[0].num_faces = 2;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_builder *b = begin(BSPKIT_FAMILY_GOLDSRC, planes, 2, nodes, 2, contents, 3, models, 1, ents);
+    /* Face 0: the square 32..64 x 0..64. Face 1: a comb along x = 0, teeth at x = -8 and x = 8. */
+    bspkit_vec3 verts[4 + TEETH + 2];
+    size_t nv = 0;
+    verts[nv++] = (bspkit_vec3){32, 0, 16};
+    verts[nv++] = (bspkit_vec3){64, 0, 16};
+    verts[nv++] = (bspkit_vec3){64, 64, 16};
+    verts[nv++] = (bspkit_vec3){32, 64, 16};
+    verts[nv++] = (bspkit_vec3){24, 0, 16};
+    for (int i = 0; i < TEETH; i++)
+        verts[nv++] = (bspkit_vec3){i % 2 ? 8.0f : -8.0f, 1.0f + 1.5f * (float)i, 16};
+    verts[nv++] = (bspkit_vec3){24, 62, 16};
+    bspkit_edge edges[1 + 4 + TEETH + 2];
+    int32_t surfedges[4 + TEETH + 2];
+    size_t ne = 1, ns = 0;
+    edges[0] = (bspkit_edge){{0, 0}};
+    for (uint32_t i = 0; i < 4; i++) {
+        edges[ne] = (bspkit_edge){{i, (i + 1) % 4}};
+        surfedges[ns++] = (int32_t)ne++;
+    }
+    uint32_t comb = 4, count = TEETH + 2;
+    for (uint32_t i = 0; i < count; i++) {
+        edges[ne] = (bspkit_edge){{comb + i, comb + (i + 1) % count}};
+        surfedges[ns++] = (int32_t)ne++;
+    }
+    bspkit_face faces[2];
+    memset(faces, 0, sizeof faces);
+    for (int i = 0; i < 2; i++) {
+        faces[i].first_edge = i ? 4 : 0;
+        faces[i].num_edges = i ? (int32_t)count : 4;
+        faces[i].texinfo = i;
+        faces[i].light_offset = -1;
+        memset(faces[i].styles, 255, sizeof faces[i].styles);
+    }
+    bspkit_texinfo ti[2];
+    memset(ti, 0, sizeof ti);
+    bspkit_miptex tex[2];
+    memset(tex, 0, sizeof tex);
+    for (int i = 0; i < 2; i++) {
+        ti[i].texture_vecs[0][0] = 1;
+        ti[i].texture_vecs[1][1] = -1;
+        ti[i].texture = i;
+        tex[i].width = tex[i].height = 16;
+    }
+    strcpy(tex[0].name, "floor_a");
+    strcpy(tex[1].name, "comb_b");
+    CHECK(bspkit_builder_set_vertexes(b, verts, nv, ERR));
+    CHECK(bspkit_builder_set_edges(b, edges, ne, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, surfedges, ns, ERR));
+    CHECK(bspkit_builder_set_faces(b, faces, 2, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, ti, 2, ERR));
+    CHECK(bspkit_builder_set_miptex(b, tex, 2, ERR));
+    bspkit_map *map = finish(b);
+    result r = {0};
+    decompile(map, false, &r);
+    assert_agrees(map, &r.m, 1);
+    /* The square's texture still reaches a side. */
+    assert_true(has_texture(&r.m, "floor_a"));
+    result_free(&r);
+    bspkit_close(map);
+}
+
 /* A clip brush (0..64 on every axis) in an empty world, as the compilers
  * store it: nowhere in hull 0, and in the smallest player hull (GoldSrc 3,
  * Quake 1) as the box grown by the player box. The standing hull of the
@@ -665,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_unequal_boxes_stay_apart),
         cmocka_unit_test(test_leaf_cut_between_textures),
         cmocka_unit_test(test_faces_on_negated_plane),
+        cmocka_unit_test(test_comb_face_stays_in_bounds),
         cmocka_unit_test(test_clip_brush_goldsrc),
         cmocka_unit_test(test_clip_brush_quake),
         cmocka_unit_test(test_liquid_and_sky),
