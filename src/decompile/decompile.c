@@ -6,8 +6,32 @@
 
 #include "../core/map.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void bk_decompile_num(char *buf, size_t size, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    double r = rint(v);
+    if (fabs(v - r) < 1e-6 && fabs(r) < 1e15) {
+        /* Integers are most of the output: written directly, without printf, and never "-0". */
+        long long n = (long long)r;
+        unsigned long long u = n < 0 ? 0ull - (unsigned long long)n : (unsigned long long)n;
+        char tmp[24], *q = tmp + sizeof tmp;
+        *--q = 0;
+        do
+            *--q = (char)('0' + u % 10);
+        while (u /= 10);
+        if (n < 0)
+            *--q = '-';
+        snprintf(buf, size, "%s", q);
+    } else {
+        snprintf(buf, size, "%.10g", v);
+    }
+}
 
 bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
                                       size_t *size, bspkit_decompile_stats *stats, bspkit_error *err)

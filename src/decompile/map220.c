@@ -1515,32 +1515,11 @@ done:
 
 /* ---- writing -------------------------------------------------------------------- */
 
-/* A coordinate: an integer when it is one to within 1e-6, else six decimals without trailing zeros. */
+/* A coordinate, as both formats write numbers (bk_decompile_num). */
 static void put_num(bk_tbuf *t, double v)
 {
-    char buf[64];
-    double ri = rint(v);
-    if (fabs(v - ri) < 1e-6 && fabs(ri) < 1e15) {
-        /* Integers are most of the output: written directly, without printf. */
-        long long n = (long long)ri;
-        unsigned long long u = n < 0 ? 0ull - (unsigned long long)n : (unsigned long long)n;
-        char *e = buf + sizeof buf, *q = e;
-        *--q = 0;
-        do
-            *--q = (char)('0' + u % 10);
-        while (u /= 10);
-        if (n < 0)
-            *--q = '-';
-        tb_puts(t, q);
-        return;
-    } else {
-        snprintf(buf, sizeof buf, "%.6f", v);
-        char *end = buf + strlen(buf);
-        while (end > buf && end[-1] == '0')
-            *--end = 0;
-        if (end > buf && end[-1] == '.')
-            *--end = 0;
-    }
+    char buf[32];
+    bk_decompile_num(buf, sizeof buf, v);
     tb_puts(t, buf);
 }
 

@@ -35,17 +35,6 @@ void vmf_indent(vmf_ctx *c, int level)
     tb_put(c->out, tabs, (size_t)(level < 8 ? level : 8));
 }
 
-void vmf_num(char *buf, size_t size, double v)
-{
-    if (!isfinite(v))
-        v = 0;
-    double r = round(v);
-    if (fabs(v - r) < 1e-6 && fabs(r) < 1e15)
-        snprintf(buf, size, "%.0f", r == 0 ? 0.0 : r); /* no "-0" */
-    else
-        snprintf(buf, size, "%.10g", v);
-}
-
 void vmf_kv(vmf_ctx *c, int level, const char *key, const char *value)
 {
     vmf_indent(c, level);
@@ -229,8 +218,8 @@ static void write_axis(vmf_ctx *c, int level, const char *key, const float vec[4
         a = dflt;
     }
     char x[32], y[32], z[32], s[32], k[32], line[200];
-    vmf_num(x, sizeof x, a.x), vmf_num(y, sizeof y, a.y), vmf_num(z, sizeof z, a.z);
-    vmf_num(s, sizeof s, shift), vmf_num(k, sizeof k, scale);
+    bk_decompile_num(x, sizeof x, a.x), bk_decompile_num(y, sizeof y, a.y), bk_decompile_num(z, sizeof z, a.z);
+    bk_decompile_num(s, sizeof s, shift), bk_decompile_num(k, sizeof k, scale);
     snprintf(line, sizeof line, "[%s %s %s %s] %s", x, y, z, s, k);
     vmf_kv(c, level, key, line);
 }
@@ -369,23 +358,23 @@ static void write_rows(vmf_ctx *c, int level, const char *name, uint32_t rows, u
                 tb_puts(c->out, " ");
             switch (what) {
             case 0: /* normals */
-                vmf_num(num, sizeof num, dv[v].vec.x), tb_puts(c->out, num), tb_puts(c->out, " ");
-                vmf_num(num, sizeof num, dv[v].vec.y), tb_puts(c->out, num), tb_puts(c->out, " ");
-                vmf_num(num, sizeof num, dv[v].vec.z), tb_puts(c->out, num);
+                bk_decompile_num(num, sizeof num, dv[v].vec.x), tb_puts(c->out, num), tb_puts(c->out, " ");
+                bk_decompile_num(num, sizeof num, dv[v].vec.y), tb_puts(c->out, num), tb_puts(c->out, " ");
+                bk_decompile_num(num, sizeof num, dv[v].vec.z), tb_puts(c->out, num);
                 break;
             case 1:
-                vmf_num(num, sizeof num, dv[v].dist), tb_puts(c->out, num);
+                bk_decompile_num(num, sizeof num, dv[v].dist), tb_puts(c->out, num);
                 break;
             case 2: /* offsets */
                 tb_puts(c->out, "0 0 0");
                 break;
             case 3: /* offset normals: the base face's normal */
-                vmf_num(num, sizeof num, normal.x), tb_puts(c->out, num), tb_puts(c->out, " ");
-                vmf_num(num, sizeof num, normal.y), tb_puts(c->out, num), tb_puts(c->out, " ");
-                vmf_num(num, sizeof num, normal.z), tb_puts(c->out, num);
+                bk_decompile_num(num, sizeof num, normal.x), tb_puts(c->out, num), tb_puts(c->out, " ");
+                bk_decompile_num(num, sizeof num, normal.y), tb_puts(c->out, num), tb_puts(c->out, " ");
+                bk_decompile_num(num, sizeof num, normal.z), tb_puts(c->out, num);
                 break;
             case 4:
-                vmf_num(num, sizeof num, dv[v].alpha), tb_puts(c->out, num);
+                bk_decompile_num(num, sizeof num, dv[v].alpha), tb_puts(c->out, num);
                 break;
             default:
                 tb_printf(c->out, "%u", tags ? (unsigned)tags[v] : 0u);
@@ -412,9 +401,9 @@ static bool write_dispinfo(vmf_ctx *c, int level, size_t d, bk_dvec normal, bk_d
     char buf[128], x[32], y[32], z[32];
     snprintf(buf, sizeof buf, "%d", (int)di->power);
     vmf_kv(c, level + 1, "power", buf);
-    vmf_num(x, sizeof x, di->start_position.x + offset.x);
-    vmf_num(y, sizeof y, di->start_position.y + offset.y);
-    vmf_num(z, sizeof z, di->start_position.z + offset.z);
+    bk_decompile_num(x, sizeof x, di->start_position.x + offset.x);
+    bk_decompile_num(y, sizeof y, di->start_position.y + offset.y);
+    bk_decompile_num(z, sizeof z, di->start_position.z + offset.z);
     snprintf(buf, sizeof buf, "[%s %s %s]", x, y, z);
     vmf_kv(c, level + 1, "startposition", buf);
     vmf_kv(c, level + 1, "flags", "0");
@@ -476,9 +465,9 @@ static void write_plane_points(vmf_ctx *c, int level, const bk_dvec pts[3], bk_d
     size_t len = 0;
     for (int q = 0; q < 3; q++) {
         char x[32], y[32], z[32];
-        vmf_num(x, sizeof x, pts[q].x + offset.x);
-        vmf_num(y, sizeof y, pts[q].y + offset.y);
-        vmf_num(z, sizeof z, pts[q].z + offset.z);
+        bk_decompile_num(x, sizeof x, pts[q].x + offset.x);
+        bk_decompile_num(y, sizeof y, pts[q].y + offset.y);
+        bk_decompile_num(z, sizeof z, pts[q].z + offset.z);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s(%s %s %s)", q ? " " : "", x, y, z);
         if (len >= sizeof line)
             len = sizeof line - 1;

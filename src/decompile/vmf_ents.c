@@ -25,14 +25,14 @@ enum {
 static void kv_num(vmf_ctx *c, int level, const char *key, double v)
 {
     char buf[32];
-    vmf_num(buf, sizeof buf, v);
+    bk_decompile_num(buf, sizeof buf, v);
     vmf_kv(c, level, key, buf);
 }
 
 static void kv_vec(vmf_ctx *c, int level, const char *key, double x, double y, double z)
 {
     char a[32], b[32], d[32], buf[100];
-    vmf_num(a, sizeof a, x), vmf_num(b, sizeof b, y), vmf_num(d, sizeof d, z);
+    bk_decompile_num(a, sizeof a, x), bk_decompile_num(b, sizeof b, y), bk_decompile_num(d, sizeof d, z);
     snprintf(buf, sizeof buf, "%s %s %s", a, b, d);
     vmf_kv(c, level, key, buf);
 }

@@ -74,7 +74,6 @@ typedef struct vmf_ctx {
 /* Writes `level` tabs. */
 void vmf_indent(vmf_ctx *c, int level);
 /* A number: an integer when within 1e-6 of one (the float noise of an integral coordinate), else ten significant digits. */
-void vmf_num(char *buf, size_t size, double v);
 /* "key" "value" on its own line at `level`. */
 void vmf_kv(vmf_ctx *c, int level, const char *key, const char *value);
 /* Fails with BSPKIT_ERR_LIMIT naming `lump` once the output passes its bound. */
