@@ -349,6 +349,42 @@ static void test_unequal_boxes_stay_apart(void **state)
     bspkit_close(map);
 }
 
+/* Geometry and two faces on plane `plane` (facing against it when `side`):
+ * face 0 uses the first n0 surfedges, face 1 the next n1; their textures
+ * (16x16, in a WAD) are named a and b. */
+static void set_two_faces(bspkit_builder *b, uint32_t plane, uint8_t side, int32_t n0, int32_t n1, const char *a,
+                          const char *name_b, const bspkit_vec3 *verts, size_t nv, const bspkit_edge *edges,
+                          size_t ne, const int32_t *surfedges, size_t ns)
+{
+    bspkit_face faces[2];
+    bspkit_texinfo ti[2];
+    bspkit_miptex tex[2];
+    memset(faces, 0, sizeof faces);
+    memset(ti, 0, sizeof ti);
+    memset(tex, 0, sizeof tex);
+    for (int i = 0; i < 2; i++) {
+        faces[i].plane = plane;
+        faces[i].side = side;
+        faces[i].first_edge = i ? n0 : 0;
+        faces[i].num_edges = i ? n1 : n0;
+        faces[i].texinfo = i;
+        faces[i].light_offset = -1;
+        memset(faces[i].styles, 255, sizeof faces[i].styles);
+        ti[i].texture_vecs[0][0] = 1;
+        ti[i].texture_vecs[1][1] = -1;
+        ti[i].texture = i;
+        tex[i].width = tex[i].height = 16;
+    }
+    snprintf(tex[0].name, sizeof tex[0].name, "%s", a);
+    snprintf(tex[1].name, sizeof tex[1].name, "%s", name_b);
+    CHECK(bspkit_builder_set_vertexes(b, verts, nv, ERR));
+    CHECK(bspkit_builder_set_edges(b, edges, ne, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, surfedges, ns, ERR));
+    CHECK(bspkit_builder_set_faces(b, faces, 2, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, ti, 2, ERR));
+    CHECK(bspkit_builder_set_miptex(b, tex, 2, ERR));
+}
+
 /* Index of a side of a brush of entity 0 with outward normal `n` and
  * distance `d` whose brush holds `p`, or SIZE_MAX; the brush in *brush. */
 static size_t side_at(const mr_map *m, const double n[3], double d, const double p[3], size_t *brush)
@@ -387,36 +423,7 @@ static void leaf_cut_between_textures(bool negated)
     const bspkit_vec3 verts[] = {{0, 0, 16}, {32, 0, 16}, {32, 64, 16}, {0, 64, 16}, {64, 0, 16}, {64, 64, 16}};
     const bspkit_edge edges[] = {{{0, 0}}, {{0, 1}}, {{1, 2}}, {{2, 3}}, {{3, 0}}, {{1, 4}}, {{4, 5}}, {{5, 2}}};
     const int32_t surfedges[] = {1, 2, 3, 4, 5, 6, 7, -2};
-    bspkit_face faces[2];
-    memset(faces, 0, sizeof faces);
-    for (int i = 0; i < 2; i++) {
-        faces[i].plane = negated ? 1 : 0;
-        faces[i].side = negated;
-        faces[i].first_edge = 4 * i;
-        faces[i].num_edges = 4;
-        faces[i].texinfo = i;
-        faces[i].light_offset = -1;
-        memset(faces[i].styles, 255, sizeof faces[i].styles);
-    }
-    bspkit_texinfo ti[2];
-    memset(ti, 0, sizeof ti);
-    for (int i = 0; i < 2; i++) {
-        ti[i].texture_vecs[0][0] = 1;
-        ti[i].texture_vecs[1][1] = -1;
-        ti[i].texture = i;
-    }
-    bspkit_miptex tex[2];
-    memset(tex, 0, sizeof tex);
-    strcpy(tex[0].name, "floor_a");
-    strcpy(tex[1].name, "floor_b");
-    for (int i = 0; i < 2; i++)
-        tex[i].width = tex[i].height = 16;
-    CHECK(bspkit_builder_set_vertexes(b, verts, 6, ERR));
-    CHECK(bspkit_builder_set_edges(b, edges, 8, ERR));
-    CHECK(bspkit_builder_set_surfedges(b, surfedges, 8, ERR));
-    CHECK(bspkit_builder_set_faces(b, faces, 2, ERR));
-    CHECK(bspkit_builder_set_texinfo(b, ti, 2, ERR));
-    CHECK(bspkit_builder_set_miptex(b, tex, 2, ERR));
+    set_two_faces(b, negated ? 1 : 0, negated, 4, 4, "floor_a", "floor_b", verts, 6, edges, 8, surfedges, 8);
     const uint32_t leaf_faces[] = {0, 1};
     CHECK(bspkit_builder_set_leaf_faces(b, leaf_faces, 2, ERR));
     bspkit_map *map = finish(b);
@@ -494,33 +501,7 @@ static void test_comb_face_stays_in_bounds(void **state)
         edges[ne] = (bspkit_edge){{comb + i, comb + (i + 1) % count}};
         surfedges[ns++] = (int32_t)ne++;
     }
-    bspkit_face faces[2];
-    memset(faces, 0, sizeof faces);
-    for (int i = 0; i < 2; i++) {
-        faces[i].first_edge = i ? 4 : 0;
-        faces[i].num_edges = i ? (int32_t)count : 4;
-        faces[i].texinfo = i;
-        faces[i].light_offset = -1;
-        memset(faces[i].styles, 255, sizeof faces[i].styles);
-    }
-    bspkit_texinfo ti[2];
-    memset(ti, 0, sizeof ti);
-    bspkit_miptex tex[2];
-    memset(tex, 0, sizeof tex);
-    for (int i = 0; i < 2; i++) {
-        ti[i].texture_vecs[0][0] = 1;
-        ti[i].texture_vecs[1][1] = -1;
-        ti[i].texture = i;
-        tex[i].width = tex[i].height = 16;
-    }
-    strcpy(tex[0].name, "floor_a");
-    strcpy(tex[1].name, "comb_b");
-    CHECK(bspkit_builder_set_vertexes(b, verts, nv, ERR));
-    CHECK(bspkit_builder_set_edges(b, edges, ne, ERR));
-    CHECK(bspkit_builder_set_surfedges(b, surfedges, ns, ERR));
-    CHECK(bspkit_builder_set_faces(b, faces, 2, ERR));
-    CHECK(bspkit_builder_set_texinfo(b, ti, 2, ERR));
-    CHECK(bspkit_builder_set_miptex(b, tex, 2, ERR));
+    set_two_faces(b, 0, 0, 4, (int32_t)count, "floor_a", "comb_b", verts, nv, edges, ne, surfedges, ns);
     bspkit_map *map = finish(b);
     result r = {0};
     decompile(map, false, &r);
