@@ -152,6 +152,8 @@ typedef struct dctx {
     size_t nopen_leaves, cap_open_leaves, nclip_cands, cap_clip_cands;
     bk_region cand_store;
     uint64_t clip_work_limit;
+    bool clip_full;       /* the candidates outgrew the store limit: no more are taken */
+    bool clip_incomplete; /* the walk stopped at the work limit: no clip at all */
 
     size_t out_limit;
 } dctx;
@@ -1111,8 +1113,10 @@ static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const b
         return BSPKIT_OK;
     if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1, sizeof *c->clip_cands))
         return nomem(c);
-    if (c->cand_store.npoints + r->npoints > c->store_limit)
-        return limit_fail(c, BSPKIT_Q_CLIPNODES, "the clip hull's regions outgrow the size of the map");
+    if (c->cand_store.npoints + r->npoints > c->store_limit) {
+        c->clip_full = true; /* clip is a nicety: the candidates found so far stand */
+        return BSPKIT_OK;
+    }
     grown_region *g = &c->clip_cands[c->nclip_cands];
     g->first = c->cand_store.nfaces;
     g->count = r->nfaces;
@@ -1126,10 +1130,16 @@ static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const b
 /* A region reaching a leaf of the clip hull. */
 static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t contents)
 {
-    if (c->rc.work > c->clip_work_limit)
+    /* Every open leaf must be known before anything counts as clip: past
+     * the work limit the walk is marked incomplete and yields no clip. */
+    if (c->rc.work > c->clip_work_limit) {
+        c->clip_incomplete = true;
         return BSPKIT_OK;
+    }
     if (contents != BSPKIT_Q_CONTENTS_SOLID)
         return clip_open_region(c, r);
+    if (c->clip_full)
+        return BSPKIT_OK;
     tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, NULL, clip_candidate_leaf};
     return walk_tree(c, m, &w, m->headnode[0], r);
 }
@@ -1222,13 +1232,15 @@ static bspkit_result subtract_open(dctx *c, size_t ci)
             }
             stack[top++] = (clip_frame){outside, k + 1};
             outside = (bk_region){0};
-            if (bc != BK_CUT_PART) {
+            if (bc == BK_CUT_EMPTY) {
                 gone = true; /* nothing measurable behind */
                 continue;
             }
-            bk_region t = inside;
-            inside = tmp;
-            tmp = t;
+            if (bc == BK_CUT_PART) {
+                bk_region t = inside;
+                inside = tmp;
+                tmp = t;
+            }
         }
         /* What is left of `inside` lies in the grown leaf: not clip. */
     }
@@ -1244,8 +1256,8 @@ done:
 }
 
 /* Clip pieces of model `mi` (the world), from its player-hull tree split from
- * its box grown by the player box. Nothing when the map has no clip hull;
- * a map too large for the work allowed gets what was found until then. */
+ * its box grown by the player box. Nothing when the map has no clip hull,
+ * when the hull cannot be walked, or when it needs more work than allowed. */
 static bspkit_result walk_clip(dctx *c, size_t mi)
 {
     const bspkit_model *m = &c->models[mi];
@@ -1261,12 +1273,19 @@ static bspkit_result walk_clip(dctx *c, size_t mi)
     hi = dv_add(dv_sub(hi, mins), (bk_dvec){1, 1, 1});
     c->clip_work_limit = c->rc.work + c->work_limit / 2;
     c->ngrown = c->nopen_leaves = c->nclip_cands = 0;
+    c->clip_full = c->clip_incomplete = false;
     c->cand_store.nfaces = c->cand_store.npoints = 0;
     tree_walk w = {BSPKIT_Q_CLIPNODES, c->nclipnodes, c->clipnode_record, c->clip_visited, clip_hull_leaf};
     bk_region box = {0};
     bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, &w, root, &box) : nomem(c);
     bk_region_free(&box);
-    for (size_t i = 0; i < c->nclip_cands && r == BSPKIT_OK; i++)
+    if (r != BSPKIT_OK && r != BSPKIT_ERR_NOMEM) {
+        /* A clip hull that cannot be walked (a damaged file) gives no clip; the rest of the map still comes back. */
+        c->clip_incomplete = true;
+        bk_error_clear(c->err);
+        r = BSPKIT_OK;
+    }
+    for (size_t i = 0; i < c->nclip_cands && r == BSPKIT_OK && !c->clip_incomplete; i++)
         r = subtract_open(c, i);
     return r;
 }

@@ -578,6 +578,30 @@ static void clip_brush_from_player_hull(bspkit_family family)
     bspkit_close(map);
 }
 
+/* A player hull pointing at a clipnode that does not exist: the map still
+ * decompiles, without clip. */
+static void test_broken_clip_hull_gives_no_clip(void **state)
+{
+    (void)state;
+    const bspkit_plane planes[] = {axial(2, -100), axial(0, 0)};
+    const bspkit_clipnode clip[] = {{1, {EMPTY, 99}}};
+    const bspkit_node nodes[] = {node(1, LEAF(1), LEAF(2))}; /* hull 0: solid where x < 0 */
+    const int32_t contents[] = {SOLID, EMPTY, SOLID};
+    bspkit_model models[] = {box_model(0, -128, 128, -128, 128)};
+    models[0].headnode[1] = models[0].headnode[2] = models[0].headnode[3] = 0;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_builder *b = begin(BSPKIT_FAMILY_GOLDSRC, planes, 2, nodes, 1, contents, 3, models, 1, ents);
+    CHECK(bspkit_builder_set_clipnodes(b, clip, 1, ERR));
+    bspkit_map *map = finish(b);
+    result r = {0};
+    decompile(map, false, &r);
+    assert_int_equal(r.st.clip_brushes, 0);
+    assert_int_equal(r.st.brushes, 1);
+    assert_agrees(map, &r.m, 1);
+    result_free(&r);
+    bspkit_close(map);
+}
+
 static void test_clip_brush_goldsrc(void **state)
 {
     (void)state;
@@ -725,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_faces_on_negated_plane),
         cmocka_unit_test(test_comb_face_stays_in_bounds),
         cmocka_unit_test(test_clip_brush_goldsrc),
+        cmocka_unit_test(test_broken_clip_hull_gives_no_clip),
         cmocka_unit_test(test_clip_brush_quake),
         cmocka_unit_test(test_liquid_and_sky),
         cmocka_unit_test(test_cyclic_tree),
