@@ -73,12 +73,16 @@ static bspkit_result conversion_warning(plan *p, int lump, bspkit_error *err, co
     return BSPKIT_OK;
 }
 
+/* Whether a lump is stored compressed: every one with data under LZMA,
+ * none without, else as it was. "As it was" holds for an empty lump too:
+ * an LZMA header claiming 0 bytes is kept as it is, so an unchanged save
+ * stays byte for byte the input. */
 static bool want_compressed(const plan *p, int lump, bool was_compressed, size_t size)
 {
-    if (!p->source || size == 0 || lump == BSPKIT_S_PAKFILE || lump == BSPKIT_S_GAME_LUMP)
+    if (!p->source || lump == BSPKIT_S_PAKFILE || lump == BSPKIT_S_GAME_LUMP)
         return false;
     switch (p->opts->compression) {
-    case BSPKIT_COMPRESSION_LZMA: return true;
+    case BSPKIT_COMPRESSION_LZMA: return size > 0;
     case BSPKIT_COMPRESSION_NONE: return false;
     default: return was_compressed;
     }
