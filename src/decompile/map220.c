@@ -221,6 +221,17 @@ static const char *default_name(const dctx *c, int32_t contents)
 
 /* ---- the map's faces ---------------------------------------------------- */
 
+/* Bounds of points p[0..n) (inverted, +inf..-inf, when n is 0). */
+static void points_bounds(const bk_dvec *p, size_t n, bk_dvec *lo, bk_dvec *hi)
+{
+    *lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
+    *hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        *lo = (bk_dvec){fmin(lo->x, p[i].x), fmin(lo->y, p[i].y), fmin(lo->z, p[i].z)};
+        *hi = (bk_dvec){fmax(hi->x, p[i].x), fmax(hi->y, p[i].y), fmax(hi->z, p[i].z)};
+    }
+}
+
 /* At least three edges, all inside the surfedge lump. */
 static bool edges_in_range(const bspkit_face *face, size_t nsurfedges)
 {
@@ -414,8 +425,6 @@ static bspkit_result load_faces(dctx *c)
         m->first = (uint32_t)used;
         if (!edges_in_range(face, nsurfedges) || face->plane >= c->nplanes)
             continue;
-        m->lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
-        m->hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
         size_t n = 0;
         for (int32_t e = 0; e < face->num_edges; e++) {
             int64_t v = bk_surfedge_vertex(surfedges[face->first_edge + e], edges, nedges, nverts);
@@ -425,9 +434,8 @@ static bspkit_result load_faces(dctx *c)
             }
             bk_dvec p = {verts[v].x, verts[v].y, verts[v].z};
             c->fpoints[used + n++] = p;
-            m->lo = (bk_dvec){fmin(m->lo.x, p.x), fmin(m->lo.y, p.y), fmin(m->lo.z, p.z)};
-            m->hi = (bk_dvec){fmax(m->hi.x, p.x), fmax(m->hi.y, p.y), fmax(m->hi.z, p.z)};
         }
+        points_bounds(c->fpoints + used, n, &m->lo, &m->hi);
         m->count = (uint32_t)n;
         m->plane = c->canon[face->plane];
         m->side = (uint8_t)((face->side != 0) ^ c->canon_flip[face->plane]);
@@ -510,11 +518,8 @@ static bool side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, c
     c->ncands = 0;
     if (f->plane >= 0 && (size_t)f->plane >= c->nplanes)
         return true; /* the decompiler's own cut, on no plane of the map (plane_id) */
-    bk_dvec lo = pts[0], hi = pts[0];
-    for (size_t i = 1; i < f->count; i++) {
-        lo = (bk_dvec){fmin(lo.x, pts[i].x), fmin(lo.y, pts[i].y), fmin(lo.z, pts[i].z)};
-        hi = (bk_dvec){fmax(hi.x, pts[i].x), fmax(hi.y, pts[i].y), fmax(hi.z, pts[i].z)};
-    }
+    bk_dvec lo, hi;
+    points_bounds(pts, f->count, &lo, &hi);
     uint64_t first = (uint64_t)(int64_t)m->first_face, last = first + (uint64_t)(int64_t)m->num_faces;
     if (last > c->nfaces)
         last = c->nfaces;
@@ -582,13 +587,7 @@ static bool cover_side_faces(dctx *c)
 
 static void region_bounds(const bk_region *r, bk_dvec *lo, bk_dvec *hi)
 {
-    *lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
-    *hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < r->npoints; i++) {
-        bk_dvec q = r->points[i];
-        *lo = (bk_dvec){fmin(lo->x, q.x), fmin(lo->y, q.y), fmin(lo->z, q.z)};
-        *hi = (bk_dvec){fmax(hi->x, q.x), fmax(hi->y, q.y), fmax(hi->z, q.z)};
-    }
+    points_bounds(r->points, r->npoints, lo, hi);
 }
 
 static bool store_piece(dctx *c, const bk_region *r, piece *p)
@@ -974,6 +973,16 @@ done:
     return r;
 }
 
+/* walk_tree() from the box lo..hi. */
+static bspkit_result walk_box(dctx *c, const bspkit_model *m, const tree_walk *w, int32_t root, bk_dvec lo,
+                              bk_dvec hi)
+{
+    bk_region box = {0};
+    bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, w, root, &box) : nomem(c);
+    bk_region_free(&box);
+    return r;
+}
+
 /* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
  * the pieces. Each node is visited once over all models. */
 static bspkit_result walk_model(dctx *c, size_t mi)
@@ -989,10 +998,7 @@ static bspkit_result walk_model(dctx *c, size_t mi)
                        "decompile: model %zu reaches %g units from the origin", mi, reach);
     c->rc.extent = 4 * reach + 64;
     tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, c->visited, hull0_leaf};
-    bk_region box = {0};
-    bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, &w, m->headnode[0], &box) : nomem(c);
-    bk_region_free(&box);
-    return r;
+    return walk_box(c, m, &w, m->headnode[0], lo, hi);
 }
 
 /* ---- clip brushes ------------------------------------------------------------ */
@@ -1276,9 +1282,7 @@ static bspkit_result walk_clip(dctx *c, size_t mi)
     c->clip_full = c->clip_incomplete = false;
     c->cand_store.nfaces = c->cand_store.npoints = 0;
     tree_walk w = {BSPKIT_Q_CLIPNODES, c->nclipnodes, c->clipnode_record, c->clip_visited, clip_hull_leaf};
-    bk_region box = {0};
-    bspkit_result r = bk_region_box(&box, lo, hi) ? walk_tree(c, m, &w, root, &box) : nomem(c);
-    bk_region_free(&box);
+    bspkit_result r = walk_box(c, m, &w, root, lo, hi);
     if (r != BSPKIT_OK && r != BSPKIT_ERR_NOMEM) {
         /* A clip hull that cannot be walked (a damaged file) gives no clip; the rest of the map still comes back. */
         c->clip_incomplete = true;
