@@ -23,6 +23,7 @@
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
 #include "corpus_walk.h"
+#include "face_vertex.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -53,12 +54,7 @@ typedef struct map_data {
     size_t nfaces;
     const bspkit_texinfo *ti;
     size_t nti;
-    const bspkit_vec3 *verts;
-    size_t nverts;
-    const bspkit_edge *edges;
-    size_t nedges;
-    const int32_t *surfedges;
-    size_t nsurfedges;
+    face_geometry geo;
     const bspkit_bspx_decoupled_lm *dec;
     size_t ndec;
     const uint8_t *light;
@@ -69,15 +65,7 @@ typedef struct map_data {
 /* Vertex k of face f, or NULL when an index is out of range. */
 static const bspkit_vec3 *face_vertex(const map_data *d, const bspkit_face *f, int32_t k)
 {
-    int64_t se_index = (int64_t)f->first_edge + k;
-    if (f->first_edge < 0 || se_index >= (int64_t)d->nsurfedges)
-        return NULL;
-    int32_t se = d->surfedges[se_index];
-    int64_t e = se < 0 ? -(int64_t)se : se;
-    if (e >= (int64_t)d->nedges)
-        return NULL;
-    uint32_t v = d->edges[e].v[se < 0 ? 1 : 0];
-    return v < d->nverts ? &d->verts[v] : NULL;
+    return face_vertex_at(&d->geo, f, k);
 }
 
 /* Quake/GoldSrc lightmap size along one axis, from the vertices: summed in
@@ -378,9 +366,9 @@ static void visit(const char *root, const char *rel)
     size_t rgb_size;
     d.has_rgb = bspkit_bspx_lump(d.m, "RGBLIGHTING", &rgb, &rgb_size, &err) == BSPKIT_OK;
     if (bspkit_get_texinfo(d.m, &d.ti, &d.nti, &err) != BSPKIT_OK ||
-        bspkit_get_vertexes(d.m, &d.verts, &d.nverts, &err) != BSPKIT_OK ||
-        bspkit_get_edges(d.m, &d.edges, &d.nedges, &err) != BSPKIT_OK ||
-        bspkit_get_surfedges(d.m, &d.surfedges, &d.nsurfedges, &err) != BSPKIT_OK ||
+        bspkit_get_vertexes(d.m, &d.geo.verts, &d.geo.nverts, &err) != BSPKIT_OK ||
+        bspkit_get_edges(d.m, &d.geo.edges, &d.geo.nedges, &err) != BSPKIT_OK ||
+        bspkit_get_surfedges(d.m, &d.geo.surfedges, &d.geo.nsurfedges, &err) != BSPKIT_OK ||
         bspkit_bspx_decoupled_lm_get(d.m, &d.dec, &d.ndec, &err) != BSPKIT_OK) {
         printf("note %s: geometry does not decode: %s\n", rel, err.message);
         bspkit_close(d.m);

@@ -21,6 +21,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/decompile.h"
 #include "corpus_walk.h"
+#include "face_vertex.h"
 #include "decompile/map_read.h"
 
 #include <math.h>
@@ -222,6 +223,7 @@ static void face_textures_on_sides(bspkit_map *map, const mr_map *m, const char 
     }
     qsort(refs, nrefs, sizeof *refs, side_ref_cmp);
     const bspkit_model *wm = &models[0];
+    face_geometry geo = {verts, nv, edges, ne, surfedges, nse};
     for (int64_t f = wm->first_face; f >= 0 && f < (int64_t)wm->first_face + wm->num_faces && (size_t)f < nf; f++) {
         const bspkit_face *face = &faces[f];
         if (face->texinfo < 0 || (size_t)face->texinfo >= nti || face->plane >= nplanes || face->num_edges < 3 ||
@@ -237,14 +239,12 @@ static void face_textures_on_sides(bspkit_map *map, const mr_map *m, const char 
         double c[3] = {0, 0, 0}, p0[3] = {0, 0, 0}, prev[3] = {0, 0, 0}, area_v[3] = {0, 0, 0};
         bool ok = true;
         for (int32_t e = 0; e < face->num_edges && ok; e++) {
-            int32_t se = surfedges[face->first_edge + e];
-            uint64_t ei = se < 0 ? (uint64_t)(-(int64_t)se) : (uint64_t)se;
-            uint32_t vi = ei < ne ? (se < 0 ? edges[ei].v[1] : edges[ei].v[0]) : UINT32_MAX;
-            if (vi >= nv) {
+            const bspkit_vec3 *v = face_vertex_at(&geo, face, e);
+            if (!v) {
                 ok = false;
                 break;
             }
-            double p[3] = {verts[vi].x, verts[vi].y, verts[vi].z};
+            double p[3] = {v->x, v->y, v->z};
             for (int k = 0; k < 3; k++)
                 c[k] += p[k] / face->num_edges;
             if (e == 0)
