@@ -6,6 +6,9 @@ BUILD_DIR   ?= build
 ASAN_DIR    ?= build-asan
 FUZZ_DIR    ?= build-fuzz
 BUILD_TYPE  ?= RelWithDebInfo
+# Developer and CI builds treat warnings as errors; plain CMake builds do not.
+WERROR      ?= ON
+RELEASE_DIR ?= build-release
 PREFIX      ?= /usr/local
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 30
@@ -20,7 +23,7 @@ FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelum
 export ASAN_OPTIONS  ?= detect_leaks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build run test test-asan bench fuzz sweep install clean
+.PHONY: all deps build run test test-asan test-release bench fuzz sweep install clean
 
 all: build
 
@@ -28,7 +31,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_WERROR=$(WERROR)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
@@ -55,9 +58,21 @@ run: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-release
+
+# What packagers and new users build: Release with gcc and with clang, warnings
+# as errors (optimisation brings warnings of its own), and the exported symbols.
+test-release: deps
+	@set -e; for cc in gcc clang; do \
+	  echo "== Release build with $$cc"; \
+	  cmake -S . -B $(RELEASE_DIR)-$$cc -DCMAKE_C_COMPILER=$$cc -DCMAKE_BUILD_TYPE=Release \
+	    -DBSPKIT_WERROR=$(WERROR) -DBSPKIT_BENCH=OFF >/dev/null; \
+	  cmake --build $(RELEASE_DIR)-$$cc -j $(JOBS) --target bspkit bspkit_shared; \
+	  (cd $(RELEASE_DIR)-$$cc && ctest --output-on-failure -R '^abi_'); \
+	done
 
 test-asan: deps
-	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF -DBSPKIT_WERROR=$(WERROR)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ctest --output-on-failure -j $(JOBS)
 
@@ -76,7 +91,7 @@ SWEEP_MAPS  ?= ../shared/maps
 SWEEP_FLIPS ?= 1000
 SWEEP_SEED  ?= 1
 sweep: deps
-	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_SANITIZE=ON -DBSPKIT_BENCH=OFF -DBSPKIT_WERROR=$(WERROR)
 	cmake --build $(ASAN_DIR) -j $(JOBS) --target sweep
 	mkdir -p $(ASAN_DIR)/sweep-failures
 	./$(ASAN_DIR)/fuzz/sweep --seed $(SWEEP_SEED) --flips $(SWEEP_FLIPS) --save $(ASAN_DIR)/sweep-failures $(SWEEP_MAPS)
@@ -107,4 +122,4 @@ install: build
 	cmake --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(RELEASE_DIR)-gcc $(RELEASE_DIR)-clang

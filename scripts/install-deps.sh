@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Install the Debian packages bspkit needs to build and test, but only the
 # ones that are missing, so repeated runs are quiet and need no network.
-#   scripts/install-deps.sh          build + test dependencies (test tools: xz, Info-ZIP zip/unzip,
-#                                    jq and python3 check outputs independently of bspkit)
-#   scripts/install-deps.sh --fuzz   also clang and its libFuzzer runtime
+#   scripts/install-deps.sh          build + test dependencies (clang for the second Release build;
+#                                    test tools: xz, Info-ZIP zip/unzip, jq and python3 check
+#                                    outputs independently of bspkit)
+#   scripts/install-deps.sh --fuzz   also clang's libFuzzer runtime
 # Also installs the Khronos glTF validator (npm package pinned in
 # tests/export/validator/package-lock.json) with `npm ci`, and Debian's nodejs
 # and npm first when `node` is missing.
 set -euo pipefail
 
-packages=(build-essential cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev
+packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev libdeflate-dev
           xz-utils zip unzip jq python3)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
   case "$arg" in
-    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --fuzz) packages+=(libclang-rt-14-dev) ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 64 ;;
   esac
 done

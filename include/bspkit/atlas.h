@@ -59,10 +59,10 @@ typedef struct bspkit_lightmap_atlas {
  * more than the pixel limit (BSPKIT_ATLAS_MAX_PIXELS), or when the atlas would be taller than
  * 32768; errors of bspkit_get_face_lightmaps() and bspkit_get_lighting().
  */
-bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
+BSPKIT_API bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
                                           bspkit_lightmap_atlas *out, bspkit_error *err);
 /** Free the image and rectangles and zero the struct; safe on a zeroed struct. */
-void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
+BSPKIT_API void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
 
 /**
  * Atlas texture coordinate (0..1, origin top-left) of world point `p` on
@@ -80,7 +80,7 @@ void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
  * built from. Returns false when the face is not placed or its texinfo (or
  * decoupled record) is missing.
  */
-bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face,
+BSPKIT_API bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face,
                               bspkit_vec3 p, float uv[2]);
 
 #ifdef __cplusplus

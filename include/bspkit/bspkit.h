@@ -29,6 +29,16 @@ extern "C" {
 
 #define BSPKIT_VERSION_STRING "0.1.0"
 
+/* Marks the functions the shared library exports. The library is built with
+ * hidden visibility, so nothing else (no internal helper) is part of the ABI. */
+#if defined(_WIN32) && defined(BSPKIT_SHARED_BUILD)
+#define BSPKIT_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define BSPKIT_API __attribute__((visibility("default")))
+#else
+#define BSPKIT_API
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Results and errors                                                        */
 /* ------------------------------------------------------------------------ */
@@ -67,7 +77,7 @@ typedef struct bspkit_error {
 } bspkit_error;
 
 /** A short constant description of a result code ("lump out of range", ...). */
-const char *bspkit_strerror(bspkit_result code);
+BSPKIT_API const char *bspkit_strerror(bspkit_result code);
 
 /* ------------------------------------------------------------------------ */
 /* Formats                                                                   */
@@ -103,14 +113,14 @@ typedef struct bspkit_format {
 } bspkit_format;
 
 /** "quake", "goldsrc", "source" or "unknown". */
-const char *bspkit_family_name(bspkit_family family);
+BSPKIT_API const char *bspkit_family_name(bspkit_family family);
 
 /**
  * Identify `data` without opening it. Unsupported but known formats return
  * BSPKIT_ERR_UNSUPPORTED with a message naming what the file is
  * (e.g. "not supported: Quake 3 IBSP version 46").
  */
-bspkit_result bspkit_detect(const void *data, size_t size, bspkit_format *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_detect(const void *data, size_t size, bspkit_format *out, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Opening                                                                   */
@@ -137,24 +147,24 @@ typedef struct bspkit_map bspkit_map;
  * format, reads the lump directory and checks every lump's range and record
  * size; lump contents are decoded lazily. `opts` may be NULL.
  */
-bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bspkit_map **out,
+BSPKIT_API bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bspkit_map **out,
                                bspkit_error *err);
 
 /**
  * Open a map held in memory. Without BSPKIT_OPEN_COPY the bytes are borrowed
  * and must outlive the map.
  */
-bspkit_result bspkit_open_memory(const void *data, size_t size, const bspkit_options *opts,
+BSPKIT_API bspkit_result bspkit_open_memory(const void *data, size_t size, const bspkit_options *opts,
                                  bspkit_map **out, bspkit_error *err);
 
 /** Release the map and everything borrowed from it. NULL is allowed. */
-void bspkit_close(bspkit_map *map);
+BSPKIT_API void bspkit_close(bspkit_map *map);
 
-const bspkit_format *bspkit_map_format(const bspkit_map *map);
+BSPKIT_API const bspkit_format *bspkit_map_format(const bspkit_map *map);
 /** The whole file as opened (borrowed). */
-const uint8_t *bspkit_map_bytes(const bspkit_map *map, size_t *size);
+BSPKIT_API const uint8_t *bspkit_map_bytes(const bspkit_map *map, size_t *size);
 /** Bytes currently allocated for decoded data (counted against max_memory). */
-uint64_t bspkit_map_memory_used(const bspkit_map *map);
+BSPKIT_API uint64_t bspkit_map_memory_used(const bspkit_map *map);
 
 /* ------------------------------------------------------------------------ */
 /* Lumps                                                                     */
@@ -209,26 +219,26 @@ typedef struct bspkit_lump_info {
 } bspkit_lump_info;
 
 /** Number of lumps in the directory (15 or 64). */
-int bspkit_lump_count(const bspkit_map *map);
+BSPKIT_API int bspkit_lump_count(const bspkit_map *map);
 
 /** Directory entry of lump `index`. */
-bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out);
+BSPKIT_API bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out);
 
 /** Lump index for a name ("PLANES") or key ("planes"), or -1. Case-insensitive. */
-int bspkit_lump_find(const bspkit_map *map, const char *name);
+BSPKIT_API int bspkit_lump_find(const bspkit_map *map, const char *name);
 
 /**
  * The lump's bytes, decompressed when stored as LZMA (borrowed). An absent
  * lump gives size 0 and a non-NULL pointer.
  */
-bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size,
                                 bspkit_error *err);
 
 /**
  * Number of records in an array lump (from the directory; no decoding).
  * Returns BSPKIT_ERR_NOT_FOUND for lumps that are not record arrays.
  */
-bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_t *count);
+BSPKIT_API bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_t *count);
 
 /* ------------------------------------------------------------------------ */
 /* Decoded records                                                           */
@@ -362,36 +372,36 @@ typedef struct bspkit_game_lump {
  * and count. A lump the family lacks, or that is empty, yields count 0.
  * Quake/GoldSrc LEAFFACES come from MARKSURFACES.
  */
-bspkit_result bspkit_get_planes(bspkit_map *map, const bspkit_plane **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_vertexes(bspkit_map *map, const bspkit_vec3 **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_edges(bspkit_map *map, const bspkit_edge **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_surfedges(bspkit_map *map, const int32_t **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_planes(bspkit_map *map, const bspkit_plane **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_vertexes(bspkit_map *map, const bspkit_vec3 **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_edges(bspkit_map *map, const bspkit_edge **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_surfedges(bspkit_map *map, const int32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
 /** Source: ORIGINALFACES. */
-bspkit_result bspkit_get_orig_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_orig_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
 /** Source: FACES_HDR. */
-bspkit_result bspkit_get_hdr_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_nodes(bspkit_map *map, const bspkit_node **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_leafs(bspkit_map *map, const bspkit_leaf **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_models(bspkit_map *map, const bspkit_model **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_texinfo(bspkit_map *map, const bspkit_texinfo **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_leaf_faces(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_leaf_brushes(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_clipnodes(bspkit_map *map, const bspkit_clipnode **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_brushes(bspkit_map *map, const bspkit_brush **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_brushsides(bspkit_map *map, const bspkit_brushside **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_texdata(bspkit_map *map, const bspkit_texdata **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_texdata_string_table(bspkit_map *map, const int32_t **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_areas(bspkit_map *map, const bspkit_area **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_areaportals(bspkit_map *map, const bspkit_areaportal **out, size_t *count, bspkit_error *err);
-bspkit_result bspkit_get_cubemaps(bspkit_map *map, const bspkit_cubemap **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_hdr_faces(bspkit_map *map, const bspkit_face **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_nodes(bspkit_map *map, const bspkit_node **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_leafs(bspkit_map *map, const bspkit_leaf **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_models(bspkit_map *map, const bspkit_model **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_texinfo(bspkit_map *map, const bspkit_texinfo **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_leaf_faces(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_leaf_brushes(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_clipnodes(bspkit_map *map, const bspkit_clipnode **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_brushes(bspkit_map *map, const bspkit_brush **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_brushsides(bspkit_map *map, const bspkit_brushside **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_texdata(bspkit_map *map, const bspkit_texdata **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_texdata_string_table(bspkit_map *map, const int32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_areas(bspkit_map *map, const bspkit_area **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_areaportals(bspkit_map *map, const bspkit_areaportal **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_cubemaps(bspkit_map *map, const bspkit_cubemap **out, size_t *count, bspkit_error *err);
 /** Quake/GoldSrc miptex directory; embedded pixel data and palettes located and bounds-checked. */
-bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size_t *count, bspkit_error *err);
 /** Source game-lump directory. */
-bspkit_result bspkit_get_game_lumps(bspkit_map *map, const bspkit_game_lump **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_game_lumps(bspkit_map *map, const bspkit_game_lump **out, size_t *count, bspkit_error *err);
 
 /** Bytes of game lump `index` (decompressed when flagged). */
-bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_t **data, size_t *size,
                                      bspkit_error *err);
 
 /**
@@ -400,23 +410,23 @@ bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_
  * When the string lump does not end in NUL a terminated copy is made; NULL
  * then also means that copy could not be allocated.
  */
-const char *bspkit_texdata_name(bspkit_map *map, size_t index);
+BSPKIT_API const char *bspkit_texdata_name(bspkit_map *map, size_t index);
 
 /**
  * Raw lightmap samples. Quake: 1 byte per luxel; GoldSrc: RGB (3 bytes);
  * Source: bspkit_rgbexp (4 bytes), `hdr` selects LIGHTING_HDR.
  */
-bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size,
                                   bspkit_error *err);
 
 /** Source PAKFILE lump: a zip archive, as raw bytes. */
-bspkit_result bspkit_get_pakfile(bspkit_map *map, const uint8_t **data, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_pakfile(bspkit_map *map, const uint8_t **data, size_t *size, bspkit_error *err);
 
 /**
  * CRC32 over every lump except ENTITIES, in lump order, over the bytes as
  * stored — the checksum Source servers compare. Source maps only.
  */
-bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Entities                                                                  */
@@ -455,14 +465,14 @@ typedef struct bspkit_entities {
  * byte position in lump_offset and the 1-based line in the message.
  * The result is freed with bspkit_entities_free().
  */
-bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entities **out, bspkit_error *err);
-void bspkit_entities_free(bspkit_entities *ents);
+BSPKIT_API bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entities **out, bspkit_error *err);
+BSPKIT_API void bspkit_entities_free(bspkit_entities *ents);
 
 /** First value for `key` in entity `index` (case-sensitive), or NULL. */
-const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const char *key);
+BSPKIT_API const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const char *key);
 
 /** The map's entity lump, parsed and cached (borrowed). */
-bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Visibility                                                                */
@@ -475,14 +485,14 @@ typedef enum bspkit_vis_kind { BSPKIT_VIS_PVS = 0, BSPKIT_VIS_PAS = 1 } bspkit_v
  * per cluster. Quake/GoldSrc: one row per visible leaf (model 0's vis_leafs),
  * bit i standing for leaf i + 1. Maps without vis data give 0 rows.
  */
-bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *row_bytes, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *row_bytes, bspkit_error *err);
 
 /**
  * Decompress the PVS (or Source PAS) row of cluster (Source) or leaf
  * (Quake/GoldSrc, leaf index >= 1) into `out`, which must hold row_bytes.
  * A leaf with no vis data (offset -1) yields all bits set, as the engines do.
  */
-bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out,
+BSPKIT_API bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out,
                              size_t out_size, bspkit_error *err);
 
 /**
@@ -493,7 +503,7 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
  * Fails with BSPKIT_ERR_VISIBILITY when the source ends before the row is
  * full; the unfilled rest of the row is then zeroed.
  */
-bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes,
+BSPKIT_API bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes,
                                     size_t *consumed);
 
 /* ------------------------------------------------------------------------ */
@@ -528,8 +538,8 @@ typedef struct bspkit_report {
  * problems too. Returns non-OK only when the check itself could not run
  * (argument error, out of memory). Free with bspkit_report_free().
  */
-bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err);
-void bspkit_report_free(bspkit_report *report);
+BSPKIT_API bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err);
+BSPKIT_API void bspkit_report_free(bspkit_report *report);
 
 /** How full a map is against one engine limit, like Valve's vbspinfo. */
 typedef struct bspkit_limit_usage {
@@ -545,7 +555,7 @@ typedef struct bspkit_limit_usage {
  * Fill up to `capacity` rows of usage against the engine limits of the map's
  * family and version; `*count` gets the number of rows available.
  */
-bspkit_result bspkit_limits(bspkit_map *map, bspkit_limit_usage *rows, size_t capacity, size_t *count);
+BSPKIT_API bspkit_result bspkit_limits(bspkit_map *map, bspkit_limit_usage *rows, size_t capacity, size_t *count);
 
 #ifdef __cplusplus
 }

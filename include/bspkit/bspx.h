@@ -30,11 +30,11 @@ typedef struct bspkit_bspx_entry {
  * are checked against the file; a range outside it fails the whole
  * directory with BSPKIT_ERR_LUMP_RANGE naming the entry and its file offset.
  */
-bspkit_result bspkit_bspx_entries(bspkit_map *map, const bspkit_bspx_entry **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_bspx_entries(bspkit_map *map, const bspkit_bspx_entry **out, size_t *count,
                                   bspkit_error *err);
 
 /** The bytes of the first BSPX lump called `name` (exact, case-sensitive). */
-bspkit_result bspkit_bspx_lump(bspkit_map *map, const char *name, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_bspx_lump(bspkit_map *map, const char *name, const uint8_t **data, size_t *size,
                                bspkit_error *err);
 
 /**
@@ -44,7 +44,7 @@ bspkit_result bspkit_bspx_lump(bspkit_map *map, const char *name, const uint8_t 
  * the lump must hold exactly 3 bytes per luxel of LIGHTING
  * (BSPKIT_ERR_LUMP_SIZE otherwise). `*luxels` gets the number of luxels.
  */
-bspkit_result bspkit_bspx_luxel_lump(bspkit_map *map, const char *name, const uint8_t **data, size_t *luxels,
+BSPKIT_API bspkit_result bspkit_bspx_luxel_lump(bspkit_map *map, const char *name, const uint8_t **data, size_t *luxels,
                                      bspkit_error *err);
 
 /** DECOUPLED_LM per-face record (40 bytes in the file). */
@@ -59,7 +59,7 @@ typedef struct bspkit_bspx_decoupled_lm {
  * DECOUPLED_LM: one record per face of FACES. A lump whose length is not
  * 40 bytes per face gives BSPKIT_ERR_LUMP_SIZE; count 0 when absent.
  */
-bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
                                            bspkit_error *err);
 
 /** BRUSHLIST model header: {int32 ver, modelnum, numbrushes, numfaces}. */
@@ -101,7 +101,7 @@ typedef struct bspkit_bspx_brushlist {
  * model whose numfaces differs from the sum over its brushes, gives
  * BSPKIT_ERR_LUMP_SIZE with the lump offset. Empty when absent.
  */
-bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err);
 
 #ifdef __cplusplus
 }

@@ -86,11 +86,11 @@ typedef struct bspkit_decompile_stats {
  * Decompile `map` into text (NUL-terminated; free with free()). `opts` and
  * `stats` may be NULL.
  */
-bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
+BSPKIT_API bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
                                       size_t *size, bspkit_decompile_stats *stats, bspkit_error *err);
 
 /** Decompile `map` into the file `path`, written to a temporary name and renamed into place. */
-bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_decompile_options *opts,
+BSPKIT_API bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_decompile_options *opts,
                                bspkit_decompile_stats *stats, bspkit_error *err);
 
 #ifdef __cplusplus

@@ -108,14 +108,14 @@ static inline uint64_t bspkit_disp_tri_count(int32_t power)
  * DISPINFO records. BSPKIT_ERR_LUMP_SIZE when the (decompressed) lump is not
  * a whole number of records.
  */
-bspkit_result bspkit_get_dispinfo(bspkit_map *map, const bspkit_dispinfo **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_dispinfo(bspkit_map *map, const bspkit_dispinfo **out, size_t *count, bspkit_error *err);
 
 /** DISP_VERTS records (20 bytes each). */
-bspkit_result bspkit_get_disp_verts(bspkit_map *map, const bspkit_disp_vert **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_disp_verts(bspkit_map *map, const bspkit_disp_vert **out, size_t *count,
                                     bspkit_error *err);
 
 /** DISP_TRIS tag words (BSPKIT_DISPTRI_* bits), one per triangle. */
-bspkit_result bspkit_get_disp_tris(bspkit_map *map, const uint16_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_disp_tris(bspkit_map *map, const uint16_t **out, size_t *count, bspkit_error *err);
 
 /**
  * DISP_LIGHTMAP_ALPHAS as bytes: per-luxel blend alphas of each
@@ -123,7 +123,7 @@ bspkit_result bspkit_get_disp_tris(bspkit_map *map, const uint16_t **out, size_t
  * publicly documented, so bspkit does not decode it). The format documents
  * call the lump unused since 2006; later compilers leave it empty.
  */
-bspkit_result bspkit_get_disp_lightmap_alphas(bspkit_map *map, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_get_disp_lightmap_alphas(bspkit_map *map, const uint8_t **data, size_t *size,
                                               bspkit_error *err);
 
 /**
@@ -133,11 +133,11 @@ bspkit_result bspkit_get_disp_lightmap_alphas(bspkit_map *map, const uint8_t **d
  * does not decode it (the encoding is not publicly specified); Valve's
  * vbspinfo reports its byte count as "disp_lmsamples". Xbox 360 builds drop it.
  */
-bspkit_result bspkit_get_disp_lightmap_sample_positions(bspkit_map *map, const uint8_t **data, size_t *size,
+BSPKIT_API bspkit_result bspkit_get_disp_lightmap_sample_positions(bspkit_map *map, const uint8_t **data, size_t *size,
                                                         bspkit_error *err);
 
 /** DISP_MULTIBLEND records (80 bytes each); BSPKIT_ERR_LUMP_SIZE when the lump is not a multiple of 80. */
-bspkit_result bspkit_get_disp_multiblend(bspkit_map *map, const bspkit_disp_multiblend **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_disp_multiblend(bspkit_map *map, const bspkit_disp_multiblend **out, size_t *count,
                                          bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -186,10 +186,10 @@ typedef struct bspkit_disp_mesh {
  * DispVertStart or DispTriStart range lies outside its lump, or its face is
  * not a valid quadrilateral. On failure `*out` is left zeroed.
  */
-bspkit_result bspkit_disp_build_mesh(bspkit_map *map, size_t disp_index, bspkit_disp_mesh *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_disp_build_mesh(bspkit_map *map, size_t disp_index, bspkit_disp_mesh *out, bspkit_error *err);
 
 /** Release the arrays of a mesh and zero it. NULL and zeroed meshes are allowed. */
-void bspkit_disp_mesh_free(bspkit_disp_mesh *mesh);
+BSPKIT_API void bspkit_disp_mesh_free(bspkit_disp_mesh *mesh);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,7 @@ typedef struct bspkit_dump {
  * name ("RGBLIGHTING"). Lumps with a decoder give tables; the others give
  * raw bytes and a note. BSPKIT_ERR_NOT_FOUND when nothing has that name.
  */
-bspkit_result bspkit_dump_lump(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_dump_lump(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err);
 
 /** Address of record `index` of a table (no bounds check beyond index < count). */
 static inline const void *bspkit_table_record(const bspkit_table *t, size_t index)

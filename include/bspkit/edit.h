@@ -36,20 +36,20 @@ extern "C" {
 typedef struct bspkit_edit bspkit_edit;
 
 /** Start editing `map` (borrowed; it must outlive the edit). */
-bspkit_result bspkit_edit_new(bspkit_map *map, bspkit_edit **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_new(bspkit_map *map, bspkit_edit **out, bspkit_error *err);
 
 /** Release the edit and everything it copied. NULL is allowed. */
-void bspkit_edit_free(bspkit_edit *e);
+BSPKIT_API void bspkit_edit_free(bspkit_edit *e);
 
 /** The map the edit was started from. */
-bspkit_map *bspkit_edit_map(const bspkit_edit *e);
+BSPKIT_API bspkit_map *bspkit_edit_map(const bspkit_edit *e);
 
 /**
  * The current contents of lump `lump` (a BSPKIT_Q_* or BSPKIT_S_* index):
  * decompressed, in the map's byte order. Borrowed until the lump is set again
  * or the edit is freed.
  */
-bspkit_result bspkit_edit_lump(bspkit_edit *e, int lump, const uint8_t **data, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_lump(bspkit_edit *e, int lump, const uint8_t **data, size_t *size, bspkit_error *err);
 
 /**
  * Replace lump `lump` with `size` bytes (decompressed, in the map's byte
@@ -57,23 +57,23 @@ bspkit_result bspkit_edit_lump(bspkit_edit *e, int lump, const uint8_t **data, s
  * record size when it has one. Source GAME_LUMP cannot be set as bytes: its
  * entries hold file offsets; use bspkit_edit_set_game_lump().
  */
-bspkit_result bspkit_edit_set_lump(bspkit_edit *e, int lump, const void *data, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_set_lump(bspkit_edit *e, int lump, const void *data, size_t size, bspkit_error *err);
 
 /** Source only: the directory version written for lump `lump`. */
-bspkit_result bspkit_edit_set_lump_version(bspkit_edit *e, int lump, int32_t version, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_set_lump_version(bspkit_edit *e, int lump, int32_t version, bspkit_error *err);
 
 /** True when lump `lump` was replaced (even with equal bytes). */
-bool bspkit_edit_lump_changed(const bspkit_edit *e, int lump);
+BSPKIT_API bool bspkit_edit_lump_changed(const bspkit_edit *e, int lump);
 
 /**
  * Replace the entity text. A terminating NUL is appended when `text` does
  * not end with one, as compilers write it. The text is parsed first and
  * refused (BSPKIT_ERR_ENTITIES, with the position) when it is malformed.
  */
-bspkit_result bspkit_edit_set_entities_text(bspkit_edit *e, const char *text, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_set_entities_text(bspkit_edit *e, const char *text, size_t size, bspkit_error *err);
 
 /** Source PAKFILE: replace the zip archive (see bspkit/pak.h to build one). */
-bspkit_result bspkit_edit_set_pakfile(bspkit_edit *e, const void *zip, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_set_pakfile(bspkit_edit *e, const void *zip, size_t size, bspkit_error *err);
 
 /**
  * Source game lumps. Replaces the data of the entry with four-character id
@@ -82,7 +82,7 @@ bspkit_result bspkit_edit_set_pakfile(bspkit_edit *e, const void *zip, size_t si
  * 0 removes the entry. The entry is compressed again when it was stored
  * compressed.
  */
-bspkit_result bspkit_edit_set_game_lump(bspkit_edit *e, uint32_t id, uint16_t version, const void *data, size_t size,
+BSPKIT_API bspkit_result bspkit_edit_set_game_lump(bspkit_edit *e, uint32_t id, uint16_t version, const void *data, size_t size,
                                         bspkit_error *err);
 
 /** The 20-byte header of a Source lump file (`<map>_l_<n>.lmp`). */
@@ -103,8 +103,8 @@ typedef struct bspkit_lmp_header {
  * be NULL) so the caller can compare revisions. GAME_LUMP is refused by
  * both: its entries hold offsets into the map file.
  */
-bspkit_result bspkit_lmp_make(bspkit_edit *e, int lump, uint8_t **out, size_t *size, bspkit_error *err);
-bspkit_result bspkit_edit_apply_lmp(bspkit_edit *e, const void *data, size_t size, bspkit_lmp_header *header,
+BSPKIT_API bspkit_result bspkit_lmp_make(bspkit_edit *e, int lump, uint8_t **out, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_edit_apply_lmp(bspkit_edit *e, const void *data, size_t size, bspkit_lmp_header *header,
                                     bspkit_error *err);
 
 /** Source LZMA lumps on save. */
@@ -147,7 +147,7 @@ typedef struct bspkit_save_options {
 } bspkit_save_options;
 
 /** Encode the edited map into a new buffer; free with bspkit_free_buffer(). `opts` may be NULL. */
-bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts, uint8_t **out, size_t *size,
+BSPKIT_API bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts, uint8_t **out, size_t *size,
                                 bspkit_error *err);
 
 /**
@@ -157,11 +157,11 @@ bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts,
  * file the map was opened from is the caller's decision (the map's bytes
  * stay readable: they are mapped or copied, and rename replaces the name).
  */
-bspkit_result bspkit_edit_save(bspkit_edit *e, const char *path, const bspkit_save_options *opts,
+BSPKIT_API bspkit_result bspkit_edit_save(bspkit_edit *e, const char *path, const bspkit_save_options *opts,
                                bspkit_error *err);
 
 /** Write `size` bytes to `path` atomically, as bspkit_edit_save() does. */
-bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, bspkit_error *err);
 
 #ifdef __cplusplus
 }

@@ -36,33 +36,33 @@ extern "C" {
 typedef struct bspkit_entlist bspkit_entlist;
 
 /** An empty list. Free with bspkit_entlist_free(). */
-bspkit_result bspkit_entlist_new(bspkit_entlist **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_new(bspkit_entlist **out, bspkit_error *err);
 
 /**
  * A list holding a copy of parsed entities (order and duplicate keys kept).
  * `ents` is not referenced afterwards. Those entities are the list's
  * originals for bspkit_entlist_changes().
  */
-bspkit_result bspkit_entlist_from_entities(const bspkit_entities *ents, bspkit_entlist **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_from_entities(const bspkit_entities *ents, bspkit_entlist **out, bspkit_error *err);
 
 /** Parse entity text (see bspkit_entities_parse) into a new list. */
-bspkit_result bspkit_entlist_parse(const char *text, size_t size, bspkit_entlist **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_parse(const char *text, size_t size, bspkit_entlist **out, bspkit_error *err);
 
 /** Release the list. NULL is allowed. */
-void bspkit_entlist_free(bspkit_entlist *list);
+BSPKIT_API void bspkit_entlist_free(bspkit_entlist *list);
 
 /** Number of entities. */
-size_t bspkit_entlist_count(const bspkit_entlist *list);
+BSPKIT_API size_t bspkit_entlist_count(const bspkit_entlist *list);
 
 /**
  * The pairs of entity `entity` in order, `*count` of them (borrowed), or NULL
  * with `*count` 0 when the index is out of range. The length fields are
  * filled.
  */
-const bspkit_keyvalue *bspkit_entlist_pairs(const bspkit_entlist *list, size_t entity, size_t *count);
+BSPKIT_API const bspkit_keyvalue *bspkit_entlist_pairs(const bspkit_entlist *list, size_t entity, size_t *count);
 
 /** Value of the first pair whose key equals `key` (case-insensitive), or NULL. */
-const char *bspkit_entlist_value(const bspkit_entlist *list, size_t entity, const char *key);
+BSPKIT_API const char *bspkit_entlist_value(const bspkit_entlist *list, size_t entity, const char *key);
 
 /**
  * Set `key` to `value`: the first pair with that key (case-insensitive) gets
@@ -70,22 +70,22 @@ const char *bspkit_entlist_value(const bspkit_entlist *list, size_t entity, cons
  * same key are left alone. When the entity has no such key the pair is
  * appended.
  */
-bspkit_result bspkit_entlist_set(bspkit_entlist *list, size_t entity, const char *key, const char *value,
+BSPKIT_API bspkit_result bspkit_entlist_set(bspkit_entlist *list, size_t entity, const char *key, const char *value,
                                  bspkit_error *err);
 
 /** Append a pair even when the key exists (Source outputs such as "OnTrigger" repeat). */
-bspkit_result bspkit_entlist_add_pair(bspkit_entlist *list, size_t entity, const char *key, const char *value,
+BSPKIT_API bspkit_result bspkit_entlist_add_pair(bspkit_entlist *list, size_t entity, const char *key, const char *value,
                                       bspkit_error *err);
 
 /** Replace the value of pair `index` of entity `entity`. */
-bspkit_result bspkit_entlist_set_pair_value(bspkit_entlist *list, size_t entity, size_t index, const char *value,
+BSPKIT_API bspkit_result bspkit_entlist_set_pair_value(bspkit_entlist *list, size_t entity, size_t index, const char *value,
                                             bspkit_error *err);
 
 /** Remove pair `index` of entity `entity`; later pairs move up by one. */
-bspkit_result bspkit_entlist_delete_pair(bspkit_entlist *list, size_t entity, size_t index, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_delete_pair(bspkit_entlist *list, size_t entity, size_t index, bspkit_error *err);
 
 /** Remove every pair whose key equals `key` (case-insensitive); `removed` (may be NULL) gets how many. */
-bspkit_result bspkit_entlist_delete_key(bspkit_entlist *list, size_t entity, const char *key, size_t *removed,
+BSPKIT_API bspkit_result bspkit_entlist_delete_key(bspkit_entlist *list, size_t entity, const char *key, size_t *removed,
                                         bspkit_error *err);
 
 /**
@@ -93,11 +93,11 @@ bspkit_result bspkit_entlist_delete_key(bspkit_entlist *list, size_t entity, con
  * Only the key and value strings of each bspkit_keyvalue are read; their
  * length fields are ignored. `index` (may be NULL) gets the new entity's index.
  */
-bspkit_result bspkit_entlist_add_entity(bspkit_entlist *list, const bspkit_keyvalue *pairs, size_t count,
+BSPKIT_API bspkit_result bspkit_entlist_add_entity(bspkit_entlist *list, const bspkit_keyvalue *pairs, size_t count,
                                         size_t *index, bspkit_error *err);
 
 /** Remove entity `entity`; later entities move up by one. */
-bspkit_result bspkit_entlist_delete_entity(bspkit_entlist *list, size_t entity, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_delete_entity(bspkit_entlist *list, size_t entity, bspkit_error *err);
 
 /**
  * Predicate over one entity's pairs, for bspkit_entlist_delete_if(). Return
@@ -106,7 +106,7 @@ bspkit_result bspkit_entlist_delete_entity(bspkit_entlist *list, size_t entity, 
 typedef bool (*bspkit_entity_predicate)(void *ctx, const bspkit_keyvalue *pairs, size_t count);
 
 /** Remove every entity `pred` accepts, in one pass. `removed` (may be NULL) gets how many. */
-bspkit_result bspkit_entlist_delete_if(bspkit_entlist *list, bspkit_entity_predicate pred, void *ctx,
+BSPKIT_API bspkit_result bspkit_entlist_delete_if(bspkit_entlist *list, bspkit_entity_predicate pred, void *ctx,
                                        size_t *removed, bspkit_error *err);
 
 /**
@@ -117,7 +117,7 @@ bspkit_result bspkit_entlist_delete_if(bspkit_entlist *list, bspkit_entity_predi
  * remaining current ones and count as changed; what is left over counts as
  * added or removed.
  */
-bspkit_result bspkit_entlist_replace(bspkit_entlist *list, const bspkit_entlist *from, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_replace(bspkit_entlist *list, const bspkit_entlist *from, bspkit_error *err);
 
 /**
  * Entity-lump text as Valve's and id's compilers write it: for each entity
@@ -125,7 +125,7 @@ bspkit_result bspkit_entlist_replace(bspkit_entlist *list, const bspkit_entlist 
  * followed by one NUL byte, which `*size` includes. The buffer is allocated
  * with malloc(); release it with free().
  */
-bspkit_result bspkit_entlist_serialize(const bspkit_entlist *list, char **text, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_entlist_serialize(const bspkit_entlist *list, char **text, size_t *size, bspkit_error *err);
 
 /** What changed since the list was made (see bspkit_entlist_from_entities). */
 typedef struct bspkit_entlist_changes {
@@ -140,7 +140,7 @@ typedef struct bspkit_entlist_changes {
  * current one is no change. A list made with bspkit_entlist_new() or
  * bspkit_entlist_parse() has no originals: its entities all count as added.
  */
-void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out);
+BSPKIT_API void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out);
 
 /* ------------------------------------------------------------------------ */
 /* Selectors                                                                 */
@@ -174,19 +174,19 @@ enum {
  * what the engine would.
  * Errors: BSPKIT_ERR_ARGUMENT with a message naming the problem.
  */
-bspkit_result bspkit_selector_parse(const char *text, unsigned flags, bspkit_selector **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_selector_parse(const char *text, unsigned flags, bspkit_selector **out, bspkit_error *err);
 
 /** Release the selector. NULL is allowed. */
-void bspkit_selector_free(bspkit_selector *sel);
+BSPKIT_API void bspkit_selector_free(bspkit_selector *sel);
 
 /** True when the pairs satisfy every condition. */
-bool bspkit_selector_match_pairs(const bspkit_selector *sel, const bspkit_keyvalue *pairs, size_t count);
+BSPKIT_API bool bspkit_selector_match_pairs(const bspkit_selector *sel, const bspkit_keyvalue *pairs, size_t count);
 
 /** True when entity `entity` of the list satisfies every condition (false when out of range). */
-bool bspkit_selector_match(const bspkit_selector *sel, const bspkit_entlist *list, size_t entity);
+BSPKIT_API bool bspkit_selector_match(const bspkit_selector *sel, const bspkit_entlist *list, size_t entity);
 
 /** Match one glob pattern (as in selectors) against `text`. */
-bool bspkit_glob_match(const char *pattern, const char *text, bool case_sensitive);
+BSPKIT_API bool bspkit_glob_match(const char *pattern, const char *text, bool case_sensitive);
 
 /* ------------------------------------------------------------------------ */
 /* Stripper:Source configs                                                   */
@@ -262,13 +262,13 @@ typedef struct bspkit_stripper bspkit_stripper;
  * BSPKIT_ERR_ARGUMENT with "line N: ..." in the message and the byte offset
  * in lump_offset.
  */
-bspkit_result bspkit_stripper_parse(const char *text, size_t size, bspkit_stripper **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_stripper_parse(const char *text, size_t size, bspkit_stripper **out, bspkit_error *err);
 
 /** Release the config. NULL is allowed. */
-void bspkit_stripper_free(bspkit_stripper *cfg);
+BSPKIT_API void bspkit_stripper_free(bspkit_stripper *cfg);
 
 /** Number of blocks (filter, add and modify) in the config. */
-size_t bspkit_stripper_block_count(const bspkit_stripper *cfg);
+BSPKIT_API size_t bspkit_stripper_block_count(const bspkit_stripper *cfg);
 
 /** What one bspkit_stripper_apply() call did. */
 typedef struct bspkit_stripper_stats {
@@ -282,7 +282,7 @@ typedef struct bspkit_stripper_stats {
  * when memory runs out, leaving the list with the blocks before the failing
  * one applied.
  */
-bspkit_result bspkit_stripper_apply(const bspkit_stripper *cfg, bspkit_entlist *list, bspkit_stripper_stats *stats,
+BSPKIT_API bspkit_result bspkit_stripper_apply(const bspkit_stripper *cfg, bspkit_entlist *list, bspkit_stripper_stats *stats,
                                     bspkit_error *err);
 
 #ifdef __cplusplus

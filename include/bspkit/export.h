@@ -89,11 +89,11 @@ typedef struct bspkit_export_stats {
  * Export `map` to `path` (files beside it for .gltf/.obj: .bin, .mtl, PNGs).
  * Every file is written to a temporary name and renamed into place.
  */
-bspkit_result bspkit_export(bspkit_map *map, const char *path, const bspkit_export_options *opts,
+BSPKIT_API bspkit_result bspkit_export(bspkit_map *map, const char *path, const bspkit_export_options *opts,
                             bspkit_export_stats *stats, bspkit_error *err);
 
 /** Export as GLB into a new buffer (free with free() or bspkit_free_buffer()). */
-bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_options *opts, uint8_t **out,
+BSPKIT_API bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_options *opts, uint8_t **out,
                                        size_t *size, bspkit_export_stats *stats, bspkit_error *err);
 
 #ifdef __cplusplus

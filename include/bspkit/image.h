@@ -19,19 +19,19 @@ typedef struct bspkit_image {
 } bspkit_image;
 
 /** Allocate a zeroed (transparent black) image; width and height must be 1..32768. */
-bspkit_result bspkit_image_alloc(bspkit_image *img, uint32_t width, uint32_t height, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_image_alloc(bspkit_image *img, uint32_t width, uint32_t height, bspkit_error *err);
 
 /** Free the pixels and zero the struct; safe on a zeroed struct. */
-void bspkit_image_free(bspkit_image *img);
+BSPKIT_API void bspkit_image_free(bspkit_image *img);
 
 /**
  * Encode as PNG into a new buffer (free with free() or bspkit_free_buffer()).
  * Images whose alpha is 255 everywhere are written as RGB, others as RGBA.
  */
-bspkit_result bspkit_image_encode_png(const bspkit_image *img, uint8_t **out, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_image_encode_png(const bspkit_image *img, uint8_t **out, size_t *size, bspkit_error *err);
 
 /** Write as PNG to `path` through a temporary file renamed into place. */
-bspkit_result bspkit_image_write_png(const bspkit_image *img, const char *path, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_image_write_png(const bspkit_image *img, const char *path, bspkit_error *err);
 
 #ifdef __cplusplus
 }

@@ -60,14 +60,14 @@ typedef struct bspkit_face_lightmap {
  * in_range false. Faces whose texinfo, edges or vertices are out of range
  * are reported not lit (bspkit_validate names those).
  */
-bspkit_result bspkit_get_face_lightmaps(bspkit_map *map, bool hdr, const bspkit_face_lightmap **out,
+BSPKIT_API bspkit_result bspkit_get_face_lightmaps(bspkit_map *map, bool hdr, const bspkit_face_lightmap **out,
                                         size_t *count, bspkit_error *err);
 
 /** Colour of a ColorRGBExp32 sample: each channel * 2^exponent (0..255 scale for exponent 0). */
-void bspkit_rgbexp_to_float(bspkit_rgbexp c, float out[3]);
+BSPKIT_API void bspkit_rgbexp_to_float(bspkit_rgbexp c, float out[3]);
 
 /** The ColorRGBExp32 at `p` (4 bytes r, g, b, signed exponent; same in both byte orders). */
-bspkit_rgbexp bspkit_rgbexp_read(const uint8_t *p);
+BSPKIT_API bspkit_rgbexp bspkit_rgbexp_read(const uint8_t *p);
 
 /** dworldlight_t emittype values. */
 typedef enum bspkit_emittype {
@@ -104,7 +104,7 @@ typedef struct bspkit_worldlight {
  * WORLDLIGHTS (or WORLDLIGHTS_HDR). Lump versions 0 and 1 are decoded; any
  * other version with data gives BSPKIT_ERR_UNSUPPORTED naming it.
  */
-bspkit_result bspkit_get_worldlights(bspkit_map *map, bool hdr, const bspkit_worldlight **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_worldlights(bspkit_map *map, bool hdr, const bspkit_worldlight **out, size_t *count,
                                      bspkit_error *err);
 
 /** dleafambientindex_t: the samples of one leaf. */
@@ -135,7 +135,7 @@ typedef struct bspkit_leaf_ambient {
  * in some compilers' output and give sample_count 0. Maps before version 20
  * keep a light cube in each leaf instead (bspkit_leaf.ambient_cube).
  */
-bspkit_result bspkit_get_leaf_ambient(bspkit_map *map, bool hdr, const bspkit_leaf_ambient **out,
+BSPKIT_API bspkit_result bspkit_get_leaf_ambient(bspkit_map *map, bool hdr, const bspkit_leaf_ambient **out,
                                       bspkit_error *err);
 
 #ifdef __cplusplus

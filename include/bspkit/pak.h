@@ -77,24 +77,24 @@ typedef struct bspkit_pak_entry {
  * headers count, are read too. `opts` may be NULL. Fails with
  * BSPKIT_ERR_UNKNOWN_FORMAT when the bytes are not a zip archive.
  */
-bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_options *opts, bspkit_pak **out,
+BSPKIT_API bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_options *opts, bspkit_pak **out,
                               bspkit_error *err);
 
 /** Release the archive and everything borrowed from it. NULL is allowed. */
-void bspkit_pak_free(bspkit_pak *p);
+BSPKIT_API void bspkit_pak_free(bspkit_pak *p);
 
 /** Number of entries, directory entries ("name/") included. */
-size_t bspkit_pak_count(const bspkit_pak *p);
+BSPKIT_API size_t bspkit_pak_count(const bspkit_pak *p);
 
 /** Describe entry `index` (0 .. count-1). */
-bspkit_result bspkit_pak_entry_info(const bspkit_pak *p, size_t index, bspkit_pak_entry *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_entry_info(const bspkit_pak *p, size_t index, bspkit_pak_entry *out, bspkit_error *err);
 
 /**
  * Index of the first entry named `name`, compared as Source looks files up:
  * ASCII case ignored, '\\' taken as '/', empty and "." path components
  * skipped. BSPKIT_ERR_NOT_FOUND otherwise.
  */
-bspkit_result bspkit_pak_find(const bspkit_pak *p, const char *name, size_t *index, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_find(const bspkit_pak *p, const char *name, size_t *index, bspkit_error *err);
 
 /**
  * The uncompressed bytes of entry `index` in a new buffer (*out; free with
@@ -103,7 +103,7 @@ bspkit_result bspkit_pak_find(const bspkit_pak *p, const char *name, size_t *ind
  * above max_entry_size, BSPKIT_ERR_UNSUPPORTED for encrypted entries and
  * other methods, BSPKIT_ERR_COMPRESSION for corrupt data or a CRC mismatch.
  */
-bspkit_result bspkit_pak_read(bspkit_pak *p, size_t index, uint8_t **out, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_read(bspkit_pak *p, size_t index, uint8_t **out, size_t *size, bspkit_error *err);
 
 /**
  * Add `size` bytes (copied) as `name`, replacing every entry of that name
@@ -113,13 +113,13 @@ bspkit_result bspkit_pak_read(bspkit_pak *p, size_t index, uint8_t **out, size_t
  * refused with BSPKIT_ERR_ARGUMENT, more than 65535 entries or more than
  * max_entry_size bytes with BSPKIT_ERR_LIMIT.
  */
-bspkit_result bspkit_pak_add(bspkit_pak *p, const char *name, const void *data, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_add(bspkit_pak *p, const char *name, const void *data, size_t size, bspkit_error *err);
 
 /**
  * Remove every entry whose name matches `glob` (see bspkit_pak_glob_match());
  * `*removed` (may be NULL) gets how many. Matching nothing is not an error.
  */
-bspkit_result bspkit_pak_remove(bspkit_pak *p, const char *glob, size_t *removed, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_remove(bspkit_pak *p, const char *glob, size_t *removed, bspkit_error *err);
 
 /** Compression of the archive bspkit_pak_write() builds. */
 typedef enum bspkit_pak_method {
@@ -143,11 +143,11 @@ typedef enum bspkit_pak_method {
  * an ordinary zip). An archive without entries is the 22-byte end record
  * alone (plus the kept comment). The pak itself is not changed.
  */
-bspkit_result bspkit_pak_write(bspkit_pak *p, bspkit_pak_method method, uint8_t **out, size_t *size,
+BSPKIT_API bspkit_result bspkit_pak_write(bspkit_pak *p, bspkit_pak_method method, uint8_t **out, size_t *size,
                                bspkit_error *err);
 
 /** "store", "deflate", "lzma", "bzip2", ... for a zip method number; NULL when unknown. */
-const char *bspkit_pak_method_name(uint16_t method);
+BSPKIT_API const char *bspkit_pak_method_name(uint16_t method);
 
 /**
  * The relative path an entry name stands for, safe to create under a
@@ -156,7 +156,7 @@ const char *bspkit_pak_method_name(uint16_t method);
  * control characters are refused with BSPKIT_ERR_ARGUMENT. Case is kept; a
  * trailing '/' (a directory entry) is kept. Free *out with free().
  */
-bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspkit_error *err);
 
 /**
  * Shell-style match of a whole entry name: '*' any run of characters ('/'
@@ -164,7 +164,7 @@ bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspkit_error *e
  * makes the next character literal. ASCII case is ignored and '\\' in `name`
  * counts as '/', as in Source's lookups.
  */
-bool bspkit_pak_glob_match(const char *glob, const char *name);
+BSPKIT_API bool bspkit_pak_glob_match(const char *glob, const char *name);
 
 #ifdef __cplusplus
 }

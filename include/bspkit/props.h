@@ -119,7 +119,7 @@ typedef struct bspkit_static_props {
  * inside the (decompressed) game lump. Indices (PropType, leaves) are not
  * checked here.
  */
-bspkit_result bspkit_get_static_props(bspkit_map *map, const bspkit_static_props **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_static_props(bspkit_map *map, const bspkit_static_props **out, bspkit_error *err);
 
 /** A sprite rectangle and its texture coordinates (DetailSpriteDictLump_t). */
 typedef struct bspkit_detail_sprite {
@@ -166,7 +166,7 @@ typedef struct bspkit_detail_props {
  * field as far as they reach, with a warning. Overrunning counts fail with
  * BSPKIT_ERR_GAME_LUMP.
  */
-bspkit_result bspkit_get_detail_props(bspkit_map *map, const bspkit_detail_props **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_detail_props(bspkit_map *map, const bspkit_detail_props **out, bspkit_error *err);
 
 /** One lighting sample of a detail prop's light style (DetailPropLightstyleLump_t, 5 bytes). */
 typedef struct bspkit_detail_lightstyle {
@@ -184,7 +184,7 @@ typedef struct bspkit_detail_lighting {
 } bspkit_detail_lighting;
 
 /** Decode `dplh` when `hdr`, else `dplt`. Overrunning counts fail with BSPKIT_ERR_GAME_LUMP. */
-bspkit_result bspkit_get_detail_lighting(bspkit_map *map, bool hdr, const bspkit_detail_lighting **out,
+BSPKIT_API bspkit_result bspkit_get_detail_lighting(bspkit_map *map, bool hdr, const bspkit_detail_lighting **out,
                                          bspkit_error *err);
 
 #ifdef __cplusplus

@@ -83,13 +83,13 @@ enum {
  * Name of a Quake/GoldSrc contents value without the CONTENTS_ prefix
  * ("EMPTY", "SOLID", "WATER", "CURRENT_90", ...), or NULL when unknown.
  */
-const char *bspkit_quake_contents_name(int32_t contents);
+BSPKIT_API const char *bspkit_quake_contents_name(int32_t contents);
 
 /**
  * Name of Source contents bit number `bit` (0-31) without the CONTENTS_
  * prefix ("SOLID", "WATER", ...), or NULL for a bit with no name.
  */
-const char *bspkit_source_contents_bit_name(unsigned bit);
+BSPKIT_API const char *bspkit_source_contents_bit_name(unsigned bit);
 
 /**
  * Writes the names of `contents` for `family` into `buf` (always
@@ -98,7 +98,7 @@ const char *bspkit_source_contents_bit_name(unsigned bit);
  * "EMPTY" for 0, and unnamed bits as "0x...". Returns the length the full
  * text needs (as snprintf does).
  */
-size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *buf, size_t size);
+BSPKIT_API size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Points                                                                    */
@@ -113,7 +113,7 @@ size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *bu
  * BSPKIT_ERR_INDEX for a bad head node, child, plane or leaf index, or a
  * walk longer than the node count (a cycle).
  */
-bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, uint32_t *leaf, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, uint32_t *leaf, bspkit_error *err);
 
 /**
  * Contents of `point` in the world (model 0) for collision hull `hull`:
@@ -130,11 +130,11 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
  * The result is a Quake contents value (BSPKIT_Q_CONTENTS_*) or a set of
  * Source bits (BSPKIT_S_CONTENTS_*).
  */
-bspkit_result bspkit_point_contents(bspkit_map *map, bspkit_vec3 point, int hull, int32_t *contents,
+BSPKIT_API bspkit_result bspkit_point_contents(bspkit_map *map, bspkit_vec3 point, int hull, int32_t *contents,
                                     bspkit_error *err);
 
 /** bspkit_point_contents() in the tree of model `model` instead of the world. */
-bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec3 point, int hull,
+BSPKIT_API bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec3 point, int hull,
                                           int32_t *contents, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -149,7 +149,7 @@ bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec
  * family: -1 when the map has no vis data. BSPKIT_ERR_ARGUMENT when the leaf
  * does not exist; BSPKIT_ERR_INDEX for a Source cluster past the vis rows.
  */
-bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err);
 
 /**
  * The decompressed PVS or PAS row (bit c = cluster c; row_bytes from
@@ -158,7 +158,7 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
  * as QuakeWorld's server does: the leaf's PVS row ORed with the PVS rows of
  * every leaf that row marks visible. Bits past the row count are cleared.
  */
-bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t *out,
+BSPKIT_API bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t *out,
                                   size_t out_size, bspkit_error *err);
 
 /**
@@ -166,7 +166,7 @@ bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kin
  * set bits of its bspkit_leaf_vis_row(). Quake/GoldSrc clusters are visible
  * leafs. 0 for a leaf without a cluster or a map without vis data.
  */
-bspkit_result bspkit_leaf_visible_clusters(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
+BSPKIT_API bspkit_result bspkit_leaf_visible_clusters(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
                                            bspkit_error *err);
 
 /**
@@ -174,7 +174,7 @@ bspkit_result bspkit_leaf_visible_clusters(bspkit_map *map, uint32_t leaf, bspki
  * `leaf`. Equals the cluster count for Quake/GoldSrc; for Source, every
  * leaf of a visible cluster is counted.
  */
-bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
+BSPKIT_API bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint32_t *count,
                                         bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -205,7 +205,7 @@ struct bspkit_vis_stats {
  * (Quake/GoldSrc vis offset -1) count as seeing everything, as the engines
  * treat them.
  */
-bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bspkit_error *err);
 
 #ifdef __cplusplus
 }

@@ -81,15 +81,15 @@ typedef struct bspkit_overlay_system_level {
 } bspkit_overlay_system_level;
 
 /** OVERLAYS (45). */
-bspkit_result bspkit_get_overlays(bspkit_map *map, const bspkit_overlay **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_overlays(bspkit_map *map, const bspkit_overlay **out, size_t *count, bspkit_error *err);
 /** WATEROVERLAYS (50). */
-bspkit_result bspkit_get_water_overlays(bspkit_map *map, const bspkit_water_overlay **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_water_overlays(bspkit_map *map, const bspkit_water_overlay **out, size_t *count,
                                         bspkit_error *err);
 /** OVERLAY_FADES (60). */
-bspkit_result bspkit_get_overlay_fades(bspkit_map *map, const bspkit_overlay_fade **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_overlay_fades(bspkit_map *map, const bspkit_overlay_fade **out, size_t *count,
                                        bspkit_error *err);
 /** OVERLAY_SYSTEM_LEVELS (61). */
-bspkit_result bspkit_get_overlay_system_levels(bspkit_map *map, const bspkit_overlay_system_level **out,
+BSPKIT_API bspkit_result bspkit_get_overlay_system_levels(bspkit_map *map, const bspkit_overlay_system_level **out,
                                                size_t *count, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -131,7 +131,7 @@ typedef struct bspkit_occlusion {
  * checked against the bytes that follow it (negative counts fail). An empty
  * lump gives a zeroed struct.
  */
-bspkit_result bspkit_get_occlusion(bspkit_map *map, const bspkit_occlusion **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_occlusion(bspkit_map *map, const bspkit_occlusion **out, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Physics (lumps 28, 29)                                                    */
@@ -173,7 +173,7 @@ typedef struct bspkit_physcollide {
  * solids take. A list that ends exactly at the lump end without a terminator
  * is accepted (terminated = false); any overrun fails.
  */
-bspkit_result bspkit_get_physcollide(bspkit_map *map, const bspkit_physcollide **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_physcollide(bspkit_map *map, const bspkit_physcollide **out, bspkit_error *err);
 
 /** One displacement's collision blob in PHYSDISP. */
 typedef struct bspkit_physdisp_entry {
@@ -186,7 +186,7 @@ typedef struct bspkit_physdisp_entry {
  * blobs back to back (Strata lump version 2: 32-bit count and sizes). The
  * blobs must fit in the lump.
  */
-bspkit_result bspkit_get_physdisp(bspkit_map *map, const bspkit_physdisp_entry **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_physdisp(bspkit_map *map, const bspkit_physdisp_entry **out, size_t *count,
                                   bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -214,23 +214,23 @@ typedef struct bspkit_primitive {
 } bspkit_primitive;
 
 /** LEAFWATERDATA (36). */
-bspkit_result bspkit_get_leaf_water(bspkit_map *map, const bspkit_leaf_water **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_leaf_water(bspkit_map *map, const bspkit_leaf_water **out, size_t *count,
                                     bspkit_error *err);
 /** LEAFMINDISTTOWATER (46): one uint16 per leaf. */
-bspkit_result bspkit_get_leaf_min_dist_to_water(bspkit_map *map, const uint16_t **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_leaf_min_dist_to_water(bspkit_map *map, const uint16_t **out, size_t *count,
                                                 bspkit_error *err);
 /** PRIMITIVES (37), vbspinfo's "waterstrips". */
-bspkit_result bspkit_get_primitives(bspkit_map *map, const bspkit_primitive **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_primitives(bspkit_map *map, const bspkit_primitive **out, size_t *count,
                                     bspkit_error *err);
 /** PRIMVERTS (38). */
-bspkit_result bspkit_get_prim_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_prim_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count, bspkit_error *err);
 /** PRIMINDICES (39): uint16 each (uint32 in Strata lump version >= 1), widened. */
-bspkit_result bspkit_get_prim_indices(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_prim_indices(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
 /** VERTNORMALS (30). */
-bspkit_result bspkit_get_vert_normals(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_vert_normals(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
                                       bspkit_error *err);
 /** VERTNORMALINDICES (31): indices into VERTNORMALS, uint16 (uint32 in Strata lump version >= 1). */
-bspkit_result bspkit_get_vert_normal_indices(bspkit_map *map, const uint32_t **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_vert_normal_indices(bspkit_map *map, const uint32_t **out, size_t *count,
                                              bspkit_error *err);
 
 /**
@@ -243,22 +243,22 @@ bspkit_result bspkit_get_vert_normal_indices(bspkit_map *map, const uint32_t **o
  * count, or when the index is outside VERTNORMALS. `index` (may be NULL) gets
  * the VERTNORMALS index.
  */
-bspkit_result bspkit_face_vertex_normal(bspkit_map *map, size_t face, uint32_t k, bspkit_vec3 *normal,
+BSPKIT_API bspkit_result bspkit_face_vertex_normal(bspkit_map *map, size_t face, uint32_t k, bspkit_vec3 *normal,
                                         uint32_t *index, bspkit_error *err);
 
 /** FACEIDS (11): hammerfaceid per face (uint16; Strata stores uint32 when the lump is 4 bytes a face). */
-bspkit_result bspkit_get_face_ids(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_face_ids(bspkit_map *map, const uint32_t **out, size_t *count, bspkit_error *err);
 /** FACE_MACRO_TEXTURE_INFO (47): uint16 per face, an index into the texdata string table; 0xFFFF = none. */
-bspkit_result bspkit_get_face_macro_texinfo(bspkit_map *map, const uint16_t **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_face_macro_texinfo(bspkit_map *map, const uint16_t **out, size_t *count,
                                             bspkit_error *err);
 /** CLIPPORTALVERTS (41): area portal polygon vertices. */
-bspkit_result bspkit_get_clip_portal_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_clip_portal_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
                                            bspkit_error *err);
 /**
  * MAP_FLAGS (59): dflagslump_t's m_LevelFlags (bit 0: LVLFLAGS_BAKED_STATIC_PROP_LIGHTING_NONHDR,
  * bit 1: ..._HDR). `*count` is 1 when the lump is present, else 0 and *flags 0.
  */
-bspkit_result bspkit_get_map_flags(bspkit_map *map, uint32_t *flags, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_map_flags(bspkit_map *map, uint32_t *flags, size_t *count, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Lumps 22-25                                                               */
@@ -284,14 +284,14 @@ typedef struct bspkit_cluster {
 } bspkit_cluster;
 
 /** PORTALS (22), VBSP <= 19. */
-bspkit_result bspkit_get_portals(bspkit_map *map, const bspkit_portal **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_portals(bspkit_map *map, const bspkit_portal **out, size_t *count, bspkit_error *err);
 /** CLUSTERS (23), VBSP <= 19. */
-bspkit_result bspkit_get_clusters(bspkit_map *map, const bspkit_cluster **out, size_t *count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_clusters(bspkit_map *map, const bspkit_cluster **out, size_t *count, bspkit_error *err);
 /** PORTALVERTS (24), VBSP <= 19. */
-bspkit_result bspkit_get_portal_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_portal_verts(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
                                       bspkit_error *err);
 /** CLUSTERPORTALS (25), VBSP <= 19: uint16 portal indices, widened. */
-bspkit_result bspkit_get_cluster_portals(bspkit_map *map, const uint32_t **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_cluster_portals(bspkit_map *map, const uint32_t **out, size_t *count,
                                          bspkit_error *err);
 
 /** dpropcollision_t (8 bytes): the hulls of one static prop model. */
@@ -332,7 +332,7 @@ typedef struct bspkit_prop_collision {
  * give a zeroed struct. PROP_BLOB (49) has no public layout: read it with
  * bspkit_lump_bytes().
  */
-bspkit_result bspkit_get_prop_collision(bspkit_map *map, const bspkit_prop_collision **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_prop_collision(bspkit_map *map, const bspkit_prop_collision **out, bspkit_error *err);
 
 #ifdef __cplusplus
 }

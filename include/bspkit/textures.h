@@ -33,19 +33,19 @@ typedef struct bspkit_wad_entry {
 } bspkit_wad_entry;
 
 /** Parse a WAD2 ("WAD2") or WAD3 ("WAD3") file from memory; `data` is copied. */
-bspkit_result bspkit_wad_open_memory(const void *data, size_t size, bspkit_wad **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_wad_open_memory(const void *data, size_t size, bspkit_wad **out, bspkit_error *err);
 /** Read and parse a WAD file; errors name the path. */
-bspkit_result bspkit_wad_open_file(const char *path, bspkit_wad **out, bspkit_error *err);
-void bspkit_wad_close(bspkit_wad *wad);
-size_t bspkit_wad_count(const bspkit_wad *wad);
-bspkit_result bspkit_wad_entry_info(const bspkit_wad *wad, size_t index, bspkit_wad_entry *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_wad_open_file(const char *path, bspkit_wad **out, bspkit_error *err);
+BSPKIT_API void bspkit_wad_close(bspkit_wad *wad);
+BSPKIT_API size_t bspkit_wad_count(const bspkit_wad *wad);
+BSPKIT_API bspkit_result bspkit_wad_entry_info(const bspkit_wad *wad, size_t index, bspkit_wad_entry *out, bspkit_error *err);
 /** Index of the entry named `name`, compared case-insensitively as the engines do. */
-bspkit_result bspkit_wad_find(const bspkit_wad *wad, const char *name, size_t *index, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_wad_find(const bspkit_wad *wad, const char *name, size_t *index, bspkit_error *err);
 /**
  * Decode a miptex (or qpic) entry's largest mip to RGBA through its palette.
  * Names starting with '{' make palette index 255 transparent (alpha 0).
  */
-bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t index, bspkit_image *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t index, bspkit_image *out, bspkit_error *err);
 
 /* ---- Miptex (embedded or from a WAD) ------------------------------------- */
 
@@ -53,7 +53,7 @@ bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t index, bspkit_
  * Decode one embedded miptex of the map (index into bspkit_get_miptex()) to
  * RGBA. External miptex (no pixel data) give BSPKIT_ERR_NOT_FOUND.
  */
-bspkit_result bspkit_miptex_load_image(bspkit_map *map, size_t index, bspkit_image *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_miptex_load_image(bspkit_map *map, size_t index, bspkit_image *out, bspkit_error *err);
 
 /* ---- VTF ------------------------------------------------------------------ */
 
@@ -71,7 +71,7 @@ typedef struct bspkit_vtf_info {
 } bspkit_vtf_info;
 
 /** Parse a VTF header (versions 7.0–7.5) without decoding pixels. */
-bspkit_result bspkit_vtf_read_info(const void *data, size_t size, bspkit_vtf_info *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_vtf_read_info(const void *data, size_t size, bspkit_vtf_info *out, bspkit_error *err);
 
 /**
  * Decode the largest mip of the first frame and face to RGBA. Supported:
@@ -79,7 +79,7 @@ bspkit_result bspkit_vtf_read_info(const void *data, size_t size, bspkit_vtf_inf
  * ABGR8888, ARGB8888, BGRX8888, BGR565, RGB565, BGRA4444, BGRA5551, I8, IA88,
  * A8 and UV88; other formats give BSPKIT_ERR_UNSUPPORTED naming the format.
  */
-bspkit_result bspkit_vtf_decode(const void *data, size_t size, bspkit_image *out, bspkit_vtf_info *info,
+BSPKIT_API bspkit_result bspkit_vtf_decode(const void *data, size_t size, bspkit_image *out, bspkit_vtf_info *info,
                                 bspkit_error *err);
 
 /* ---- A map's textures ---------------------------------------------------- */
@@ -92,7 +92,7 @@ typedef enum bspkit_texture_source {
 } bspkit_texture_source;
 
 /** Name of a source for display: "missing", "embedded", "wad", "pakfile". */
-const char *bspkit_texture_source_name(bspkit_texture_source s);
+BSPKIT_API const char *bspkit_texture_source_name(bspkit_texture_source s);
 
 typedef struct bspkit_texture {
     const char *name;          /**< miptex name or texdata material name */
@@ -118,16 +118,16 @@ typedef struct bspkit_textures bspkit_textures;
  * WAD files that are named but not found are reported through
  * bspkit_textures_missing_wad(), not as errors.
  */
-bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts,
+BSPKIT_API bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts,
                                       bspkit_textures **out, bspkit_error *err);
-void bspkit_textures_free(bspkit_textures *t);
-size_t bspkit_textures_count(const bspkit_textures *t);
+BSPKIT_API void bspkit_textures_free(bspkit_textures *t);
+BSPKIT_API size_t bspkit_textures_count(const bspkit_textures *t);
 /** Entry `index`, or NULL when out of range. Borrowed from `t`. */
-const bspkit_texture *bspkit_textures_get(const bspkit_textures *t, size_t index);
+BSPKIT_API const bspkit_texture *bspkit_textures_get(const bspkit_textures *t, size_t index);
 /** WAD names from the "wad" key that no search path held (index < count), or NULL. */
-const char *bspkit_textures_missing_wad(const bspkit_textures *t, size_t index);
+BSPKIT_API const char *bspkit_textures_missing_wad(const bspkit_textures *t, size_t index);
 /** Decode texture `index` to RGBA (largest mip). Missing textures give BSPKIT_ERR_NOT_FOUND. */
-bspkit_result bspkit_textures_load_image(bspkit_textures *t, size_t index, bspkit_image *out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_textures_load_image(bspkit_textures *t, size_t index, bspkit_image *out, bspkit_error *err);
 
 #ifdef __cplusplus
 }

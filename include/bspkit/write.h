@@ -64,14 +64,14 @@ typedef struct bspkit_write_options {
  * for GoldSrc, 19..21 for Source). Fails with BSPKIT_ERR_UNSUPPORTED for
  * other combinations. Free with bspkit_builder_free().
  */
-bspkit_result bspkit_builder_new(bspkit_family family, int32_t version, bspkit_builder **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_new(bspkit_family family, int32_t version, bspkit_builder **out, bspkit_error *err);
 
 /** Release the builder and every copy it holds. NULL is allowed. */
-void bspkit_builder_free(bspkit_builder *b);
+BSPKIT_API void bspkit_builder_free(bspkit_builder *b);
 
 /** The family and version the builder was created for. */
-bspkit_family bspkit_builder_family(const bspkit_builder *b);
-int32_t bspkit_builder_version(const bspkit_builder *b);
+BSPKIT_API bspkit_family bspkit_builder_family(const bspkit_builder *b);
+BSPKIT_API int32_t bspkit_builder_version(const bspkit_builder *b);
 
 /**
  * Store raw bytes for lump `lump` (a BSPKIT_Q_* or BSPKIT_S_* index), written
@@ -81,7 +81,7 @@ int32_t bspkit_builder_version(const bspkit_builder *b);
  * lump. Source GAME_LUMP holds absolute file offsets and cannot be set raw:
  * use bspkit_builder_set_game_lumps().
  */
-bspkit_result bspkit_builder_set_lump(bspkit_builder *b, int lump, const void *data, size_t size,
+BSPKIT_API bspkit_result bspkit_builder_set_lump(bspkit_builder *b, int lump, const void *data, size_t size,
                                       int32_t lump_version, bspkit_error *err);
 
 /**
@@ -92,85 +92,85 @@ bspkit_result bspkit_builder_set_lump(bspkit_builder *b, int lump, const void *d
  * LIGHTING, LIGHTING_HDR, FACES_HDR: 1; LEAFS: 1 from VBSP 20, else 0).
  * Ignored for Quake/GoldSrc.
  */
-bspkit_result bspkit_builder_set_lump_version(bspkit_builder *b, int lump, int32_t lump_version,
+BSPKIT_API bspkit_result bspkit_builder_set_lump_version(bspkit_builder *b, int lump, int32_t lump_version,
                                               bspkit_error *err);
 
 /** Remove whatever lump `lump` holds. */
-bspkit_result bspkit_builder_clear_lump(bspkit_builder *b, int lump, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_clear_lump(bspkit_builder *b, int lump, bspkit_error *err);
 
 /* Typed setters. Each encodes its native records into the family's lump at
  * write time. Record kinds a family lacks (e.g. brushes in GoldSrc, clipnodes
  * in Source) fail with BSPKIT_ERR_UNSUPPORTED. `count` 0 empties the lump. */
 
-bspkit_result bspkit_builder_set_planes(bspkit_builder *b, const bspkit_plane *planes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_planes(bspkit_builder *b, const bspkit_plane *planes, size_t count,
                                         bspkit_error *err);
-bspkit_result bspkit_builder_set_vertexes(bspkit_builder *b, const bspkit_vec3 *vertexes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_vertexes(bspkit_builder *b, const bspkit_vec3 *vertexes, size_t count,
                                           bspkit_error *err);
 /** Edges: 16-bit vertex indices in every supported layout. */
-bspkit_result bspkit_builder_set_edges(bspkit_builder *b, const bspkit_edge *edges, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_edges(bspkit_builder *b, const bspkit_edge *edges, size_t count,
                                        bspkit_error *err);
-bspkit_result bspkit_builder_set_surfedges(bspkit_builder *b, const int32_t *surfedges, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_surfedges(bspkit_builder *b, const int32_t *surfedges, size_t count,
                                            bspkit_error *err);
 /** FACES (Source: 56-byte dface_t; Quake/GoldSrc: 20 bytes). */
-bspkit_result bspkit_builder_set_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
                                        bspkit_error *err);
 /** Source ORIGINALFACES (same layout as FACES). */
-bspkit_result bspkit_builder_set_orig_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_orig_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
                                             bspkit_error *err);
 /** Source FACES_HDR (same layout as FACES). */
-bspkit_result bspkit_builder_set_hdr_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_hdr_faces(bspkit_builder *b, const bspkit_face *faces, size_t count,
                                            bspkit_error *err);
 /** Nodes; children >= 0 are node indices, < 0 leaf -(child + 1). */
-bspkit_result bspkit_builder_set_nodes(bspkit_builder *b, const bspkit_node *nodes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_nodes(bspkit_builder *b, const bspkit_node *nodes, size_t count,
                                        bspkit_error *err);
 /** Leafs. Source: cluster, area (0..511), flags (0..127), leaf_water; the
  *  ambient cube only with LEAFS version 0. Quake/GoldSrc: vis_offset and
  *  ambient_sound; leaf faces come from MARKSURFACES. */
-bspkit_result bspkit_builder_set_leafs(bspkit_builder *b, const bspkit_leaf *leafs, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_leafs(bspkit_builder *b, const bspkit_leaf *leafs, size_t count,
                                        bspkit_error *err);
 /** Models. Source stores headnode[0] only; Quake/GoldSrc all four and vis_leafs. */
-bspkit_result bspkit_builder_set_models(bspkit_builder *b, const bspkit_model *models, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_models(bspkit_builder *b, const bspkit_model *models, size_t count,
                                         bspkit_error *err);
-bspkit_result bspkit_builder_set_texinfo(bspkit_builder *b, const bspkit_texinfo *texinfo, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_texinfo(bspkit_builder *b, const bspkit_texinfo *texinfo, size_t count,
                                          bspkit_error *err);
 /** Quake/GoldSrc CLIPNODES; children < 0 are contents (-1 empty, -2 solid). */
-bspkit_result bspkit_builder_set_clipnodes(bspkit_builder *b, const bspkit_clipnode *clipnodes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_clipnodes(bspkit_builder *b, const bspkit_clipnode *clipnodes, size_t count,
                                            bspkit_error *err);
 /** Source LEAFFACES, Quake/GoldSrc MARKSURFACES (16-bit face indices). */
-bspkit_result bspkit_builder_set_leaf_faces(bspkit_builder *b, const uint32_t *faces, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_leaf_faces(bspkit_builder *b, const uint32_t *faces, size_t count,
                                             bspkit_error *err);
 /** Source LEAFBRUSHES (16-bit brush indices). */
-bspkit_result bspkit_builder_set_leaf_brushes(bspkit_builder *b, const uint32_t *brushes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_leaf_brushes(bspkit_builder *b, const uint32_t *brushes, size_t count,
                                               bspkit_error *err);
-bspkit_result bspkit_builder_set_brushes(bspkit_builder *b, const bspkit_brush *brushes, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_brushes(bspkit_builder *b, const bspkit_brush *brushes, size_t count,
                                          bspkit_error *err);
 /** Brush sides; `thin` is stored from VBSP 21 on and ignored before. */
-bspkit_result bspkit_builder_set_brushsides(bspkit_builder *b, const bspkit_brushside *sides, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_brushsides(bspkit_builder *b, const bspkit_brushside *sides, size_t count,
                                             bspkit_error *err);
-bspkit_result bspkit_builder_set_texdata(bspkit_builder *b, const bspkit_texdata *texdata, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_texdata(bspkit_builder *b, const bspkit_texdata *texdata, size_t count,
                                          bspkit_error *err);
 /**
  * Source texture names: writes TEXDATA_STRING_DATA as the NUL-terminated
  * names one after another and TEXDATA_STRING_TABLE with each name's offset,
  * so texdata name_id i refers to names[i].
  */
-bspkit_result bspkit_builder_set_texdata_strings(bspkit_builder *b, const char *const *names, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_texdata_strings(bspkit_builder *b, const char *const *names, size_t count,
                                                  bspkit_error *err);
 /** Source TEXDATA_STRING_TABLE as given (offsets into TEXDATA_STRING_DATA). */
-bspkit_result bspkit_builder_set_texdata_string_table(bspkit_builder *b, const int32_t *offsets, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_texdata_string_table(bspkit_builder *b, const int32_t *offsets, size_t count,
                                                       bspkit_error *err);
-bspkit_result bspkit_builder_set_areas(bspkit_builder *b, const bspkit_area *areas, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_areas(bspkit_builder *b, const bspkit_area *areas, size_t count,
                                        bspkit_error *err);
-bspkit_result bspkit_builder_set_areaportals(bspkit_builder *b, const bspkit_areaportal *portals, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_areaportals(bspkit_builder *b, const bspkit_areaportal *portals, size_t count,
                                              bspkit_error *err);
-bspkit_result bspkit_builder_set_cubemaps(bspkit_builder *b, const bspkit_cubemap *cubemaps, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_cubemaps(bspkit_builder *b, const bspkit_cubemap *cubemaps, size_t count,
                                           bspkit_error *err);
 
 /**
  * The entity text. A terminating NUL is appended when `text` does not end
  * with one, as compilers write it. `size` is the text length in bytes.
  */
-bspkit_result bspkit_builder_set_entities(bspkit_builder *b, const char *text, size_t size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_set_entities(bspkit_builder *b, const char *text, size_t size, bspkit_error *err);
 
 /**
  * Quake/GoldSrc TEXTURES lump from miptex descriptions, reusing the struct the
@@ -182,7 +182,7 @@ bspkit_result bspkit_builder_set_entities(bspkit_builder *b, const char *text, s
  * written with all mip offsets 0 (it lives in a WAD). A negative lump_offset
  * writes an empty directory slot (offset -1); mip_offsets are computed.
  */
-bspkit_result bspkit_builder_set_miptex(bspkit_builder *b, const bspkit_miptex *textures, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_miptex(bspkit_builder *b, const bspkit_miptex *textures, size_t count,
                                         bspkit_error *err);
 
 /**
@@ -190,7 +190,7 @@ bspkit_result bspkit_builder_set_miptex(bspkit_builder *b, const bspkit_miptex *
  * ColorRGBExp32 (byte data, so identical in either byte order). `hdr`
  * selects Source LIGHTING_HDR. Faces address this lump by light_offset.
  */
-bspkit_result bspkit_builder_set_lighting(bspkit_builder *b, bool hdr, const void *data, size_t size,
+BSPKIT_API bspkit_result bspkit_builder_set_lighting(bspkit_builder *b, bool hdr, const void *data, size_t size,
                                           bspkit_error *err);
 
 /**
@@ -206,7 +206,7 @@ bspkit_result bspkit_builder_set_lighting(bspkit_builder *b, bool hdr, const voi
  * compressed PVS rows inside the lump: what Quake/GoldSrc leafs store in
  * vis_offset.
  */
-bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, uint32_t row_bytes,
+BSPKIT_API bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, uint32_t row_bytes,
                                             const uint8_t *pvs, const uint8_t *pas, int32_t *row_offsets,
                                             bspkit_error *err);
 
@@ -227,7 +227,7 @@ typedef struct bspkit_game_lump_data {
  * readers can size the last compressed lump, as Valve's tools do. A Source
  * map always gets a GAME_LUMP: with no entries set it holds count 0.
  */
-bspkit_result bspkit_builder_set_game_lumps(bspkit_builder *b, const bspkit_game_lump_data *lumps, size_t count,
+BSPKIT_API bspkit_result bspkit_builder_set_game_lumps(bspkit_builder *b, const bspkit_game_lump_data *lumps, size_t count,
                                             bspkit_error *err);
 
 /**
@@ -242,7 +242,7 @@ bspkit_result bspkit_builder_set_game_lumps(bspkit_builder *b, const bspkit_game
  * from PLANES, then ENTITIES, then PAKFILE last and 2048-aligned; empty lumps
  * have an all-zero directory entry.
  */
-bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_options *opts, uint8_t **out,
+BSPKIT_API bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_options *opts, uint8_t **out,
                                    size_t *size, bspkit_error *err);
 
 /**
@@ -253,11 +253,11 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
  * existing file at `path` is replaced (a symlink is replaced, not followed).
  * New files get mode 0666 minus the umask.
  */
-bspkit_result bspkit_builder_save(const bspkit_builder *b, const char *path, const bspkit_write_options *opts,
+BSPKIT_API bspkit_result bspkit_builder_save(const bspkit_builder *b, const char *path, const bspkit_write_options *opts,
                                   bspkit_error *err);
 
 /** Free a buffer returned by bspkit_builder_write() or bspkit_sample_build(). NULL is allowed. */
-void bspkit_free_buffer(void *buffer);
+BSPKIT_API void bspkit_free_buffer(void *buffer);
 
 /**
  * Run-length compress one visibility row as Quake, GoldSrc and Source store
@@ -267,7 +267,7 @@ void bspkit_free_buffer(void *buffer);
  * when `dst_size` is too small. `*written` gets the compressed size.
  */
 #define BSPKIT_VIS_COMPRESS_BOUND(row_bytes) ((size_t)(row_bytes) * 2)
-bspkit_result bspkit_vis_compress(const uint8_t *row, size_t row_bytes, uint8_t *dst, size_t dst_size,
+BSPKIT_API bspkit_result bspkit_vis_compress(const uint8_t *row, size_t row_bytes, uint8_t *dst, size_t dst_size,
                                   size_t *written);
 
 /* ------------------------------------------------------------------------ */
@@ -304,23 +304,23 @@ typedef enum bspkit_sample_kind {
 } bspkit_sample_kind;
 
 /** "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma"; NULL when out of range. */
-const char *bspkit_sample_name(bspkit_sample_kind kind);
+BSPKIT_API const char *bspkit_sample_name(bspkit_sample_kind kind);
 
 /** The kind named `name` (as bspkit_sample_name() spells it), or -1. */
-int bspkit_sample_find(const char *name);
+BSPKIT_API int bspkit_sample_find(const char *name);
 
 /**
  * The sample as an editable builder plus the write options of its flavour
  * (byte order, compression). Free the builder with bspkit_builder_free().
  */
-bspkit_result bspkit_sample_builder(bspkit_sample_kind kind, bspkit_builder **out, bspkit_write_options *opts,
+BSPKIT_API bspkit_result bspkit_sample_builder(bspkit_sample_kind kind, bspkit_builder **out, bspkit_write_options *opts,
                                     bspkit_error *err);
 
 /**
  * Build the sample's file bytes into a new buffer; free with
  * bspkit_free_buffer(). The output is deterministic.
  */
-bspkit_result bspkit_sample_build(bspkit_sample_kind kind, uint8_t **out, size_t *size, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_sample_build(bspkit_sample_kind kind, uint8_t **out, size_t *size, bspkit_error *err);
 
 #ifdef __cplusplus
 }

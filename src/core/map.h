@@ -5,6 +5,7 @@
 
 #include "bspkit/bspkit.h"
 #include "core/bytes.h"
+#include "core/crc32.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,7 +247,5 @@ bool bk_lzma_sizes(const uint8_t *data, size_t size, uint32_t *actual, uint32_t 
 bspkit_result bk_lzma_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
                                  int lump, bspkit_error *err);
 
-/* ---- CRC32 (zlib polynomial) ---- */
-uint32_t bk_crc32(const uint8_t *data, size_t size, uint32_t crc);
 
 #endif

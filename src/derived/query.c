@@ -203,7 +203,7 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
     bk_error_clear(err);
     if (!map || !leaf)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_point_leaf: NULL argument");
-    const bspkit_model *m;
+    const bspkit_model *m = NULL;
     const bspkit_leaf *leafs;
     size_t nleafs;
     walk_tree t = {BSPKIT_Q_NODES, 0, narrow_children(map, BSPKIT_Q_NODES), NULL, NULL};
@@ -304,7 +304,7 @@ bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec
         *contents = leafs[leaf].contents;
         return BSPKIT_OK;
     }
-    const bspkit_model *m;
+    const bspkit_model *m = NULL;
     walk_tree t = {BSPKIT_Q_CLIPNODES, 0, narrow_children(map, BSPKIT_Q_CLIPNODES), NULL, NULL};
     if ((r = get_model(map, model, &m, err)) != BSPKIT_OK ||
         (r = bspkit_get_clipnodes(map, &t.clipnodes, &t.count, err)) != BSPKIT_OK)
@@ -461,8 +461,8 @@ bspkit_result bspkit_leaf_visible_clusters(bspkit_map *map, uint32_t leaf, bspki
     bk_error_clear(err);
     if (!map || !count)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_visible_clusters: NULL argument");
-    uint8_t *row;
-    uint32_t rows;
+    uint8_t *row = NULL;
+    uint32_t rows = 0;
     bspkit_result r = leaf_row_alloc(map, leaf, kind, &row, &rows, err);
     if (r != BSPKIT_OK)
         return r;
@@ -481,8 +481,8 @@ bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_v
         return bspkit_leaf_visible_clusters(map, leaf, kind, count, err);
     const bspkit_leaf *leafs;
     size_t nleafs;
-    uint8_t *row;
-    uint32_t rows;
+    uint8_t *row = NULL;
+    uint32_t rows = 0;
     bspkit_result r;
     if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK ||
         (r = leaf_row_alloc(map, leaf, kind, &row, &rows, err)) != BSPKIT_OK)

@@ -411,7 +411,7 @@ static bspkit_result occlusion_fits(const swap_ctx *c, const uint8_t *data, size
     static const char *const names[3] = {"occluder", "occluder polygon", "occluder vertex index"};
     size_t record[3] = {occluder_size, 12, 4};
     for (int part = 0; part < 3; part++) {
-        uint32_t n;
+        uint32_t n = 0;
         bspkit_result r = read_count(c, data, size, pos, names[part], &n);
         if (r == BSPKIT_OK)
             r = check_array(c, size, pos + 4, n, record[part], names[part]);
