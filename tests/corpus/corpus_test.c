@@ -22,45 +22,6 @@ static int verbose;
 static int failures;
 static int checked, supported, unsupported_ok, known, info_compared;
 
-typedef struct {
-    char path[1024];
-    char reason[1024];
-    int seen;
-} known_failure;
-
-static known_failure known_list[64];
-static int known_count;
-
-static void load_known(const char *file)
-{
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return;
-    char line[1024];
-    while (fgets(line, sizeof line, f) && known_count < 64) {
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
-        char *tab = strchr(line, '\t');
-        if (!tab)
-            continue;
-        *tab = '\0';
-        line[strcspn(line, "\n")] = '\0';
-        tab[1 + strcspn(tab + 1, "\n")] = '\0';
-        snprintf(known_list[known_count].path, sizeof known_list[0].path, "%s", line);
-        snprintf(known_list[known_count].reason, sizeof known_list[0].reason, "%s", tab + 1);
-        known_count++;
-    }
-    fclose(f);
-}
-
-static known_failure *find_known(const char *rel)
-{
-    for (int i = 0; i < known_count; i++)
-        if (strcmp(known_list[i].path, rel) == 0)
-            return &known_list[i];
-    return NULL;
-}
-
 /* MANIFEST.tsv notes for a path (column 7), used to check what unsupported files are called. */
 static char manifest_path[1100];
 
@@ -119,6 +80,18 @@ static const struct {
     const char *lump;
 } INFO_BYTES[] = {{"entdata", "ENTITIES"}, {"pakfile", "PAKFILE"}};
 
+/* Whether `key` is one of the "<map>#<key>" exceptions this test looks up. */
+static int is_info_key(const char *key)
+{
+    for (size_t k = 0; k < sizeof INFO_KEYS / sizeof INFO_KEYS[0]; k++)
+        if (strcmp(key, INFO_KEYS[k].key) == 0)
+            return 1;
+    for (size_t k = 0; k < sizeof INFO_BYTES / sizeof INFO_BYTES[0]; k++)
+        if (strcmp(key, INFO_BYTES[k].info) == 0)
+            return 1;
+    return 0;
+}
+
 /* Rows "entdata [variable] 246/393216": compared with the lump's length. */
 static int compare_info_bytes(bspkit_map *map, const char *rel, const char *line)
 {
@@ -135,11 +108,11 @@ static int compare_info_bytes(bspkit_map *map, const char *rel, const char *line
             return 0;
         char exception[1200];
         snprintf(exception, sizeof exception, "%s#%s", rel, name);
-        known_failure *kf = find_known(exception);
-        if (kf) {
-            kf->seen = 1;
+        const char *reason = corpus_known_find(rel, name);
+        if (reason) {
+            corpus_known_seen(rel, name);
             known++;
-            printf("known %s: ours %u, reference %llu (%s)\n", exception, li.uncompressed_length, bytes, kf->reason);
+            printf("known %s: ours %u, reference %llu (%s)\n", exception, li.uncompressed_length, bytes, reason);
         } else if (li.uncompressed_length != bytes) {
             char detail[160];
             snprintf(detail, sizeof detail, "%s bytes: ours %u, reference %llu", name, li.uncompressed_length, bytes);
@@ -201,12 +174,12 @@ static void compare_info(bspkit_map *map, const char *rel, const char *info_path
             }
             char exception[1200];
             snprintf(exception, sizeof exception, "%s#%s", rel, INFO_KEYS[k].key);
-            known_failure *kf = find_known(exception);
-            if (kf) {
-                kf->seen = 1;
+            const char *reason = corpus_known_find(rel, INFO_KEYS[k].key);
+            if (reason) {
+                corpus_known_seen(rel, INFO_KEYS[k].key);
                 known++;
                 printf("known %s: ours %llu, reference %llu (%s)\n", exception, (unsigned long long)ours, count,
-                       kf->reason);
+                       reason);
                 compared++;
                 break;
             }
@@ -284,7 +257,7 @@ static void check_file(const char *root, const char *rel)
     char path[2048], info[2100];
     snprintf(path, sizeof path, "%s/%s", root, rel);
     checked++;
-    known_failure *kf = find_known(rel);
+    const char *known_reason = corpus_known_find(rel, NULL);
     bspkit_map *map = NULL;
     bspkit_error err;
     bspkit_result r = bspkit_open_file(path, NULL, &map, &err);
@@ -304,10 +277,10 @@ static void check_file(const char *root, const char *rel)
         return;
     }
     if (r != BSPKIT_OK) {
-        if (kf) {
-            kf->seen = 1;
+        if (known_reason) {
+            corpus_known_seen(rel, NULL);
             known++;
-            printf("known %s: %s (%s)\n", rel, err.message, kf->reason);
+            printf("known %s: %s (%s)\n", rel, err.message, known_reason);
         } else {
             fail(rel, "does not open: %s", err.message);
         }
@@ -325,16 +298,16 @@ static void check_file(const char *root, const char *rel)
         else
             snprintf(detail, sizeof detail, "%zu errors, first: %s", report.errors,
                      report.count ? report.problems[0].message : "?");
-        if (kf) {
-            kf->seen = 1;
+        if (known_reason) {
+            corpus_known_seen(rel, NULL);
             known++;
-            printf("known %s: %s (%s)\n", rel, detail, kf->reason);
+            printf("known %s: %s (%s)\n", rel, detail, known_reason);
         } else {
             fail(rel, ok ? "validation errors: %s" : "decode failed: %s", detail);
         }
     } else {
-        if (kf)
-            fail(rel, "listed in known_failures.tsv but now passes: %s", kf->reason);
+        if (known_reason)
+            fail(rel, "listed in known_failures.tsv but now passes: %s", known_reason);
         if (verbose)
             printf("ok   %s: %s, %zu warnings\n", rel, bspkit_map_format(map)->name, report.warnings);
     }
@@ -342,6 +315,14 @@ static void check_file(const char *root, const char *rel)
     snprintf(info, sizeof info, "%s.info.txt", path);
     compare_info(map, rel, info);
     bspkit_close(map);
+}
+
+/* Entries whose key is none of ours (e.g. "#props") belong to a checks/ program, which reports them. */
+static void stale_entry(const char *entry, const char *key, const char *reason)
+{
+    if (key && !is_info_key(key))
+        return;
+    fail(entry, "listed in known_failures.tsv but not found or not failing: %s", reason);
 }
 
 int main(int argc, char **argv)
@@ -356,13 +337,10 @@ int main(int argc, char **argv)
         printf("skipped: %s not present, corpus checks not run\n", argv[1]);
         return 0;
     }
-    load_known(argv[2]);
+    corpus_known_load(argv[2]);
     snprintf(manifest_path, sizeof manifest_path, "%s/MANIFEST.tsv", argv[1]);
     corpus_walk(argv[1], check_file);
-    for (int i = 0; i < known_count; i++)
-        if (!known_list[i].seen)
-            fail(known_list[i].path, "listed in known_failures.tsv but not found or not failing: %s",
-                 known_list[i].reason);
+    corpus_known_unseen(stale_entry);
     printf("corpus: %d map files, %d supported and decoded, %d out of scope rejected as unsupported, "
            "%d known failures, %d compared with reference dumps, %d failures\n",
            checked, supported, unsupported_ok, known, info_compared, failures);
