@@ -32,11 +32,13 @@ typedef enum bk_decoded {
 typedef void (*bk_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);
 
 /* How one lump is stored in this particular map. */
+typedef struct bk_schema bk_schema;
 typedef struct bk_layout {
     uint32_t record_size; /* file bytes per record; 0 = not an array lump */
     size_t native_size;   /* sizeof the native struct */
     bk_decode_fn decode;  /* NULL when bspkit does not decode the records */
     int decoded;          /* bk_decoded slot, or -1 */
+    const bk_schema *schema; /* the record layout's declaration (core/schema.h), or NULL */
 } bk_layout;
 
 typedef struct bk_lump {

@@ -1,6 +1,8 @@
 /* Dump tables for the lumps the core reader decodes (the structs of
- * bspkit.h). Field names are those of the format documents: Source's
- * bspfile.h members, and the GoldSrc texts' for BSP29/30. */
+ * bspkit.h). A lump whose layout is declared as a schema (core/schema.h)
+ * takes its table from there; the rest are written here with field names
+ * from Source's bspfile.h. */
+#include "core/schema.h"
 #include "core/table.h"
 
 #include <string.h>
@@ -17,7 +19,6 @@ static const bspkit_field VERTEX[] = {{"point", BSPKIT_FIELD_VEC3, 0, 1}};
 static const bspkit_field EDGE[] = {FN(bspkit_edge, v, "v", BSPKIT_FIELD_U32, 2)};
 static const bspkit_field SURFEDGE[] = {{"surfedge", BSPKIT_FIELD_I32, 0, 1}};
 static const bspkit_field LEAFFACE[] = {{"leafface", BSPKIT_FIELD_U32, 0, 1}};
-static const bspkit_field MARKSURFACE[] = {{"marksurface", BSPKIT_FIELD_U32, 0, 1}};
 static const bspkit_field LEAFBRUSH[] = {{"leafbrush", BSPKIT_FIELD_U32, 0, 1}};
 static const bspkit_field STRING_TABLE[] = {{"offset", BSPKIT_FIELD_I32, 0, 1}};
 
@@ -40,15 +41,6 @@ static const bspkit_field FACE_SOURCE[] = {
     F(bspkit_face, first_prim, "firstPrimID", BSPKIT_FIELD_U32),
     F(bspkit_face, smoothing_groups, "smoothingGroups", BSPKIT_FIELD_U32),
 };
-static const bspkit_field FACE_QUAKE[] = {
-    F(bspkit_face, plane, "planenum", BSPKIT_FIELD_U32),
-    F(bspkit_face, side, "side", BSPKIT_FIELD_U8),
-    F(bspkit_face, first_edge, "firstedge", BSPKIT_FIELD_I32),
-    F(bspkit_face, num_edges, "numedges", BSPKIT_FIELD_I32),
-    F(bspkit_face, texinfo, "texinfo", BSPKIT_FIELD_I32),
-    FN(bspkit_face, styles, "styles", BSPKIT_FIELD_U8, 4),
-    F(bspkit_face, light_offset, "lightofs", BSPKIT_FIELD_I32),
-};
 
 static const bspkit_field NODE_SOURCE[] = {
     F(bspkit_node, plane, "planenum", BSPKIT_FIELD_I32),
@@ -59,9 +51,6 @@ static const bspkit_field NODE_SOURCE[] = {
     F(bspkit_node, num_faces, "numfaces", BSPKIT_FIELD_U32),
     F(bspkit_node, area, "area", BSPKIT_FIELD_I32),
 };
-/* The same members without the Source-only area. */
-#define NODE_QUAKE NODE_SOURCE
-#define NODE_QUAKE_COUNT (BK_COUNT_OF(NODE_SOURCE) - 1)
 
 static const bspkit_field LEAF_SOURCE[] = {
     F(bspkit_leaf, contents, "contents", BSPKIT_FIELD_I32),
@@ -78,30 +67,12 @@ static const bspkit_field LEAF_SOURCE[] = {
     /* Only in LEAFS version 0; dropped from the table otherwise. */
     FN(bspkit_leaf, ambient_cube, "ambientLighting", BSPKIT_FIELD_RGBEXP, 6),
 };
-static const bspkit_field LEAF_QUAKE[] = {
-    F(bspkit_leaf, contents, "contents", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, vis_offset, "visofs", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_leaf, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_leaf, first_leaf_face, "firstmarksurface", BSPKIT_FIELD_U32),
-    F(bspkit_leaf, num_leaf_faces, "nummarksurfaces", BSPKIT_FIELD_U32),
-    FN(bspkit_leaf, ambient_sound, "ambient_level", BSPKIT_FIELD_U8, 4),
-};
 
 static const bspkit_field MODEL_SOURCE[] = {
     F(bspkit_model, mins, "mins", BSPKIT_FIELD_VEC3),
     F(bspkit_model, maxs, "maxs", BSPKIT_FIELD_VEC3),
     F(bspkit_model, origin, "origin", BSPKIT_FIELD_VEC3),
     F(bspkit_model, headnode, "headnode", BSPKIT_FIELD_I32),
-    F(bspkit_model, first_face, "firstface", BSPKIT_FIELD_I32),
-    F(bspkit_model, num_faces, "numfaces", BSPKIT_FIELD_I32),
-};
-static const bspkit_field MODEL_QUAKE[] = {
-    F(bspkit_model, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_model, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_model, origin, "origin", BSPKIT_FIELD_VEC3),
-    FN(bspkit_model, headnode, "headnode", BSPKIT_FIELD_I32, 4),
-    F(bspkit_model, vis_leafs, "visleafs", BSPKIT_FIELD_I32),
     F(bspkit_model, first_face, "firstface", BSPKIT_FIELD_I32),
     F(bspkit_model, num_faces, "numfaces", BSPKIT_FIELD_I32),
 };
@@ -112,16 +83,7 @@ static const bspkit_field TEXINFO_SOURCE[] = {
     F(bspkit_texinfo, flags, "flags", BSPKIT_FIELD_I32),
     F(bspkit_texinfo, texture, "texdata", BSPKIT_FIELD_I32),
 };
-static const bspkit_field TEXINFO_QUAKE[] = {
-    FN(bspkit_texinfo, texture_vecs, "vecs", BSPKIT_FIELD_F32, 8),
-    F(bspkit_texinfo, texture, "miptex", BSPKIT_FIELD_I32),
-    F(bspkit_texinfo, flags, "flags", BSPKIT_FIELD_I32),
-};
 
-static const bspkit_field CLIPNODE[] = {
-    F(bspkit_clipnode, plane, "planenum", BSPKIT_FIELD_I32),
-    FN(bspkit_clipnode, children, "children", BSPKIT_FIELD_I32, 2),
-};
 static const bspkit_field BRUSH[] = {
     F(bspkit_brush, first_side, "firstside", BSPKIT_FIELD_I32),
     F(bspkit_brush, num_sides, "numsides", BSPKIT_FIELD_I32),
@@ -225,12 +187,11 @@ static bspkit_result string_data_table(bspkit_map *map, bspkit_dump *out, bspkit
 }
 
 typedef struct array_fields {
-    const bspkit_field *source, *quake;
-    size_t source_count, quake_count;
+    const bspkit_field *fields;
+    size_t count;
 } array_fields;
 
-#define BOTH(a) {a, a, BK_COUNT_OF(a), BK_COUNT_OF(a)}
-#define SPLIT(s, q) {s, q, BK_COUNT_OF(s), BK_COUNT_OF(q)}
+#define BOTH(a) {a, BK_COUNT_OF(a)}
 
 static array_fields fields_for(bk_decoded dec)
 {
@@ -241,14 +202,13 @@ static array_fields fields_for(bk_decoded dec)
     case DEC_SURFEDGES: return (array_fields)BOTH(SURFEDGE);
     case DEC_FACES:
     case DEC_ORIG_FACES:
-    case DEC_HDR_FACES: return (array_fields)SPLIT(FACE_SOURCE, FACE_QUAKE);
-    case DEC_NODES: return (array_fields){NODE_SOURCE, NODE_QUAKE, BK_COUNT_OF(NODE_SOURCE), NODE_QUAKE_COUNT};
-    case DEC_LEAFS: return (array_fields)SPLIT(LEAF_SOURCE, LEAF_QUAKE);
-    case DEC_MODELS: return (array_fields)SPLIT(MODEL_SOURCE, MODEL_QUAKE);
-    case DEC_TEXINFO: return (array_fields)SPLIT(TEXINFO_SOURCE, TEXINFO_QUAKE);
-    case DEC_LEAF_FACES: return (array_fields)SPLIT(LEAFFACE, MARKSURFACE);
+    case DEC_HDR_FACES: return (array_fields)BOTH(FACE_SOURCE);
+    case DEC_NODES: return (array_fields)BOTH(NODE_SOURCE);
+    case DEC_LEAFS: return (array_fields)BOTH(LEAF_SOURCE);
+    case DEC_MODELS: return (array_fields)BOTH(MODEL_SOURCE);
+    case DEC_TEXINFO: return (array_fields)BOTH(TEXINFO_SOURCE);
+    case DEC_LEAF_FACES: return (array_fields)BOTH(LEAFFACE);
     case DEC_LEAF_BRUSHES: return (array_fields)BOTH(LEAFBRUSH);
-    case DEC_CLIPNODES: return (array_fields)BOTH(CLIPNODE);
     case DEC_BRUSHES: return (array_fields)BOTH(BRUSH);
     case DEC_BRUSHSIDES: return (array_fields)BOTH(BRUSHSIDE);
     case DEC_TEXDATA: return (array_fields)BOTH(TEXDATA);
@@ -256,7 +216,7 @@ static array_fields fields_for(bk_decoded dec)
     case DEC_AREAS: return (array_fields)BOTH(AREA);
     case DEC_AREAPORTALS: return (array_fields)BOTH(AREAPORTAL);
     case DEC_CUBEMAPS: return (array_fields)BOTH(CUBEMAP);
-    default: return (array_fields){NULL, NULL, 0, 0};
+    default: return (array_fields){NULL, 0};
     }
 }
 
@@ -266,20 +226,30 @@ bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit
         return BSPKIT_ERR_NOT_FOUND;
     bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
     const bk_layout *l = &map->lumps[lump].layout;
+    if (l->decode && l->decoded >= 0 && l->schema) {
+        const void *items;
+        size_t n, nf;
+        bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
+        if (r != BSPKIT_OK)
+            return r;
+        const bspkit_field *fields = l->schema->dump_fields(&nf);
+        bk_dump_add_table(out, "records", fields, nf, items, l->native_size, n);
+        return BSPKIT_OK;
+    }
     if (l->decode && l->decoded >= 0) {
         array_fields f = fields_for((bk_decoded)l->decoded);
-        if (!f.source)
+        if (!f.fields)
             return BSPKIT_ERR_NOT_FOUND;
         const void *items;
         size_t n;
         bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
         if (r != BSPKIT_OK)
             return r;
-        size_t nf = source ? f.source_count : f.quake_count;
+        size_t nf = f.count;
         /* The inline ambient cube exists only in version-0 leafs. */
         if (source && l->decoded == DEC_LEAFS && n && !((const bspkit_leaf *)items)->has_ambient_cube)
             nf--;
-        bk_dump_add_table(out, "records", source ? f.source : f.quake, nf, items, l->native_size, n);
+        bk_dump_add_table(out, "records", f.fields, nf, items, l->native_size, n);
         return BSPKIT_OK;
     }
     if (source && lump == BSPKIT_S_TEXDATA_STRING_DATA)

@@ -312,9 +312,9 @@ static void decode_cubemaps(const uint8_t *src, size_t n, bool be, void *dst)
     }
 }
 
-#define LAYOUT(size, type, fn, dec) ((bk_layout){(size), sizeof(type), (fn), (dec)})
-#define RECORDS(size) ((bk_layout){(size), 0, NULL, -1})
-#define NOT_ARRAY ((bk_layout){0, 0, NULL, -1})
+#define LAYOUT(size, type, fn, dec) ((bk_layout){(size), sizeof(type), (fn), (dec), NULL})
+#define RECORDS(size) ((bk_layout){(size), 0, NULL, -1, NULL})
+#define NOT_ARRAY ((bk_layout){0, 0, NULL, -1, NULL})
 
 static bk_layout face_layout(const bspkit_map *map, int32_t lump_version, bk_decoded dec)
 {

@@ -5,6 +5,8 @@
  * and the id/Valve compiler headers (Quake BSP29, GoldSrc BSP30). */
 #include "write/encode.h"
 
+#include "goldsrc/records.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,29 +56,13 @@ static bspkit_result field_fail(const field_ctx *c, const char *field, long long
     } while (0)
 
 /* Bounds stored as int16 round outwards (mins down, maxs up) so the stored
- * box always contains the float one. Written without libm: the range check
- * comes first, so the int conversion is defined. */
-static bool bound_to_i16(float f, bool up, int16_t *out)
-{
-    if (!(f >= -32768.0f && f <= 32767.0f))
-        return false; /* also rejects NaN */
-    int32_t i = (int32_t)f;
-    if (up && (float)i < f)
-        i++;
-    if (!up && (float)i > f)
-        i--;
-    if (i < INT16_MIN || i > INT16_MAX)
-        return false;
-    *out = (int16_t)i;
-    return true;
-}
-
+ * box always contains the float one (bk_bound_to_i16). */
 static bspkit_result bounds_i16(const field_ctx *c, const bspkit_vec3 *mins, const bspkit_vec3 *maxs,
                                 int16_t out[6])
 {
     const float v[6] = {mins->x, mins->y, mins->z, maxs->x, maxs->y, maxs->z};
     for (int k = 0; k < 6; k++) {
-        if (!bound_to_i16(v[k], k >= 3, &out[k]))
+        if (!bk_bound_to_i16(v[k], k >= 3, &out[k]))
             return bk_fail(c->err, BSPKIT_ERR_ARGUMENT, c->lump, -1, -1,
                            "lump %d: %s %zu: %s[%d] = %g does not fit the file's signed 16-bit bound", c->lump,
                            REC_NAMES[c->kind], c->record, k < 3 ? "mins" : "maxs", k % 3, (double)v[k]);
@@ -165,47 +151,33 @@ static bspkit_result enc_face(const bk_target *t, const field_ctx *c, const void
     const bspkit_face *r = item;
     bool be = t->big_endian;
     NEED_U16(c, "plane", r->plane);
-    if (is_source(t)) {
-        NEED_I16(c, "num_edges", r->num_edges);
-        NEED_I16(c, "texinfo", r->texinfo);
-        NEED_I16(c, "dispinfo", r->dispinfo);
-        NEED_I16(c, "fog_volume", r->fog_volume);
-        NEED_U16(c, "num_prims", r->num_prims);
-        NEED_U16(c, "first_prim", r->first_prim);
-        if (!d)
-            return BSPKIT_OK;
-        put_u16(d, r->plane, be);
-        d[2] = r->side;
-        d[3] = r->on_node;
-        put_i32(d + 4, r->first_edge, be);
-        put_i16(d + 8, r->num_edges, be);
-        put_i16(d + 10, r->texinfo, be);
-        put_i16(d + 12, r->dispinfo, be);
-        put_i16(d + 14, r->fog_volume, be);
-        memcpy(d + 16, r->styles, 4);
-        put_i32(d + 20, r->light_offset, be);
-        wr_f32(d + 24, r->area, be);
-        put_i32(d + 28, r->lightmap_mins[0], be);
-        put_i32(d + 32, r->lightmap_mins[1], be);
-        put_i32(d + 36, r->lightmap_size[0], be);
-        put_i32(d + 40, r->lightmap_size[1], be);
-        put_i32(d + 44, r->orig_face, be);
-        put_u16(d + 48, r->num_prims, be);
-        put_u16(d + 50, r->first_prim, be);
-        wr_u32(d + 52, r->smoothing_groups, be);
+    NEED_I16(c, "num_edges", r->num_edges);
+    NEED_I16(c, "texinfo", r->texinfo);
+    NEED_I16(c, "dispinfo", r->dispinfo);
+    NEED_I16(c, "fog_volume", r->fog_volume);
+    NEED_U16(c, "num_prims", r->num_prims);
+    NEED_U16(c, "first_prim", r->first_prim);
+    if (!d)
         return BSPKIT_OK;
-    }
-    NEED_U16(c, "num_edges", r->num_edges);
-    NEED_U16(c, "texinfo", r->texinfo);
-    if (d) {
-        put_u16(d, r->plane, be);
-        put_u16(d + 2, r->side, be);
-        put_i32(d + 4, r->first_edge, be);
-        put_u16(d + 8, (uint32_t)r->num_edges, be);
-        put_u16(d + 10, (uint32_t)r->texinfo, be);
-        memcpy(d + 12, r->styles, 4);
-        put_i32(d + 16, r->light_offset, be);
-    }
+    put_u16(d, r->plane, be);
+    d[2] = r->side;
+    d[3] = r->on_node;
+    put_i32(d + 4, r->first_edge, be);
+    put_i16(d + 8, r->num_edges, be);
+    put_i16(d + 10, r->texinfo, be);
+    put_i16(d + 12, r->dispinfo, be);
+    put_i16(d + 14, r->fog_volume, be);
+    memcpy(d + 16, r->styles, 4);
+    put_i32(d + 20, r->light_offset, be);
+    wr_f32(d + 24, r->area, be);
+    put_i32(d + 28, r->lightmap_mins[0], be);
+    put_i32(d + 32, r->lightmap_mins[1], be);
+    put_i32(d + 36, r->lightmap_size[0], be);
+    put_i32(d + 40, r->lightmap_size[1], be);
+    put_i32(d + 44, r->orig_face, be);
+    put_u16(d + 48, r->num_prims, be);
+    put_u16(d + 50, r->first_prim, be);
+    wr_u32(d + 52, r->smoothing_groups, be);
     return BSPKIT_OK;
 }
 
@@ -219,30 +191,17 @@ static bspkit_result enc_node(const bk_target *t, const field_ctx *c, const void
         return rc;
     NEED_U16(c, "first_face", r->first_face);
     NEED_U16(c, "num_faces", r->num_faces);
-    if (is_source(t)) {
-        NEED_I16(c, "area", r->area);
-        if (!d)
-            return BSPKIT_OK;
-        put_i32(d, r->plane, be);
-        put_i32(d + 4, r->children[0], be);
-        put_i32(d + 8, r->children[1], be);
-        put_short6(d + 12, b, be);
-        put_u16(d + 24, r->first_face, be);
-        put_u16(d + 26, r->num_faces, be);
-        put_i16(d + 28, r->area, be);
-        put_i16(d + 30, 0, be);
+    NEED_I16(c, "area", r->area);
+    if (!d)
         return BSPKIT_OK;
-    }
-    NEED_I16(c, "children[0]", r->children[0]);
-    NEED_I16(c, "children[1]", r->children[1]);
-    if (d) {
-        put_i32(d, r->plane, be);
-        put_i16(d + 4, r->children[0], be);
-        put_i16(d + 6, r->children[1], be);
-        put_short6(d + 8, b, be);
-        put_u16(d + 20, r->first_face, be);
-        put_u16(d + 22, r->num_faces, be);
-    }
+    put_i32(d, r->plane, be);
+    put_i32(d + 4, r->children[0], be);
+    put_i32(d + 8, r->children[1], be);
+    put_short6(d + 12, b, be);
+    put_u16(d + 24, r->first_face, be);
+    put_u16(d + 26, r->num_faces, be);
+    put_i16(d + 28, r->area, be);
+    put_i16(d + 30, 0, be);
     return BSPKIT_OK;
 }
 
@@ -256,45 +215,34 @@ static bspkit_result enc_leaf(const bk_target *t, const field_ctx *c, const void
         return rc;
     NEED_U16(c, "first_leaf_face", r->first_leaf_face);
     NEED_U16(c, "num_leaf_faces", r->num_leaf_faces);
-    if (is_source(t)) {
-        NEED_I16(c, "cluster", r->cluster);
-        NEED_RANGE(c, "area", r->area, 0, 511, "9-bit area");
-        NEED_RANGE(c, "flags", r->flags, 0, 127, "7-bit flags");
-        NEED_U16(c, "first_leaf_brush", r->first_leaf_brush);
-        NEED_U16(c, "num_leaf_brushes", r->num_leaf_brushes);
-        NEED_I16(c, "leaf_water", r->leaf_water);
-        if (!d)
-            return BSPKIT_OK;
-        put_i32(d, r->contents, be);
-        put_i16(d + 4, r->cluster, be);
-        /* area:9 and flags:7 share one short, area in the low bits. */
-        put_u16(d + 6, (uint32_t)r->area | ((uint32_t)r->flags << 9), be);
-        put_short6(d + 8, b, be);
-        put_u16(d + 20, r->first_leaf_face, be);
-        put_u16(d + 22, r->num_leaf_faces, be);
-        put_u16(d + 24, r->first_leaf_brush, be);
-        put_u16(d + 26, r->num_leaf_brushes, be);
-        put_i16(d + 28, r->leaf_water, be);
-        if (t->lump_version == 0) {
-            for (int k = 0; k < 6; k++) {
-                d[30 + 4 * k] = r->ambient_cube[k].r;
-                d[31 + 4 * k] = r->ambient_cube[k].g;
-                d[32 + 4 * k] = r->ambient_cube[k].b;
-                d[33 + 4 * k] = (uint8_t)r->ambient_cube[k].exponent;
-            }
-            put_i16(d + 54, 0, be);
-        } else {
-            put_i16(d + 30, 0, be);
-        }
+    NEED_I16(c, "cluster", r->cluster);
+    NEED_RANGE(c, "area", r->area, 0, 511, "9-bit area");
+    NEED_RANGE(c, "flags", r->flags, 0, 127, "7-bit flags");
+    NEED_U16(c, "first_leaf_brush", r->first_leaf_brush);
+    NEED_U16(c, "num_leaf_brushes", r->num_leaf_brushes);
+    NEED_I16(c, "leaf_water", r->leaf_water);
+    if (!d)
         return BSPKIT_OK;
-    }
-    if (d) {
-        put_i32(d, r->contents, be);
-        put_i32(d + 4, r->vis_offset, be);
-        put_short6(d + 8, b, be);
-        put_u16(d + 20, r->first_leaf_face, be);
-        put_u16(d + 22, r->num_leaf_faces, be);
-        memcpy(d + 24, r->ambient_sound, 4);
+    put_i32(d, r->contents, be);
+    put_i16(d + 4, r->cluster, be);
+    /* area:9 and flags:7 share one short, area in the low bits. */
+    put_u16(d + 6, (uint32_t)r->area | ((uint32_t)r->flags << 9), be);
+    put_short6(d + 8, b, be);
+    put_u16(d + 20, r->first_leaf_face, be);
+    put_u16(d + 22, r->num_leaf_faces, be);
+    put_u16(d + 24, r->first_leaf_brush, be);
+    put_u16(d + 26, r->num_leaf_brushes, be);
+    put_i16(d + 28, r->leaf_water, be);
+    if (t->lump_version == 0) {
+        for (int k = 0; k < 6; k++) {
+            d[30 + 4 * k] = r->ambient_cube[k].r;
+            d[31 + 4 * k] = r->ambient_cube[k].g;
+            d[32 + 4 * k] = r->ambient_cube[k].b;
+            d[33 + 4 * k] = (uint8_t)r->ambient_cube[k].exponent;
+        }
+        put_i16(d + 54, 0, be);
+    } else {
+        put_i16(d + 30, 0, be);
     }
     return BSPKIT_OK;
 }
@@ -309,17 +257,9 @@ static bspkit_result enc_model(const bk_target *t, const field_ctx *c, const voi
     put_vec3(d, &r->mins, be);
     put_vec3(d + 12, &r->maxs, be);
     put_vec3(d + 24, &r->origin, be);
-    if (is_source(t)) {
-        put_i32(d + 36, r->headnode[0], be);
-        put_i32(d + 40, r->first_face, be);
-        put_i32(d + 44, r->num_faces, be);
-        return BSPKIT_OK;
-    }
-    for (int h = 0; h < 4; h++)
-        put_i32(d + 36 + 4 * h, r->headnode[h], be);
-    put_i32(d + 52, r->vis_leafs, be);
-    put_i32(d + 56, r->first_face, be);
-    put_i32(d + 60, r->num_faces, be);
+    put_i32(d + 36, r->headnode[0], be);
+    put_i32(d + 40, r->first_face, be);
+    put_i32(d + 44, r->num_faces, be);
     return BSPKIT_OK;
 }
 
@@ -333,30 +273,11 @@ static bspkit_result enc_texinfo(const bk_target *t, const field_ctx *c, const v
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < 4; k++)
             wr_f32(d + 16 * a + 4 * k, r->texture_vecs[a][k], be);
-    if (is_source(t)) {
-        for (int a = 0; a < 2; a++)
-            for (int k = 0; k < 4; k++)
-                wr_f32(d + 32 + 16 * a + 4 * k, r->lightmap_vecs[a][k], be);
-        put_i32(d + 64, r->flags, be);
-        put_i32(d + 68, r->texture, be);
-        return BSPKIT_OK;
-    }
-    /* Quake/GoldSrc put the miptex index before the flags. */
-    put_i32(d + 32, r->texture, be);
-    put_i32(d + 36, r->flags, be);
-    return BSPKIT_OK;
-}
-
-static bspkit_result enc_clipnode(const bk_target *t, const field_ctx *c, const void *item, uint8_t *d)
-{
-    const bspkit_clipnode *r = item;
-    NEED_I16(c, "children[0]", r->children[0]);
-    NEED_I16(c, "children[1]", r->children[1]);
-    if (d) {
-        put_i32(d, r->plane, t->big_endian);
-        put_i16(d + 4, r->children[0], t->big_endian);
-        put_i16(d + 6, r->children[1], t->big_endian);
-    }
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 4; k++)
+            wr_f32(d + 32 + 16 * a + 4 * k, r->lightmap_vecs[a][k], be);
+    put_i32(d + 64, r->flags, be);
+    put_i32(d + 68, r->texture, be);
     return BSPKIT_OK;
 }
 
@@ -461,32 +382,40 @@ typedef bspkit_result (*enc_fn)(const bk_target *t, const field_ctx *c, const vo
 
 typedef struct rec_info {
     size_t native_size;
-    enc_fn encode;
-    int source_lump;  /* -1: Source lacks it */
-    int quake_lump;   /* -1: Quake/GoldSrc lack it */
-    uint32_t source_size, quake_size;
+    enc_fn source_encode;        /* NULL: Source lacks the kind */
+    int source_lump;
+    uint32_t source_size;
+    const bk_schema *quake;      /* the BSP29/BSP30 layout; NULL: Quake/GoldSrc lack the kind */
+    int quake_lump;
 } rec_info;
 
+#define Q(schema, lump) &(schema), (lump)
+#define NO_QUAKE NULL, -1
+
 static const rec_info RECS[BK_REC_COUNT] = {
-    [BK_REC_PLANES] = {sizeof(bspkit_plane), enc_plane, BSPKIT_S_PLANES, BSPKIT_Q_PLANES, 20, 20},
-    [BK_REC_VERTEXES] = {sizeof(bspkit_vec3), enc_vertex, BSPKIT_S_VERTEXES, BSPKIT_Q_VERTEXES, 12, 12},
-    [BK_REC_EDGES] = {sizeof(bspkit_edge), enc_edge, BSPKIT_S_EDGES, BSPKIT_Q_EDGES, 4, 4},
-    [BK_REC_SURFEDGES] = {sizeof(int32_t), enc_i32, BSPKIT_S_SURFEDGES, BSPKIT_Q_SURFEDGES, 4, 4},
-    [BK_REC_FACES] = {sizeof(bspkit_face), enc_face, BSPKIT_S_FACES, BSPKIT_Q_FACES, 56, 20},
-    [BK_REC_NODES] = {sizeof(bspkit_node), enc_node, BSPKIT_S_NODES, BSPKIT_Q_NODES, 32, 24},
-    [BK_REC_LEAFS] = {sizeof(bspkit_leaf), enc_leaf, BSPKIT_S_LEAFS, BSPKIT_Q_LEAFS, 32, 28},
-    [BK_REC_MODELS] = {sizeof(bspkit_model), enc_model, BSPKIT_S_MODELS, BSPKIT_Q_MODELS, 48, 64},
-    [BK_REC_TEXINFO] = {sizeof(bspkit_texinfo), enc_texinfo, BSPKIT_S_TEXINFO, BSPKIT_Q_TEXINFO, 72, 40},
-    [BK_REC_CLIPNODES] = {sizeof(bspkit_clipnode), enc_clipnode, -1, BSPKIT_Q_CLIPNODES, 0, 8},
-    [BK_REC_LEAF_FACES] = {sizeof(uint32_t), enc_u16_index, BSPKIT_S_LEAFFACES, BSPKIT_Q_MARKSURFACES, 2, 2},
-    [BK_REC_LEAF_BRUSHES] = {sizeof(uint32_t), enc_u16_index, BSPKIT_S_LEAFBRUSHES, -1, 2, 0},
-    [BK_REC_BRUSHES] = {sizeof(bspkit_brush), enc_brush, BSPKIT_S_BRUSHES, -1, 12, 0},
-    [BK_REC_BRUSHSIDES] = {sizeof(bspkit_brushside), enc_brushside, BSPKIT_S_BRUSHSIDES, -1, 8, 0},
-    [BK_REC_TEXDATA] = {sizeof(bspkit_texdata), enc_texdata, BSPKIT_S_TEXDATA, -1, 32, 0},
-    [BK_REC_STRING_TABLE] = {sizeof(int32_t), enc_i32, BSPKIT_S_TEXDATA_STRING_TABLE, -1, 4, 0},
-    [BK_REC_AREAS] = {sizeof(bspkit_area), enc_area, BSPKIT_S_AREAS, -1, 8, 0},
-    [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), enc_areaportal, BSPKIT_S_AREAPORTALS, -1, 12, 0},
-    [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), enc_cubemap, BSPKIT_S_CUBEMAPS, -1, 16, 0},
+    [BK_REC_PLANES] = {sizeof(bspkit_plane), enc_plane, BSPKIT_S_PLANES, 20, Q(bk_quake_plane, BSPKIT_Q_PLANES)},
+    [BK_REC_VERTEXES] = {sizeof(bspkit_vec3), enc_vertex, BSPKIT_S_VERTEXES, 12,
+                         Q(bk_quake_vertex, BSPKIT_Q_VERTEXES)},
+    [BK_REC_EDGES] = {sizeof(bspkit_edge), enc_edge, BSPKIT_S_EDGES, 4, Q(bk_quake_edge29, BSPKIT_Q_EDGES)},
+    [BK_REC_SURFEDGES] = {sizeof(int32_t), enc_i32, BSPKIT_S_SURFEDGES, 4,
+                          Q(bk_quake_surfedge, BSPKIT_Q_SURFEDGES)},
+    [BK_REC_FACES] = {sizeof(bspkit_face), enc_face, BSPKIT_S_FACES, 56, Q(bk_quake_face29, BSPKIT_Q_FACES)},
+    [BK_REC_NODES] = {sizeof(bspkit_node), enc_node, BSPKIT_S_NODES, 32, Q(bk_quake_node29, BSPKIT_Q_NODES)},
+    [BK_REC_LEAFS] = {sizeof(bspkit_leaf), enc_leaf, BSPKIT_S_LEAFS, 32, Q(bk_quake_leaf29, BSPKIT_Q_LEAFS)},
+    [BK_REC_MODELS] = {sizeof(bspkit_model), enc_model, BSPKIT_S_MODELS, 48, Q(bk_quake_model, BSPKIT_Q_MODELS)},
+    [BK_REC_TEXINFO] = {sizeof(bspkit_texinfo), enc_texinfo, BSPKIT_S_TEXINFO, 72,
+                        Q(bk_quake_texinfo, BSPKIT_Q_TEXINFO)},
+    [BK_REC_CLIPNODES] = {sizeof(bspkit_clipnode), NULL, -1, 0, Q(bk_quake_clipnode29, BSPKIT_Q_CLIPNODES)},
+    [BK_REC_LEAF_FACES] = {sizeof(uint32_t), enc_u16_index, BSPKIT_S_LEAFFACES, 2,
+                           Q(bk_quake_marksurface29, BSPKIT_Q_MARKSURFACES)},
+    [BK_REC_LEAF_BRUSHES] = {sizeof(uint32_t), enc_u16_index, BSPKIT_S_LEAFBRUSHES, 2, NO_QUAKE},
+    [BK_REC_BRUSHES] = {sizeof(bspkit_brush), enc_brush, BSPKIT_S_BRUSHES, 12, NO_QUAKE},
+    [BK_REC_BRUSHSIDES] = {sizeof(bspkit_brushside), enc_brushside, BSPKIT_S_BRUSHSIDES, 8, NO_QUAKE},
+    [BK_REC_TEXDATA] = {sizeof(bspkit_texdata), enc_texdata, BSPKIT_S_TEXDATA, 32, NO_QUAKE},
+    [BK_REC_STRING_TABLE] = {sizeof(int32_t), enc_i32, BSPKIT_S_TEXDATA_STRING_TABLE, 4, NO_QUAKE},
+    [BK_REC_AREAS] = {sizeof(bspkit_area), enc_area, BSPKIT_S_AREAS, 8, NO_QUAKE},
+    [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), enc_areaportal, BSPKIT_S_AREAPORTALS, 12, NO_QUAKE},
+    [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), enc_cubemap, BSPKIT_S_CUBEMAPS, 16, NO_QUAKE},
 };
 
 size_t bk_rec_native_size(bk_rec kind)
@@ -506,7 +435,7 @@ size_t bk_rec_file_size(const bk_target *t, bk_rec kind)
     if (kind >= BK_REC_COUNT)
         return 0;
     if (!is_source(t))
-        return RECS[kind].quake_size;
+        return RECS[kind].quake ? RECS[kind].quake->record_size : 0;
     if (kind == BK_REC_LEAFS && t->lump_version == 0)
         return 56; /* dleaf_t with the inline CompressedLightCube */
     return RECS[kind].source_size;
@@ -520,10 +449,22 @@ bspkit_result bk_encode_records(const bk_target *t, bk_rec kind, const void *ite
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1, "%s records do not exist in %s maps",
                        REC_NAMES[kind], bspkit_family_name(t->family));
     const uint8_t *src = items;
+    size_t native = RECS[kind].native_size;
+    if (!is_source(t)) {
+        const bk_schema *s = RECS[kind].quake;
+        bk_field_ctx c = {REC_NAMES[kind], lump, 0, err};
+        for (size_t i = 0; i < count; i++) {
+            c.record = i;
+            bspkit_result rc = s->encode(src + i * native, dst ? dst + i * rec : NULL, t->big_endian, &c);
+            if (rc != BSPKIT_OK)
+                return rc;
+        }
+        return BSPKIT_OK;
+    }
     field_ctx c = {kind, lump, 0, err};
     for (size_t i = 0; i < count; i++) {
         c.record = i;
-        bspkit_result rc = RECS[kind].encode(t, &c, src + i * RECS[kind].native_size, dst ? dst + i * rec : NULL);
+        bspkit_result rc = RECS[kind].source_encode(t, &c, src + i * native, dst ? dst + i * rec : NULL);
         if (rc != BSPKIT_OK)
             return rc;
     }

@@ -1,0 +1,326 @@
+/* Record schemas: each on-disk record layout is declared once, as an X-macro
+ * list of fields, and everything that needs the layout is generated from
+ * that list at compile time:
+ *   - the decoder (file bytes, either byte order -> native struct),
+ *   - the encoder (native struct -> file bytes, after checking that every
+ *     value fits its file field),
+ *   - the dump table (field names as in the format documents, typed by the
+ *     native member),
+ *   - the record size, checked against the field list at compile time.
+ *
+ * A layout is written as
+ *
+ *   #define QUAKE_EDGE29(F)              \
+ *       F(U16A, .v, 2, "v")
+ *   BK_SCHEMA(quake_edge29, bspkit_edge, 4, "edge", QUAKE_EDGE29)
+ *
+ * which defines `const bk_schema quake_edge29`. Each field is
+ * F(KIND, MEMBER, N, "name"): MEMBER is the native member path with its
+ * leading dot (empty when the native record is the value itself, e.g. a
+ * surfedge's int32_t), N the element count (or the value of a DEFAULT, or
+ * the byte count of a PAD) and "name" the format document's name.
+ *
+ * Kinds (file representation -> native):
+ *   U8 I16 U16 I32 U32 F32    one scalar            U8A I16A U16A I32A U32A F32A  N elements
+ *   VEC3      3 x float32 -> bspkit_vec3
+ *   BMIN16 BMAX16  3 x int16 bounds -> bspkit_vec3 (encoded rounding outwards)
+ *   BOOL16 BOOL32  a flag stored as an integer, decoded as 0/1
+ *   MAT24     float32[2][4] (texture vectors)
+ *   PAD       N bytes written as 0 and not decoded
+ *   DEFAULT   no bytes: the decoder sets MEMBER = N (e.g. -1 for "none")
+ * Integers that do not fit a narrower file field are refused by the encoder
+ * naming the record, field and value.
+ */
+#ifndef BSPKIT_CORE_SCHEMA_H
+#define BSPKIT_CORE_SCHEMA_H
+
+#include "bspkit/dump.h"
+#include "core/bytes.h"
+#include "bspkit/bspkit.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Where an encoder reports a value that does not fit. */
+typedef struct bk_field_ctx {
+    const char *record_name; /* "node", "face", ... */
+    int lump;
+    size_t record;
+    bspkit_error *err;
+} bk_field_ctx;
+
+/* "lump L: <record> R: <field>[index] = value does not fit the file's <range> field". */
+bspkit_result bk_field_fail(const bk_field_ctx *c, const char *field, int index, long long value,
+                            const char *range);
+/* The same for a float bound that does not fit a signed 16-bit bound. */
+bspkit_result bk_bound_fail(const bk_field_ctx *c, const char *field, int index, double value);
+/* A float bound as int16, rounded outwards (mins down, maxs up) so the stored
+ * box contains the float one; false when it does not fit (or is NaN). */
+bool bk_bound_to_i16(float f, bool up, int16_t *out);
+
+typedef void (*bk_schema_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);
+/* Checks one native record and, when dst is not NULL, writes its file bytes. */
+typedef bspkit_result (*bk_schema_encode_fn)(const void *item, uint8_t *dst, bool big_endian,
+                                             const bk_field_ctx *c);
+
+typedef struct bk_schema {
+    const char *name;        /* record name in messages: "node" */
+    uint32_t record_size;    /* file bytes per record */
+    size_t native_size;      /* sizeof the native struct */
+    bk_schema_decode_fn decode;
+    bk_schema_encode_fn encode;
+    /* The dump table: fields named as in the format documents. */
+    const bspkit_field *(*dump_fields)(size_t *count);
+} bk_schema;
+
+/* ---- per-kind pieces ----------------------------------------------------- */
+
+/* File bytes a field occupies. */
+#define BK_SZ_U8(n) 1
+#define BK_SZ_I16(n) 2
+#define BK_SZ_U16(n) 2
+#define BK_SZ_I32(n) 4
+#define BK_SZ_U32(n) 4
+#define BK_SZ_F32(n) 4
+#define BK_SZ_U8A(n) (n)
+#define BK_SZ_I16A(n) (2 * (n))
+#define BK_SZ_U16A(n) (2 * (n))
+#define BK_SZ_I32A(n) (4 * (n))
+#define BK_SZ_U32A(n) (4 * (n))
+#define BK_SZ_F32A(n) (4 * (n))
+#define BK_SZ_VEC3(n) 12
+#define BK_SZ_BMIN16(n) 6
+#define BK_SZ_BMAX16(n) 6
+#define BK_SZ_BOOL16(n) 2
+#define BK_SZ_BOOL32(n) 4
+#define BK_SZ_MAT24(n) 32
+#define BK_SZ_PAD(n) (n)
+#define BK_SZ_DEFAULT(n) 0
+
+/* Scalar readers from p (file bytes) in byte order be. */
+#define BK_RD_U8(p, be) ((p)[0])
+#define BK_RD_I16(p, be) rd_i16((p), (be))
+#define BK_RD_U16(p, be) rd_u16((p), (be))
+#define BK_RD_I32(p, be) rd_i32((p), (be))
+#define BK_RD_U32(p, be) rd_u32((p), (be))
+#define BK_RD_F32(p, be) rd_f32((p), (be))
+
+/* Decode: `o` is the native record, `p` the record's bytes, `off` the field's offset. */
+#define BK_DEC_SCALAR(T, o, m, p, off, be) (o) m = BK_RD_##T((p) + (off), (be));
+#define BK_DEC_ARRAY(T, W, o, m, n, p, off, be)                                                        \
+    for (int k_ = 0; k_ < (n); k_++)                                                                   \
+        (o) m[k_] = BK_RD_##T((p) + (off) + (W) * k_, (be));
+#define BK_DEC_U8(o, m, n, p, off, be) BK_DEC_SCALAR(U8, o, m, p, off, be)
+#define BK_DEC_I16(o, m, n, p, off, be) BK_DEC_SCALAR(I16, o, m, p, off, be)
+#define BK_DEC_U16(o, m, n, p, off, be) BK_DEC_SCALAR(U16, o, m, p, off, be)
+#define BK_DEC_I32(o, m, n, p, off, be) BK_DEC_SCALAR(I32, o, m, p, off, be)
+#define BK_DEC_U32(o, m, n, p, off, be) BK_DEC_SCALAR(U32, o, m, p, off, be)
+#define BK_DEC_F32(o, m, n, p, off, be) BK_DEC_SCALAR(F32, o, m, p, off, be)
+#define BK_DEC_U8A(o, m, n, p, off, be) memcpy((o) m, (p) + (off), (n));
+#define BK_DEC_I16A(o, m, n, p, off, be) BK_DEC_ARRAY(I16, 2, o, m, n, p, off, be)
+#define BK_DEC_U16A(o, m, n, p, off, be) BK_DEC_ARRAY(U16, 2, o, m, n, p, off, be)
+#define BK_DEC_I32A(o, m, n, p, off, be) BK_DEC_ARRAY(I32, 4, o, m, n, p, off, be)
+#define BK_DEC_U32A(o, m, n, p, off, be) BK_DEC_ARRAY(U32, 4, o, m, n, p, off, be)
+#define BK_DEC_F32A(o, m, n, p, off, be) BK_DEC_ARRAY(F32, 4, o, m, n, p, off, be)
+#define BK_DEC_VEC3(o, m, n, p, off, be)                                                               \
+    (o) m.x = rd_f32((p) + (off), (be));                                                               \
+    (o) m.y = rd_f32((p) + (off) + 4, (be));                                                           \
+    (o) m.z = rd_f32((p) + (off) + 8, (be));
+#define BK_DEC_BOUND16(o, m, p, off, be)                                                               \
+    (o) m.x = rd_i16((p) + (off), (be));                                                               \
+    (o) m.y = rd_i16((p) + (off) + 2, (be));                                                           \
+    (o) m.z = rd_i16((p) + (off) + 4, (be));
+#define BK_DEC_BMIN16(o, m, n, p, off, be) BK_DEC_BOUND16(o, m, p, off, be)
+#define BK_DEC_BMAX16(o, m, n, p, off, be) BK_DEC_BOUND16(o, m, p, off, be)
+#define BK_DEC_BOOL16(o, m, n, p, off, be) (o) m = rd_u16((p) + (off), (be)) != 0;
+#define BK_DEC_BOOL32(o, m, n, p, off, be) (o) m = rd_u32((p) + (off), (be)) != 0;
+#define BK_DEC_MAT24(o, m, n, p, off, be)                                                              \
+    for (int a_ = 0; a_ < 2; a_++)                                                                     \
+        for (int k_ = 0; k_ < 4; k_++)                                                                 \
+            (o) m[a_][k_] = rd_f32((p) + (off) + 16 * a_ + 4 * k_, (be));
+#define BK_DEC_PAD(o, m, n, p, off, be)
+#define BK_DEC_DEFAULT(o, m, n, p, off, be) (o) m = (n);
+
+/* Encode checks, before any byte is written. `name` is the member's name. */
+#define BK_NEED(c, name, idx, v, lo, hi, what)                                                         \
+    do {                                                                                               \
+        long long v_ = (long long)(v);                                                                 \
+        if (v_ < (lo) || v_ > (hi))                                                                    \
+            return bk_field_fail((c), (name), (idx), v_, (what));                                      \
+    } while (0);
+#define BK_NEED_U16(c, name, idx, v) BK_NEED(c, name, idx, v, 0, 0xFFFF, "unsigned 16-bit")
+#define BK_NEED_I16(c, name, idx, v) BK_NEED(c, name, idx, v, INT16_MIN, INT16_MAX, "signed 16-bit")
+#define BK_CHK_NONE(r, m, n, c, name)
+#define BK_CHK_U8(r, m, n, c, name) BK_NEED(c, name, -1, (r) m, 0, 255, "unsigned 8-bit")
+#define BK_CHK_I16(r, m, n, c, name) BK_NEED_I16(c, name, -1, (r) m)
+#define BK_CHK_U16(r, m, n, c, name) BK_NEED_U16(c, name, -1, (r) m)
+#define BK_CHK_I32(r, m, n, c, name)
+#define BK_CHK_U32(r, m, n, c, name)
+#define BK_CHK_F32(r, m, n, c, name)
+#define BK_CHK_U8A(r, m, n, c, name)
+#define BK_CHK_I16A(r, m, n, c, name)                                                                  \
+    for (int k_ = 0; k_ < (n); k_++)                                                                   \
+        BK_NEED_I16(c, name, k_, (r) m[k_])
+#define BK_CHK_U16A(r, m, n, c, name)                                                                  \
+    for (int k_ = 0; k_ < (n); k_++)                                                                   \
+        BK_NEED_U16(c, name, k_, (r) m[k_])
+#define BK_CHK_I32A(r, m, n, c, name)
+#define BK_CHK_U32A(r, m, n, c, name)
+#define BK_CHK_F32A(r, m, n, c, name)
+#define BK_CHK_VEC3(r, m, n, c, name)
+#define BK_CHK_BOUND16(r, m, up, c, name)                                                              \
+    {                                                                                                  \
+        const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
+        int16_t s_;                                                                                    \
+        for (int k_ = 0; k_ < 3; k_++)                                                                 \
+            if (!bk_bound_to_i16(b_[k_], (up), &s_))                                                   \
+                return bk_bound_fail((c), (name), k_, (double)b_[k_]);                                 \
+    }
+#define BK_CHK_BMIN16(r, m, n, c, name) BK_CHK_BOUND16(r, m, false, c, name)
+#define BK_CHK_BMAX16(r, m, n, c, name) BK_CHK_BOUND16(r, m, true, c, name)
+#define BK_CHK_BOOL16(r, m, n, c, name)
+#define BK_CHK_BOOL32(r, m, n, c, name)
+#define BK_CHK_MAT24(r, m, n, c, name)
+#define BK_CHK_PAD(r, m, n, c, name)
+#define BK_CHK_DEFAULT(r, m, n, c, name)
+
+/* Encode writes (after every check passed). */
+#define BK_WR_U8(d, v, be) ((d)[0] = (uint8_t)(v))
+#define BK_WR_I16(d, v, be) wr_u16((d), (uint16_t)(int16_t)(v), (be))
+#define BK_WR_U16(d, v, be) wr_u16((d), (uint16_t)(v), (be))
+#define BK_WR_I32(d, v, be) wr_u32((d), (uint32_t)(int32_t)(v), (be))
+#define BK_WR_U32(d, v, be) wr_u32((d), (uint32_t)(v), (be))
+#define BK_WR_F32(d, v, be) wr_f32((d), (v), (be))
+#define BK_ENC_SCALAR(T, r, m, d, off, be) BK_WR_##T((d) + (off), (r) m, (be));
+#define BK_ENC_ARRAY(T, W, r, m, n, d, off, be)                                                        \
+    for (int k_ = 0; k_ < (n); k_++)                                                                   \
+        BK_WR_##T((d) + (off) + (W) * k_, (r) m[k_], (be));
+#define BK_ENC_U8(r, m, n, d, off, be) BK_ENC_SCALAR(U8, r, m, d, off, be)
+#define BK_ENC_I16(r, m, n, d, off, be) BK_ENC_SCALAR(I16, r, m, d, off, be)
+#define BK_ENC_U16(r, m, n, d, off, be) BK_ENC_SCALAR(U16, r, m, d, off, be)
+#define BK_ENC_I32(r, m, n, d, off, be) BK_ENC_SCALAR(I32, r, m, d, off, be)
+#define BK_ENC_U32(r, m, n, d, off, be) BK_ENC_SCALAR(U32, r, m, d, off, be)
+#define BK_ENC_F32(r, m, n, d, off, be) BK_ENC_SCALAR(F32, r, m, d, off, be)
+#define BK_ENC_U8A(r, m, n, d, off, be) memcpy((d) + (off), (r) m, (n));
+#define BK_ENC_I16A(r, m, n, d, off, be) BK_ENC_ARRAY(I16, 2, r, m, n, d, off, be)
+#define BK_ENC_U16A(r, m, n, d, off, be) BK_ENC_ARRAY(U16, 2, r, m, n, d, off, be)
+#define BK_ENC_I32A(r, m, n, d, off, be) BK_ENC_ARRAY(I32, 4, r, m, n, d, off, be)
+#define BK_ENC_U32A(r, m, n, d, off, be) BK_ENC_ARRAY(U32, 4, r, m, n, d, off, be)
+#define BK_ENC_F32A(r, m, n, d, off, be) BK_ENC_ARRAY(F32, 4, r, m, n, d, off, be)
+#define BK_ENC_VEC3(r, m, n, d, off, be)                                                               \
+    wr_f32((d) + (off), (r) m.x, (be));                                                                \
+    wr_f32((d) + (off) + 4, (r) m.y, (be));                                                            \
+    wr_f32((d) + (off) + 8, (r) m.z, (be));
+#define BK_ENC_BOUND16(r, m, up, d, off, be)                                                           \
+    {                                                                                                  \
+        const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
+        for (int k_ = 0; k_ < 3; k_++) {                                                               \
+            int16_t s_ = 0;                                                                            \
+            bk_bound_to_i16(b_[k_], (up), &s_);                                                        \
+            wr_u16((d) + (off) + 2 * k_, (uint16_t)s_, (be));                                          \
+        }                                                                                              \
+    }
+#define BK_ENC_BMIN16(r, m, n, d, off, be) BK_ENC_BOUND16(r, m, false, d, off, be)
+#define BK_ENC_BMAX16(r, m, n, d, off, be) BK_ENC_BOUND16(r, m, true, d, off, be)
+#define BK_ENC_BOOL16(r, m, n, d, off, be) wr_u16((d) + (off), (uint16_t)(r) m, (be));
+#define BK_ENC_BOOL32(r, m, n, d, off, be) wr_u32((d) + (off), (uint32_t)(r) m, (be));
+#define BK_ENC_MAT24(r, m, n, d, off, be)                                                              \
+    for (int a_ = 0; a_ < 2; a_++)                                                                     \
+        for (int k_ = 0; k_ < 4; k_++)                                                                 \
+            wr_f32((d) + (off) + 16 * a_ + 4 * k_, (r) m[a_][k_], (be));
+#define BK_ENC_PAD(r, m, n, d, off, be) memset((d) + (off), 0, (n));
+#define BK_ENC_DEFAULT(r, m, n, d, off, be)
+
+/* Dump field type of a native value, chosen by its C type. */
+#define BK_FIELD_TYPE_OF(x)                                                                            \
+    _Generic((x),                                                                                      \
+        float: BSPKIT_FIELD_F32,                                                                       \
+        int32_t: BSPKIT_FIELD_I32,                                                                     \
+        uint32_t: BSPKIT_FIELD_U32,                                                                    \
+        int16_t: BSPKIT_FIELD_I16,                                                                     \
+        uint16_t: BSPKIT_FIELD_U16,                                                                    \
+        uint8_t: BSPKIT_FIELD_U8,                                                                      \
+        bool: BSPKIT_FIELD_BOOL,                                                                       \
+        bspkit_vec3: BSPKIT_FIELD_VEC3,                                                                \
+        bspkit_rgbexp: BSPKIT_FIELD_RGBEXP)
+
+/* Dump entries: the native record wrapped as member `x` of type BK_W_ so
+ * that offsetof takes the member path, and an empty path names the record
+ * itself. */
+#define BK_DUMP_ONE(W, m, n, name) {(name), BK_FIELD_TYPE_OF(((W *)0)->x m), (uint32_t)offsetof(W, x m), 1},
+#define BK_DUMP_ARR(W, m, n, name) {(name), BK_FIELD_TYPE_OF(((W *)0)->x m[0]), (uint32_t)offsetof(W, x m), (n)},
+#define BK_DUMP_U8(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_I16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_U16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_I32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_U32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_F32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_U8A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_I16A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_U16A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_I32A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_U32A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_F32A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_VEC3(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BMIN16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BMAX16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BOOL16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BOOL32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_MAT24(W, m, n, name) {(name), BSPKIT_FIELD_F32, (uint32_t)offsetof(W, x m), 8},
+#define BK_DUMP_PAD(W, m, n, name)
+#define BK_DUMP_DEFAULT(W, m, n, name)
+
+/* ---- generators ---------------------------------------------------------- */
+
+/* The member's name for messages: ".first_face" -> "first_face"; the record itself -> "index". */
+#define BK_MEMBER_NAME(m) (sizeof(#m) > 1 ? &(#m)[1] : "index")
+
+#define BK_GEN_SIZE(K, m, n, name) +BK_SZ_##K(n)
+#define BK_GEN_DECODE(K, m, n, name)                                                                   \
+    BK_DEC_##K(*o_, m, n, src, off_, be)                                                               \
+    off_ += BK_SZ_##K(n);
+#define BK_GEN_CHECK(K, m, n, name) BK_CHK_##K(*r_, m, n, c, BK_MEMBER_NAME(m))
+#define BK_GEN_ENCODE(K, m, n, name)                                                                   \
+    BK_ENC_##K(*r_, m, n, d, off_, be)                                                                 \
+    off_ += BK_SZ_##K(n);
+#define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
+
+
+/* Defines `const bk_schema id` (declare it in the family's header) for native type T, `size` file bytes
+ * per record, named `rname` in messages, with the fields of FIELDS. */
+#define BK_SCHEMA(id, T, size, rname, FIELDS)                                                          \
+    _Static_assert((0 FIELDS(BK_GEN_SIZE)) == (size), #id ": fields do not add up to the record size"); \
+    static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
+    {                                                                                                  \
+        T *o_ = dst;                                                                                   \
+        for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
+            size_t off_ = 0;                                                                           \
+            FIELDS(BK_GEN_DECODE)                                                                      \
+            (void)off_;                                                                                \
+        }                                                                                              \
+        (void)be;                                                                                      \
+    }                                                                                                  \
+    static bspkit_result id##_encode(const void *item, uint8_t *d, bool be, const bk_field_ctx *c)     \
+    {                                                                                                  \
+        const T *r_ = item;                                                                            \
+        FIELDS(BK_GEN_CHECK)                                                                           \
+        (void)c;                                                                                       \
+        if (d) {                                                                                       \
+            size_t off_ = 0;                                                                           \
+            FIELDS(BK_GEN_ENCODE)                                                                      \
+            (void)off_;                                                                                \
+        }                                                                                              \
+        (void)r_;                                                                                      \
+        (void)be;                                                                                      \
+        return BSPKIT_OK;                                                                              \
+    }                                                                                                  \
+    static const bspkit_field *id##_dump_fields(size_t *count)                                         \
+    {                                                                                                  \
+        typedef struct { T x; } BK_W_;                                                                 \
+        static const bspkit_field fields_[] = {FIELDS(BK_GEN_DUMP)};                                   \
+        *count = sizeof fields_ / sizeof fields_[0];                                                   \
+        return fields_;                                                                                \
+    }                                                                                                  \
+    const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_dump_fields}
+
+#endif
