@@ -222,7 +222,6 @@ static inline void bk_rd_short3(const uint8_t *p, bool be, bspkit_vec3 *v)
 }
 
 /* ---- decoders shared by every family (endian-aware) ---- */
-void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst);

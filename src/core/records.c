@@ -1,41 +1,50 @@
-/* Record decoders whose layout is the same in every family. */
+/* Record layouts whose form is the same in every family, and decoders of
+ * plain arrays built from them. */
+#include "core/records.h"
+
 #include "core/map.h"
 
-void bk_decode_planes(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_plane *o = dst;
-    for (size_t i = 0; i < n; i++, src += 20) {
-        bk_rd_vec3(src, be, &o[i].normal);
-        o[i].dist = rd_f32(src + 12, be);
-        o[i].type = rd_i32(src + 16, be);
-    }
-}
+#define PLANE(F)                                                                                       \
+    F(VEC3, .normal, 1, "normal")                                                                      \
+    F(F32, .dist, 1, "dist")                                                                           \
+    F(I32, .type, 1, "type")
+BK_SCHEMA(bk_plane_schema, bspkit_plane, 20, "plane", PLANE);
+
+#define VERTEX(F) F(VEC3, , 1, "point")
+BK_SCHEMA(bk_vertex_schema, bspkit_vec3, 12, "vertex", VERTEX);
+
+#define SURFEDGE(F) F(I32, , 1, "surfedge")
+BK_SCHEMA(bk_surfedge_schema, int32_t, 4, "surfedge", SURFEDGE);
+
+#define EDGE16(F) F(U16A, .v, 2, "v")
+BK_SCHEMA(bk_edge16_schema, bspkit_edge, 4, "edge", EDGE16);
+
+#define EDGE32(F) F(U32A, .v, 2, "v")
+BK_SCHEMA(bk_edge32_schema, bspkit_edge, 8, "edge", EDGE32);
+
+/* 16-bit indices widened to 32 bits, so narrow and wide layouts share one native type. */
+#define INDEX16(F) F(U16, , 1, "index")
+BK_SCHEMA(bk_index16_schema, uint32_t, 2, "index", INDEX16);
+
+#define INDEX32(F) F(U32, , 1, "index")
+BK_SCHEMA(bk_index32_schema, uint32_t, 4, "index", INDEX32);
 
 void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst)
 {
-    bspkit_vec3 *o = dst;
-    for (size_t i = 0; i < n; i++, src += 12)
-        bk_rd_vec3(src, be, &o[i]);
+    bk_vertex_schema.decode(src, n, be, dst);
 }
 
 void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst)
 {
-    int32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_i32(src + 4 * i, be);
+    bk_surfedge_schema.decode(src, n, be, dst);
 }
 
-/* 16-bit indices widened to 32 bits, so narrow and wide layouts share one native type. */
 void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst)
 {
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u16(src + 2 * i, be);
+    bk_index16_schema.decode(src, n, be, dst);
 }
 
 void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
 {
-    uint32_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u32(src + 4 * i, be);
+    bk_index32_schema.decode(src, n, be, dst);
 }

@@ -6,6 +6,7 @@
  *     value fits its file field),
  *   - the dump table (field names as in the format documents, typed by the
  *     native member),
+ *   - the byte-order conversion (each field swapped in place by its width),
  *   - the record size, checked against the field list at compile time.
  *
  * A layout is written as
@@ -26,8 +27,17 @@
  *   BMIN16 BMAX16  3 x int16 bounds -> bspkit_vec3 (encoded rounding outwards)
  *   BOOL16 BOOL32  a flag stored as an integer, decoded as 0/1
  *   MAT24     float32[2][4] (texture vectors)
- *   PAD       N bytes written as 0 and not decoded
- *   DEFAULT   no bytes: the decoder sets MEMBER = N (e.g. -1 for "none")
+ *   U16MASK U32MASK  an integer decoded as (value & N); flag bits above N are dropped
+ *   AREAFLAGS16 AREAFLAGS32  Source leaf area:9/flags:7 in a uint16 (area:17/flags:15 in a
+ *             uint32), area in the low bits; MEMBER is the path of the record holding both
+ *   RGBEXPA   N ColorRGBExp32 (4 bytes each) -> bspkit_rgbexp[N]
+ *   PAD       N bytes written as 0 and not decoded (single bytes: never byte-swapped)
+ *   SKIP16 SKIP32  N 16- or 32-bit fields of unknown meaning: not decoded, written as 0,
+ *             byte-swapped by their width
+ *   DEFAULT   no bytes: the decoder sets MEMBER = N (e.g. -1 for "none"); not dumped
+ *   ABSENT    no bytes: as DEFAULT, but dumped, for a native field this layout lacks
+ *             and whose column the other layouts of the record show
+ *   ABSENT_ARRAY  the same for an array: every byte of MEMBER set to N
  * Integers that do not fit a narrower file field are refused by the encoder
  * naming the record, field and value.
  */
@@ -69,6 +79,8 @@ typedef struct bk_schema {
     size_t native_size;      /* sizeof the native struct */
     bk_schema_decode_fn decode;
     bk_schema_encode_fn encode;
+    /* Converts `count` records at `data` to the other byte order, in place. */
+    void (*swap)(uint8_t *data, size_t count);
     /* The dump table: fields named as in the format documents. */
     const bspkit_field *(*dump_fields)(size_t *count);
 } bk_schema;
@@ -96,6 +108,15 @@ typedef struct bk_schema {
 #define BK_SZ_MAT24(n) 32
 #define BK_SZ_PAD(n) (n)
 #define BK_SZ_DEFAULT(n) 0
+#define BK_SZ_U16MASK(n) 2
+#define BK_SZ_U32MASK(n) 4
+#define BK_SZ_AREAFLAGS16(n) 2
+#define BK_SZ_AREAFLAGS32(n) 4
+#define BK_SZ_RGBEXPA(n) (4 * (n))
+#define BK_SZ_SKIP16(n) (2 * (n))
+#define BK_SZ_SKIP32(n) (4 * (n))
+#define BK_SZ_ABSENT(n) 0
+#define BK_SZ_ABSENT_ARRAY(n) 0
 
 /* Scalar readers from p (file bytes) in byte order be. */
 #define BK_RD_U8(p, be) ((p)[0])
@@ -140,6 +161,25 @@ typedef struct bk_schema {
             (o) m[a_][k_] = rd_f32((p) + (off) + 16 * a_ + 4 * k_, (be));
 #define BK_DEC_PAD(o, m, n, p, off, be)
 #define BK_DEC_DEFAULT(o, m, n, p, off, be) (o) m = (n);
+#define BK_DEC_U16MASK(o, m, n, p, off, be) (o) m = rd_u16((p) + (off), (be)) & (n);
+#define BK_DEC_U32MASK(o, m, n, p, off, be) (o) m = rd_u32((p) + (off), (be)) & (n);
+#define BK_DEC_AREAFLAGS(RD, BITS, o, m, p, off, be)                                                   \
+    {                                                                                                  \
+        uint32_t bits_ = RD((p) + (off), (be));                                                        \
+        (o) m.area = (int32_t)(bits_ & ((1u << (BITS)) - 1));                                          \
+        (o) m.flags = (int32_t)(bits_ >> (BITS));                                                      \
+    }
+#define BK_DEC_AREAFLAGS16(o, m, n, p, off, be) BK_DEC_AREAFLAGS(rd_u16, 9, o, m, p, off, be)
+#define BK_DEC_AREAFLAGS32(o, m, n, p, off, be) BK_DEC_AREAFLAGS(rd_u32, 17, o, m, p, off, be)
+#define BK_DEC_RGBEXPA(o, m, n, p, off, be)                                                            \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        const uint8_t *c_ = (p) + (off) + 4 * k_;                                                      \
+        (o) m[k_] = (bspkit_rgbexp){c_[0], c_[1], c_[2], (int8_t)c_[3]};                               \
+    }
+#define BK_DEC_SKIP16(o, m, n, p, off, be)
+#define BK_DEC_SKIP32(o, m, n, p, off, be)
+#define BK_DEC_ABSENT(o, m, n, p, off, be) (o) m = (n);
+#define BK_DEC_ABSENT_ARRAY(o, m, n, p, off, be) memset((o) m, (n), sizeof (o) m);
 
 /* Encode checks, before any byte is written. `name` is the member's name. */
 #define BK_NEED(c, name, idx, v, lo, hi, what)                                                         \
@@ -183,6 +223,18 @@ typedef struct bk_schema {
 #define BK_CHK_MAT24(r, m, n, c, name)
 #define BK_CHK_PAD(r, m, n, c, name)
 #define BK_CHK_DEFAULT(r, m, n, c, name)
+#define BK_CHK_U16MASK(r, m, n, c, name) BK_NEED_U16(c, name, -1, (r) m)
+#define BK_CHK_U32MASK(r, m, n, c, name)
+#define BK_CHK_AREAFLAGS(r, m, abits, fbits, c)                                                        \
+    BK_NEED(c, "area", -1, (r) m.area, 0, (1ll << (abits)) - 1, #abits "-bit area")                    \
+    BK_NEED(c, "flags", -1, (r) m.flags, 0, (1ll << (fbits)) - 1, #fbits "-bit flags")
+#define BK_CHK_AREAFLAGS16(r, m, n, c, name) BK_CHK_AREAFLAGS(r, m, 9, 7, c)
+#define BK_CHK_AREAFLAGS32(r, m, n, c, name) BK_CHK_AREAFLAGS(r, m, 17, 15, c)
+#define BK_CHK_RGBEXPA(r, m, n, c, name)
+#define BK_CHK_SKIP16(r, m, n, c, name)
+#define BK_CHK_SKIP32(r, m, n, c, name)
+#define BK_CHK_ABSENT(r, m, n, c, name)
+#define BK_CHK_ABSENT_ARRAY(r, m, n, c, name)
 
 /* Encode writes (after every check passed). */
 #define BK_WR_U8(d, v, be) ((d)[0] = (uint8_t)(v))
@@ -230,6 +282,69 @@ typedef struct bk_schema {
             wr_f32((d) + (off) + 16 * a_ + 4 * k_, (r) m[a_][k_], (be));
 #define BK_ENC_PAD(r, m, n, d, off, be) memset((d) + (off), 0, (n));
 #define BK_ENC_DEFAULT(r, m, n, d, off, be)
+#define BK_ENC_U16MASK(r, m, n, d, off, be) wr_u16((d) + (off), (uint16_t)(r) m, (be));
+#define BK_ENC_U32MASK(r, m, n, d, off, be) wr_u32((d) + (off), (uint32_t)(r) m, (be));
+#define BK_ENC_AREAFLAGS16(r, m, n, d, off, be)                                                        \
+    wr_u16((d) + (off), (uint16_t)((uint32_t)(r) m.area | ((uint32_t)(r) m.flags << 9)), (be));
+#define BK_ENC_AREAFLAGS32(r, m, n, d, off, be)                                                        \
+    wr_u32((d) + (off), (uint32_t)(r) m.area | ((uint32_t)(r) m.flags << 17), (be));
+#define BK_ENC_RGBEXPA(rec, m, n, d, off, be)                                                          \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        uint8_t *c_ = (d) + (off) + 4 * k_;                                                            \
+        c_[0] = (rec) m[k_].r;                                                                         \
+        c_[1] = (rec) m[k_].g;                                                                         \
+        c_[2] = (rec) m[k_].b;                                                                         \
+        c_[3] = (uint8_t)(rec) m[k_].exponent;                                                         \
+    }
+#define BK_ENC_SKIP16(r, m, n, d, off, be) memset((d) + (off), 0, 2 * (n));
+#define BK_ENC_SKIP32(r, m, n, d, off, be) memset((d) + (off), 0, 4 * (n));
+#define BK_ENC_ABSENT(r, m, n, d, off, be)
+#define BK_ENC_ABSENT_ARRAY(r, m, n, d, off, be)
+
+/* Byte-order conversion in place: the width of each element (1: left alone)
+ * and how many elements the field holds. */
+#define BK_SWAPW_U8 1
+#define BK_SWAPW_I16 2
+#define BK_SWAPW_U16 2
+#define BK_SWAPW_I32 4
+#define BK_SWAPW_U32 4
+#define BK_SWAPW_F32 4
+#define BK_SWAPW_U8A 1
+#define BK_SWAPW_I16A 2
+#define BK_SWAPW_U16A 2
+#define BK_SWAPW_I32A 4
+#define BK_SWAPW_U32A 4
+#define BK_SWAPW_F32A 4
+#define BK_SWAPW_VEC3 4
+#define BK_SWAPW_BMIN16 2
+#define BK_SWAPW_BMAX16 2
+#define BK_SWAPW_BOOL16 2
+#define BK_SWAPW_BOOL32 4
+#define BK_SWAPW_MAT24 4
+#define BK_SWAPW_U16MASK 2
+#define BK_SWAPW_U32MASK 4
+/* The Xbox 360 headers declare the area/flags bit-field low-bit-first, so
+ * swapping the whole integer keeps both fields. */
+#define BK_SWAPW_AREAFLAGS16 2
+#define BK_SWAPW_AREAFLAGS32 4
+#define BK_SWAPW_RGBEXPA 1
+#define BK_SWAPW_PAD 1
+#define BK_SWAPW_SKIP16 2
+#define BK_SWAPW_SKIP32 4
+#define BK_SWAPW_DEFAULT 1
+#define BK_SWAPW_ABSENT 1
+#define BK_SWAPW_ABSENT_ARRAY 1
+
+/* Reverses the bytes of `count` elements of `width` bytes at p. */
+static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
+{
+    if (width == 2)
+        for (size_t i = 0; i < count; i++, p += 2)
+            wr_be16(p, rd_le16(p));
+    else if (width == 4)
+        for (size_t i = 0; i < count; i++, p += 4)
+            wr_be32(p, rd_le32(p));
+}
 
 /* Dump field type of a native value, chosen by its C type. */
 #define BK_FIELD_TYPE_OF(x)                                                                            \
@@ -269,6 +384,16 @@ typedef struct bk_schema {
 #define BK_DUMP_MAT24(W, m, n, name) {(name), BSPKIT_FIELD_F32, (uint32_t)offsetof(W, x m), 8},
 #define BK_DUMP_PAD(W, m, n, name)
 #define BK_DUMP_DEFAULT(W, m, n, name)
+#define BK_DUMP_U16MASK(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_U32MASK(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_AREAFLAGS16(W, m, n, name) BK_DUMP_ONE(W, m.area, 1, "area") BK_DUMP_ONE(W, m.flags, 1, "flags")
+#define BK_DUMP_AREAFLAGS32(W, m, n, name) BK_DUMP_ONE(W, m.area, 1, "area") BK_DUMP_ONE(W, m.flags, 1, "flags")
+#define BK_DUMP_RGBEXPA(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
+#define BK_DUMP_SKIP16(W, m, n, name)
+#define BK_DUMP_SKIP32(W, m, n, name)
+#define BK_DUMP_ABSENT(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_ABSENT_ARRAY(W, m, n, name)                                                            \
+    BK_DUMP_ARR(W, m, sizeof(((W *)0)->x m) / sizeof(((W *)0)->x m[0]), name)
 
 /* ---- generators ---------------------------------------------------------- */
 
@@ -284,6 +409,9 @@ typedef struct bk_schema {
     BK_ENC_##K(*r_, m, n, d, off_, be)                                                                 \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
+#define BK_GEN_SWAP(K, m, n, name)                                                                     \
+    bk_swap_elements(p_ + off_, BK_SWAPW_##K, (size_t)(BK_SZ_##K(n)) / BK_SWAPW_##K);                  \
+    off_ += BK_SZ_##K(n);
 
 
 /* Defines `const bk_schema id` (declare it in the family's header) for native type T, `size` file bytes
@@ -314,6 +442,16 @@ typedef struct bk_schema {
         (void)be;                                                                                      \
         return BSPKIT_OK;                                                                              \
     }                                                                                                  \
+    static void id##_swap(uint8_t *data, size_t count)                                                 \
+    {                                                                                                  \
+        for (size_t i_ = 0; i_ < count; i_++) {                                                        \
+            uint8_t *p_ = data + i_ * (size);                                                          \
+            size_t off_ = 0;                                                                           \
+            FIELDS(BK_GEN_SWAP)                                                                        \
+            (void)p_;                                                                                  \
+            (void)off_;                                                                                \
+        }                                                                                              \
+    }                                                                                                  \
     static const bspkit_field *id##_dump_fields(size_t *count)                                         \
     {                                                                                                  \
         typedef struct { T x; } BK_W_;                                                                 \
@@ -321,6 +459,6 @@ typedef struct bk_schema {
         *count = sizeof fields_ / sizeof fields_[0];                                                   \
         return fields_;                                                                                \
     }                                                                                                  \
-    const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_dump_fields}
+    const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_swap, id##_dump_fields}
 
 #endif

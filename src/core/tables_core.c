@@ -1,7 +1,7 @@
 /* Dump tables for the lumps the core reader decodes (the structs of
- * bspkit.h). A lump whose layout is declared as a schema (core/schema.h)
- * takes its table from there; the rest are written here with field names
- * from Source's bspfile.h. */
+ * bspkit.h): record arrays take theirs from their schema (core/schema.h);
+ * the texture names, the game-lump directory and the miptex directory are
+ * described here. */
 #include "core/schema.h"
 #include "core/table.h"
 
@@ -10,115 +10,6 @@
 #define F(type, member, name, ftype) BK_FIELD(type, member, name, ftype)
 #define FN(type, member, name, ftype, n) BK_FIELDS(type, member, name, ftype, n)
 
-static const bspkit_field PLANE[] = {
-    F(bspkit_plane, normal, "normal", BSPKIT_FIELD_VEC3),
-    F(bspkit_plane, dist, "dist", BSPKIT_FIELD_F32),
-    F(bspkit_plane, type, "type", BSPKIT_FIELD_I32),
-};
-static const bspkit_field VERTEX[] = {{"point", BSPKIT_FIELD_VEC3, 0, 1}};
-static const bspkit_field EDGE[] = {FN(bspkit_edge, v, "v", BSPKIT_FIELD_U32, 2)};
-static const bspkit_field SURFEDGE[] = {{"surfedge", BSPKIT_FIELD_I32, 0, 1}};
-static const bspkit_field LEAFFACE[] = {{"leafface", BSPKIT_FIELD_U32, 0, 1}};
-static const bspkit_field LEAFBRUSH[] = {{"leafbrush", BSPKIT_FIELD_U32, 0, 1}};
-static const bspkit_field STRING_TABLE[] = {{"offset", BSPKIT_FIELD_I32, 0, 1}};
-
-static const bspkit_field FACE_SOURCE[] = {
-    F(bspkit_face, plane, "planenum", BSPKIT_FIELD_U32),
-    F(bspkit_face, side, "side", BSPKIT_FIELD_U8),
-    F(bspkit_face, on_node, "onNode", BSPKIT_FIELD_U8),
-    F(bspkit_face, first_edge, "firstedge", BSPKIT_FIELD_I32),
-    F(bspkit_face, num_edges, "numedges", BSPKIT_FIELD_I32),
-    F(bspkit_face, texinfo, "texinfo", BSPKIT_FIELD_I32),
-    F(bspkit_face, dispinfo, "dispinfo", BSPKIT_FIELD_I32),
-    F(bspkit_face, fog_volume, "surfaceFogVolumeID", BSPKIT_FIELD_I32),
-    FN(bspkit_face, styles, "styles", BSPKIT_FIELD_U8, 4),
-    F(bspkit_face, light_offset, "lightofs", BSPKIT_FIELD_I32),
-    F(bspkit_face, area, "area", BSPKIT_FIELD_F32),
-    FN(bspkit_face, lightmap_mins, "m_LightmapTextureMinsInLuxels", BSPKIT_FIELD_I32, 2),
-    FN(bspkit_face, lightmap_size, "m_LightmapTextureSizeInLuxels", BSPKIT_FIELD_I32, 2),
-    F(bspkit_face, orig_face, "origFace", BSPKIT_FIELD_I32),
-    F(bspkit_face, num_prims, "m_NumPrims", BSPKIT_FIELD_U32),
-    F(bspkit_face, first_prim, "firstPrimID", BSPKIT_FIELD_U32),
-    F(bspkit_face, smoothing_groups, "smoothingGroups", BSPKIT_FIELD_U32),
-};
-
-static const bspkit_field NODE_SOURCE[] = {
-    F(bspkit_node, plane, "planenum", BSPKIT_FIELD_I32),
-    FN(bspkit_node, children, "children", BSPKIT_FIELD_I32, 2),
-    F(bspkit_node, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_node, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_node, first_face, "firstface", BSPKIT_FIELD_U32),
-    F(bspkit_node, num_faces, "numfaces", BSPKIT_FIELD_U32),
-    F(bspkit_node, area, "area", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field LEAF_SOURCE[] = {
-    F(bspkit_leaf, contents, "contents", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, cluster, "cluster", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, area, "area", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, flags, "flags", BSPKIT_FIELD_I32),
-    F(bspkit_leaf, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_leaf, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_leaf, first_leaf_face, "firstleafface", BSPKIT_FIELD_U32),
-    F(bspkit_leaf, num_leaf_faces, "numleaffaces", BSPKIT_FIELD_U32),
-    F(bspkit_leaf, first_leaf_brush, "firstleafbrush", BSPKIT_FIELD_U32),
-    F(bspkit_leaf, num_leaf_brushes, "numleafbrushes", BSPKIT_FIELD_U32),
-    F(bspkit_leaf, leaf_water, "leafWaterDataID", BSPKIT_FIELD_I32),
-    /* Only in LEAFS version 0; dropped from the table otherwise. */
-    FN(bspkit_leaf, ambient_cube, "ambientLighting", BSPKIT_FIELD_RGBEXP, 6),
-};
-
-static const bspkit_field MODEL_SOURCE[] = {
-    F(bspkit_model, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_model, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_model, origin, "origin", BSPKIT_FIELD_VEC3),
-    F(bspkit_model, headnode, "headnode", BSPKIT_FIELD_I32),
-    F(bspkit_model, first_face, "firstface", BSPKIT_FIELD_I32),
-    F(bspkit_model, num_faces, "numfaces", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field TEXINFO_SOURCE[] = {
-    FN(bspkit_texinfo, texture_vecs, "textureVecsTexelsPerWorldUnits", BSPKIT_FIELD_F32, 8),
-    FN(bspkit_texinfo, lightmap_vecs, "lightmapVecsLuxelsPerWorldUnits", BSPKIT_FIELD_F32, 8),
-    F(bspkit_texinfo, flags, "flags", BSPKIT_FIELD_I32),
-    F(bspkit_texinfo, texture, "texdata", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field BRUSH[] = {
-    F(bspkit_brush, first_side, "firstside", BSPKIT_FIELD_I32),
-    F(bspkit_brush, num_sides, "numsides", BSPKIT_FIELD_I32),
-    F(bspkit_brush, contents, "contents", BSPKIT_FIELD_I32),
-};
-static const bspkit_field BRUSHSIDE[] = {
-    F(bspkit_brushside, plane, "planenum", BSPKIT_FIELD_U32),
-    F(bspkit_brushside, texinfo, "texinfo", BSPKIT_FIELD_I32),
-    F(bspkit_brushside, dispinfo, "dispinfo", BSPKIT_FIELD_I32),
-    F(bspkit_brushside, bevel, "bevel", BSPKIT_FIELD_U8),
-    F(bspkit_brushside, thin, "thin", BSPKIT_FIELD_U8),
-};
-static const bspkit_field TEXDATA[] = {
-    F(bspkit_texdata, reflectivity, "reflectivity", BSPKIT_FIELD_VEC3),
-    F(bspkit_texdata, name_id, "nameStringTableID", BSPKIT_FIELD_I32),
-    F(bspkit_texdata, width, "width", BSPKIT_FIELD_I32),
-    F(bspkit_texdata, height, "height", BSPKIT_FIELD_I32),
-    F(bspkit_texdata, view_width, "view_width", BSPKIT_FIELD_I32),
-    F(bspkit_texdata, view_height, "view_height", BSPKIT_FIELD_I32),
-};
-static const bspkit_field AREA[] = {
-    F(bspkit_area, num_portals, "numareaportals", BSPKIT_FIELD_I32),
-    F(bspkit_area, first_portal, "firstareaportal", BSPKIT_FIELD_I32),
-};
-static const bspkit_field AREAPORTAL[] = {
-    F(bspkit_areaportal, portal_key, "m_PortalKey", BSPKIT_FIELD_U32),
-    F(bspkit_areaportal, other_area, "otherarea", BSPKIT_FIELD_U32),
-    F(bspkit_areaportal, first_clip_vert, "m_FirstClipPortalVert", BSPKIT_FIELD_U32),
-    F(bspkit_areaportal, num_clip_verts, "m_nClipPortalVerts", BSPKIT_FIELD_U32),
-    F(bspkit_areaportal, plane, "planenum", BSPKIT_FIELD_I32),
-};
-static const bspkit_field CUBEMAP[] = {
-    FN(bspkit_cubemap, origin, "origin", BSPKIT_FIELD_I32, 3),
-    F(bspkit_cubemap, size, "size", BSPKIT_FIELD_I32),
-};
 static const bspkit_field MIPTEX[] = {
     FN(bspkit_miptex, name, "name", BSPKIT_FIELD_CHARS, 17),
     F(bspkit_miptex, width, "width", BSPKIT_FIELD_U32),
@@ -186,40 +77,6 @@ static bspkit_result string_data_table(bspkit_map *map, bspkit_dump *out, bspkit
     return BSPKIT_OK;
 }
 
-typedef struct array_fields {
-    const bspkit_field *fields;
-    size_t count;
-} array_fields;
-
-#define BOTH(a) {a, BK_COUNT_OF(a)}
-
-static array_fields fields_for(bk_decoded dec)
-{
-    switch (dec) {
-    case DEC_PLANES: return (array_fields)BOTH(PLANE);
-    case DEC_VERTEXES: return (array_fields)BOTH(VERTEX);
-    case DEC_EDGES: return (array_fields)BOTH(EDGE);
-    case DEC_SURFEDGES: return (array_fields)BOTH(SURFEDGE);
-    case DEC_FACES:
-    case DEC_ORIG_FACES:
-    case DEC_HDR_FACES: return (array_fields)BOTH(FACE_SOURCE);
-    case DEC_NODES: return (array_fields)BOTH(NODE_SOURCE);
-    case DEC_LEAFS: return (array_fields)BOTH(LEAF_SOURCE);
-    case DEC_MODELS: return (array_fields)BOTH(MODEL_SOURCE);
-    case DEC_TEXINFO: return (array_fields)BOTH(TEXINFO_SOURCE);
-    case DEC_LEAF_FACES: return (array_fields)BOTH(LEAFFACE);
-    case DEC_LEAF_BRUSHES: return (array_fields)BOTH(LEAFBRUSH);
-    case DEC_BRUSHES: return (array_fields)BOTH(BRUSH);
-    case DEC_BRUSHSIDES: return (array_fields)BOTH(BRUSHSIDE);
-    case DEC_TEXDATA: return (array_fields)BOTH(TEXDATA);
-    case DEC_STRING_TABLE: return (array_fields)BOTH(STRING_TABLE);
-    case DEC_AREAS: return (array_fields)BOTH(AREA);
-    case DEC_AREAPORTALS: return (array_fields)BOTH(AREAPORTAL);
-    case DEC_CUBEMAPS: return (array_fields)BOTH(CUBEMAP);
-    default: return (array_fields){NULL, 0};
-    }
-}
-
 bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err)
 {
     if (game_id || lump < 0 || lump >= map->lump_count)
@@ -234,22 +91,6 @@ bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit
             return r;
         const bspkit_field *fields = l->schema->dump_fields(&nf);
         bk_dump_add_table(out, "records", fields, nf, items, l->native_size, n);
-        return BSPKIT_OK;
-    }
-    if (l->decode && l->decoded >= 0) {
-        array_fields f = fields_for((bk_decoded)l->decoded);
-        if (!f.fields)
-            return BSPKIT_ERR_NOT_FOUND;
-        const void *items;
-        size_t n;
-        bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
-        if (r != BSPKIT_OK)
-            return r;
-        size_t nf = f.count;
-        /* The inline ambient cube exists only in version-0 leafs. */
-        if (source && l->decoded == DEC_LEAFS && n && !((const bspkit_leaf *)items)->has_ambient_cube)
-            nf--;
-        bk_dump_add_table(out, "records", f.fields, nf, items, l->native_size, n);
         return BSPKIT_OK;
     }
     if (source && lump == BSPKIT_S_TEXDATA_STRING_DATA)

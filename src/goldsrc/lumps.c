@@ -14,8 +14,8 @@ bk_layout bk_quake_layout(const bspkit_map *map, int lump)
     bool rmq = map->format.variant & BSPKIT_VARIANT_2PSB;
     bool wide = bsp2 || rmq;
     switch (lump) {
-    case BSPKIT_Q_PLANES: return schema_layout(&bk_quake_plane, DEC_PLANES);
-    case BSPKIT_Q_VERTEXES: return schema_layout(&bk_quake_vertex, DEC_VERTEXES);
+    case BSPKIT_Q_PLANES: return schema_layout(&bk_plane_schema, DEC_PLANES);
+    case BSPKIT_Q_VERTEXES: return schema_layout(&bk_vertex_schema, DEC_VERTEXES);
     case BSPKIT_Q_NODES:
         return schema_layout(bsp2 ? &bk_quake_node_bsp2 : rmq ? &bk_quake_node_2psb : &bk_quake_node29, DEC_NODES);
     case BSPKIT_Q_TEXINFO: return schema_layout(&bk_quake_texinfo, DEC_TEXINFO);
@@ -26,8 +26,8 @@ bk_layout bk_quake_layout(const bspkit_map *map, int lump)
         return schema_layout(bsp2 ? &bk_quake_leaf_bsp2 : rmq ? &bk_quake_leaf_2psb : &bk_quake_leaf29, DEC_LEAFS);
     case BSPKIT_Q_MARKSURFACES:
         return schema_layout(wide ? &bk_quake_marksurface_bsp2 : &bk_quake_marksurface29, DEC_LEAF_FACES);
-    case BSPKIT_Q_EDGES: return schema_layout(wide ? &bk_quake_edge_bsp2 : &bk_quake_edge29, DEC_EDGES);
-    case BSPKIT_Q_SURFEDGES: return schema_layout(&bk_quake_surfedge, DEC_SURFEDGES);
+    case BSPKIT_Q_EDGES: return schema_layout(wide ? &bk_edge32_schema : &bk_edge16_schema, DEC_EDGES);
+    case BSPKIT_Q_SURFEDGES: return schema_layout(&bk_surfedge_schema, DEC_SURFEDGES);
     case BSPKIT_Q_MODELS: return schema_layout(&bk_quake_model, DEC_MODELS);
     default: return (bk_layout){0, 0, NULL, -1, NULL};
     }

@@ -1,20 +1,9 @@
 /* Quake and GoldSrc record layouts: the one place each is written down.
  * Every layout is little-endian on disk. The families share every record
  * layout except textures and lighting; BSP2 widens indices to 32 bits and
- * bounds to floats, 2PSB widens indices only. */
+ * bounds to floats, 2PSB widens indices only. Planes, vertexes, surfedges and
+ * edges have the layouts every family shares (core/records.c). */
 #include "goldsrc/records.h"
-
-#define PLANE(F)                                                                                       \
-    F(VEC3, .normal, 1, "normal")                                                                      \
-    F(F32, .dist, 1, "dist")                                                                           \
-    F(I32, .type, 1, "type")
-BK_SCHEMA(bk_quake_plane, bspkit_plane, 20, "plane", PLANE);
-
-#define VERTEX(F) F(VEC3, , 1, "point")
-BK_SCHEMA(bk_quake_vertex, bspkit_vec3, 12, "vertex", VERTEX);
-
-#define SURFEDGE(F) F(I32, , 1, "surfedge")
-BK_SCHEMA(bk_quake_surfedge, int32_t, 4, "surfedge", SURFEDGE);
 
 #define TEXINFO(F)                                                                                     \
     F(MAT24, .texture_vecs, 1, "vecs")                                                                 \
@@ -33,9 +22,6 @@ BK_SCHEMA(bk_quake_texinfo, bspkit_texinfo, 40, "texinfo", TEXINFO);
 BK_SCHEMA(bk_quake_model, bspkit_model, 64, "model", MODEL);
 
 /* ---- BSP29 / BSP30 ---- */
-
-#define EDGE29(F) F(U16A, .v, 2, "v")
-BK_SCHEMA(bk_quake_edge29, bspkit_edge, 4, "edge", EDGE29);
 
 /* Fields Quake faces lack hold -1 ("none"). */
 #define FACE_DEFAULTS(F)                                                                               \
@@ -89,9 +75,6 @@ BK_SCHEMA(bk_quake_clipnode29, bspkit_clipnode, 8, "clipnode", CLIPNODE29);
 BK_SCHEMA(bk_quake_marksurface29, uint32_t, 2, "leaf face", MARKSURFACE29);
 
 /* ---- BSP2 ---- */
-
-#define EDGE_BSP2(F) F(U32A, .v, 2, "v")
-BK_SCHEMA(bk_quake_edge_bsp2, bspkit_edge, 8, "edge", EDGE_BSP2);
 
 #define FACE_BSP2(F)                                                                                   \
     FACE_DEFAULTS(F)                                                                                   \

@@ -5,16 +5,16 @@
 #ifndef BSPKIT_GOLDSRC_RECORDS_H
 #define BSPKIT_GOLDSRC_RECORDS_H
 
-#include "core/schema.h"
+#include "core/records.h"
 
 /* Shared by every variant. */
-extern const bk_schema bk_quake_plane, bk_quake_vertex, bk_quake_surfedge, bk_quake_texinfo, bk_quake_model;
+extern const bk_schema bk_quake_texinfo, bk_quake_model;
 /* BSP29 and BSP30: 16-bit indices and bounds. */
-extern const bk_schema bk_quake_edge29, bk_quake_face29, bk_quake_node29, bk_quake_leaf29, bk_quake_clipnode29,
+extern const bk_schema bk_quake_face29, bk_quake_node29, bk_quake_leaf29, bk_quake_clipnode29,
     bk_quake_marksurface29;
 /* BSP2: 32-bit indices, float bounds. */
-extern const bk_schema bk_quake_edge_bsp2, bk_quake_face_bsp2, bk_quake_node_bsp2, bk_quake_leaf_bsp2,
-    bk_quake_clipnode_bsp2, bk_quake_marksurface_bsp2;
+extern const bk_schema bk_quake_face_bsp2, bk_quake_node_bsp2, bk_quake_leaf_bsp2, bk_quake_clipnode_bsp2,
+    bk_quake_marksurface_bsp2;
 /* 2PSB: 32-bit indices, 16-bit bounds (faces, edges, clipnodes and marksurfaces as in BSP2). */
 extern const bk_schema bk_quake_node_2psb, bk_quake_leaf_2psb;
 

@@ -17,6 +17,7 @@
 #include "source/swap.h"
 
 #include "core/map.h"
+#include "source/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,7 @@ typedef enum lump_kind {
     LK_UNKNOWN,
     LK_BYTES, /* nothing wider than a byte: no conversion needed */
     LK_RECORDS,
+    LK_SCHEMA, /* a record array declared as a schema (source/records.c) */
     LK_VISIBILITY,
     LK_OCCLUSION,
     LK_PHYSDISP,
@@ -164,7 +166,8 @@ typedef enum lump_kind {
 
 typedef struct lump_plan {
     lump_kind kind;
-    const char *spec; /* LK_RECORDS */
+    const char *spec;         /* LK_RECORDS */
+    const bk_schema *schema;  /* LK_SCHEMA */
 } lump_plan;
 
 static const char *const LUMP_NAMES[BSPKIT_S_LUMP_COUNT] = {
@@ -192,22 +195,10 @@ static const char *lump_name(const bk_swap_target *t, int lump)
     return LUMP_NAMES[lump];
 }
 
-#define RECORDS(s) ((lump_plan){LK_RECORDS, (s)})
-#define KIND(k) ((lump_plan){(k), NULL})
+#define RECORDS(s) ((lump_plan){LK_RECORDS, (s), NULL})
+#define KIND(k) ((lump_plan){(k), NULL, NULL})
+#define SCHEMA(s) ((lump_plan){LK_SCHEMA, NULL, (s)})
 
-/* dface_t: planenum, side, onNode, firstedge, numedges, texinfo, dispinfo,
- * surfaceFogVolumeID, styles[4], lightofs, area, lightmap mins[2] and size[2],
- * origFace, m_NumPrims (top bit a flag, swapped as the whole short), firstPrimID,
- * smoothingGroups. */
-#define FACE_SPEC "2,1x2,4,2x4,1x4,4,4,4x5,2x2,4"
-/* Bloodlines: 8 ColorRGBExp32 first, 3x8 style bytes, no primitives. */
-#define FACE_V17_SPEC "1x32,2,1x2,4,2x4,1x24,4,4,4x5,4"
-/* Strata: 32-bit indices, side/onNode followed by two pad bytes. */
-#define FACE_WIDE_SPEC "4,1x4,4x5,1x4,4,4,4x5,4x3"
-/* dleaf_t: contents, cluster, area:9/flags:7 (one short; the Xbox 360 headers
- * force low-bit-first order for it, so swapping the short keeps the fields),
- * mins[3], maxs[3], 4 leaf face/brush indices, leafWaterDataID. */
-#define LEAF_HEAD_SPEC "4,2x13"
 /* ddispinfo_t: startPosition, 4 ints, smoothingAngle, contents, m_iMapFace + 2 pad,
  * lightmap alpha/sample starts, 4x2 CDispSubNeighbor {ushort, 3 uchar, pad},
  * 4 CDispCornerNeighbors {ushort[4], uchar, pad}, m_AllowedVerts[10]. */
@@ -224,6 +215,24 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
 {
     bool wide_map = (t->variant & BSPKIT_VARIANT_WIDE_LUMPS) != 0;
     bool wide = wide_map && v >= 1;
+    /* Record arrays the reader decodes convert by their schema. Strata's
+     * 32-bit lumps may have changed the layouts that have no wide schema. */
+    const bk_schema *schema = bk_source_schema(t->version, t->variant, lump, v);
+    if (schema) {
+        switch (lump) {
+        case BSPKIT_S_PLANES:
+        case BSPKIT_S_TEXDATA:
+        case BSPKIT_S_VERTEXES:
+        case BSPKIT_S_TEXINFO:
+        case BSPKIT_S_SURFEDGES:
+        case BSPKIT_S_MODELS:
+        case BSPKIT_S_BRUSHES:
+        case BSPKIT_S_AREAS:
+        case BSPKIT_S_CUBEMAPS:
+        case BSPKIT_S_TEXDATA_STRING_TABLE: return wide ? KIND(LK_UNKNOWN) : SCHEMA(schema);
+        default: return SCHEMA(schema);
+        }
+    }
     switch (lump) {
     case BSPKIT_S_ENTITIES:
     case BSPKIT_S_LIGHTING:
@@ -240,46 +249,13 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
          * versions hold data of unknown shape some compilers wrote here. */
         return v == 0 || v == 1 ? KIND(LK_BYTES) : KIND(LK_UNKNOWN);
 
-    case BSPKIT_S_PLANES: return standard_only(wide, "4x5");
-    case BSPKIT_S_TEXDATA: return standard_only(wide, "4x8");
-    case BSPKIT_S_VERTEXES: return standard_only(wide, "4x3");
-    case BSPKIT_S_NODES: return wide ? RECORDS("4x3,4x6,4x2,2,1x2") : RECORDS("4x3,2x9,1x2");
-    case BSPKIT_S_TEXINFO: return standard_only(wide, "4x18");
-    case BSPKIT_S_FACES:
-    case BSPKIT_S_ORIGINALFACES:
-    case BSPKIT_S_FACES_HDR:
-        if (t->version == 17)
-            return RECORDS(FACE_V17_SPEC);
-        /* Strata widens every face lump, whatever version it carries. */
-        return wide_map ? RECORDS(FACE_WIDE_SPEC) : RECORDS(FACE_SPEC);
-    case BSPKIT_S_LEAFS:
-        if (wide_map && v >= 2)
-            return RECORDS("4x14"); /* area:17/flags:15 packed in one int */
-        if (v == 0 && t->version > 17)
-            return RECORDS(LEAF_HEAD_SPEC ",1x24,1x2"); /* + CompressedLightCube, pad */
-        return RECORDS(LEAF_HEAD_SPEC ",1x2");
     case BSPKIT_S_FACEIDS: return standard_only(wide, "2");
-    case BSPKIT_S_EDGES: return wide ? RECORDS("4x2") : RECORDS("2x2");
-    case BSPKIT_S_SURFEDGES: return standard_only(wide, "4");
-    case BSPKIT_S_MODELS: return standard_only(wide, "4x12");
     case BSPKIT_S_WORLDLIGHTS:
     case BSPKIT_S_WORLDLIGHTS_HDR:
         /* Every dworldlight_t field is 32-bit; version 1 adds shadow_cast_offset. */
         return v == 0 ? RECORDS("4x22") : v == 1 ? RECORDS("4x25") : KIND(LK_UNKNOWN);
-    case BSPKIT_S_LEAFFACES:
-    case BSPKIT_S_LEAFBRUSHES:
     case BSPKIT_S_VERTNORMALINDICES:
     case BSPKIT_S_PRIMINDICES: return wide ? RECORDS("4") : RECORDS("2");
-    case BSPKIT_S_BRUSHES: return standard_only(wide, "4x3");
-    case BSPKIT_S_BRUSHSIDES:
-        if (wide)
-            return RECORDS("4x3,1x4"); /* bevel, thin, 2 pad */
-        /* v21+ (not Left 4 Dead 2) split the bevel short into bevel + thin bytes. */
-        if (t->version >= 21 && !(t->variant & BSPKIT_VARIANT_L4D2_DIRECTORY))
-            return RECORDS("2x3,1x2");
-        return RECORDS("2x4");
-    case BSPKIT_S_AREAS: return standard_only(wide, "4x2");
-    case BSPKIT_S_AREAPORTALS: return wide ? RECORDS("4x5") : RECORDS("2x4,4");
     case BSPKIT_S_DISPINFO:
         /* Strata's 232-byte record packs its neighbour structs in an undocumented way. */
         return standard_only(wide, DISPINFO_SPEC);
@@ -292,10 +268,6 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
     case BSPKIT_S_PRIMITIVES: return standard_only(wide, "1x2,2x4");   /* type, pad, 4 ushort */
     case BSPKIT_S_PRIMVERTS: return standard_only(wide, "4x3");
     case BSPKIT_S_CLIPPORTALVERTS: return standard_only(wide, "4x3");
-    case BSPKIT_S_CUBEMAPS:
-        /* dcubemapsample_t: int origin[3]; unsigned char size; 3 pad bytes. */
-        return standard_only(wide, "4x3,1x4");
-    case BSPKIT_S_TEXDATA_STRING_TABLE: return standard_only(wide, "4");
     case BSPKIT_S_OVERLAYS: /* nId, nTexInfo, face count + render order, aFaces[64], 22 floats */
         return standard_only(wide, "4,2x2,4x86");
     case BSPKIT_S_WATEROVERLAYS: /* the same with aFaces[256] */
@@ -327,6 +299,8 @@ size_t bk_swap_record_size(const bk_swap_target *t, int lump, int32_t lump_versi
     if (!t || lump < 0 || lump >= BSPKIT_S_LUMP_COUNT)
         return 0;
     lump_plan p = plan_for(t, lump, lump_version);
+    if (p.kind == LK_SCHEMA)
+        return p.schema->record_size;
     record_layout l;
     if (p.kind != LK_RECORDS || !parse_layout(p.spec, &l))
         return 0;
@@ -912,6 +886,13 @@ bspkit_result bk_swap_lump(const bk_swap_target *t, int lump, int32_t lump_versi
     snprintf(c.what, sizeof c.what, "%s", lump_name(t, lump));
     *known = true;
     switch (plan.kind) {
+    case LK_SCHEMA:
+        if (size % plan.schema->record_size)
+            return ctx_fail(&c, size - size % plan.schema->record_size,
+                            "%zu bytes is not a whole number of %u-byte records", size,
+                            (unsigned)plan.schema->record_size);
+        plan.schema->swap(data, size / plan.schema->record_size);
+        return BSPKIT_OK;
     case LK_RECORDS: {
         record_layout l;
         if (!parse_layout(plan.spec, &l))

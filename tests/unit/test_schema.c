@@ -14,6 +14,7 @@
 #include "core/map.h"
 #include "core/schema.h"
 #include "goldsrc/records.h"
+#include "source/records.h"
 
 /* Little writer for hand-built records. */
 typedef struct rec {
@@ -198,10 +199,10 @@ static void test_record_sizes(void **state)
         const bk_schema *s;
         uint32_t size;
     } want[] = {
-        {&bk_quake_plane, 20},         {&bk_quake_vertex, 12},        {&bk_quake_surfedge, 4},
-        {&bk_quake_texinfo, 40},       {&bk_quake_model, 64},         {&bk_quake_edge29, 4},
+        {&bk_plane_schema, 20},        {&bk_vertex_schema, 12},       {&bk_surfedge_schema, 4},
+        {&bk_quake_texinfo, 40},       {&bk_quake_model, 64},         {&bk_edge16_schema, 4},
         {&bk_quake_face29, 20},        {&bk_quake_node29, 24},        {&bk_quake_leaf29, 28},
-        {&bk_quake_clipnode29, 8},     {&bk_quake_marksurface29, 2},  {&bk_quake_edge_bsp2, 8},
+        {&bk_quake_clipnode29, 8},     {&bk_quake_marksurface29, 2},  {&bk_edge32_schema, 8},
         {&bk_quake_face_bsp2, 28},     {&bk_quake_node_bsp2, 44},     {&bk_quake_leaf_bsp2, 44},
         {&bk_quake_clipnode_bsp2, 12}, {&bk_quake_marksurface_bsp2, 4}, {&bk_quake_node_2psb, 32},
         {&bk_quake_leaf_2psb, 32},
@@ -235,7 +236,7 @@ static void test_dump_fields(void **state)
     assert_int_equal(f[0].count, 8);
     assert_int_equal(f[0].type, BSPKIT_FIELD_F32);
 
-    f = bk_quake_vertex.dump_fields(&n);
+    f = bk_vertex_schema.dump_fields(&n);
     assert_int_equal(n, 1);
     assert_string_equal(f[0].name, "point");
     assert_int_equal(f[0].offset, 0);
@@ -279,6 +280,165 @@ static void test_texinfo_and_model(void **state)
     assert_memory_equal(out, m.b, 64);
 }
 
+/* ---- Source ---- */
+
+/* Bloodlines dface_t (104 bytes): 32 bytes of ColorRGBExp32, then planenum (ushort), side,
+ * onNode (bytes), firstedge (int), numedges, texinfo, dispinfo and one more short, 24 bytes of
+ * styles, six ints of undocumented lighting data, origFace (int, at byte 96) and
+ * smoothingGroups. */
+static rec face_v17_bytes(bool be)
+{
+    rec r = {.be = be};
+    for (int k = 0; k < 32; k++)
+        put(&r, (uint64_t)k, 1);
+    put(&r, 77, 2);
+    put(&r, 1, 1);
+    put(&r, 0, 1);
+    put(&r, 500, 4);
+    put(&r, 4, 2);
+    put(&r, 12, 2);
+    put(&r, (uint16_t)-1, 2);
+    put(&r, 0x1234, 2);
+    for (int k = 0; k < 24; k++)
+        put(&r, 0xA0 + (uint64_t)k, 1);
+    for (int k = 0; k < 6; k++)
+        put(&r, 0x01020304u + (uint64_t)k, 4);
+    put(&r, 9, 4); /* origFace */
+    put(&r, 0x80000001u, 4);
+    return r;
+}
+
+static void test_source_face_v17(void **state)
+{
+    (void)state;
+    const bk_schema *s = bk_source_schema(17, 0, BSPKIT_S_FACES, 0);
+    assert_non_null(s);
+    assert_int_equal(s->record_size, 104);
+    for (int be = 0; be < 2; be++) {
+        rec r = face_v17_bytes(be);
+        assert_int_equal(r.n, 104);
+        bspkit_face f;
+        s->decode(r.b, 1, be, &f);
+        assert_int_equal(f.plane, 77);
+        assert_int_equal(f.side, 1);
+        assert_int_equal(f.first_edge, 500);
+        assert_int_equal(f.num_edges, 4);
+        assert_int_equal(f.texinfo, 12);
+        assert_int_equal(f.dispinfo, -1);
+        assert_int_equal(f.orig_face, 9);
+        assert_int_equal(f.smoothing_groups, 0x80000001u);
+        /* Lighting fields Bloodlines does not document take their "none" values. */
+        assert_int_equal(f.fog_volume, -1);
+        assert_int_equal(f.light_offset, -1);
+        assert_int_equal(f.styles[0], 255);
+        assert_int_equal(f.styles[3], 255);
+    }
+    /* Converting the big-endian record gives the little-endian one, unknown fields included. */
+    rec big = face_v17_bytes(true), little = face_v17_bytes(false);
+    s->swap(big.b, 1);
+    assert_memory_equal(big.b, little.b, 104);
+
+    /* The dump shows the same columns as every other Source face layout. */
+    size_t n17, n19;
+    const bspkit_field *f17 = s->dump_fields(&n17);
+    const bspkit_field *f19 = bk_source_schema(20, 0, BSPKIT_S_FACES, 0)->dump_fields(&n19);
+    assert_int_equal(n17, 17);
+    assert_int_equal(n17, n19);
+    for (size_t i = 0; i < n17; i++) {
+        assert_string_equal(f17[i].name, f19[i].name);
+        assert_int_equal(f17[i].offset, f19[i].offset);
+        assert_int_equal(f17[i].type, f19[i].type);
+        assert_int_equal(f17[i].count, f19[i].count);
+    }
+}
+
+/* dleaf_t version 1 (32 bytes): int contents; short cluster; short area:9, flags:7;
+ * short mins[3], maxs[3]; ushort firstleafface, numleaffaces, firstleafbrush,
+ * numleafbrushes; short leafWaterDataID; 2 pad. Version 0 puts a 24-byte light cube
+ * before the pad. */
+static void test_source_leafs(void **state)
+{
+    (void)state;
+    const bk_schema *v1 = bk_source_schema(20, 0, BSPKIT_S_LEAFS, 1);
+    const bk_schema *v0 = bk_source_schema(20, 0, BSPKIT_S_LEAFS, 0);
+    assert_int_equal(v1->record_size, 32);
+    assert_int_equal(v0->record_size, 56);
+    /* Bloodlines' version-0 leafs have no light cube. */
+    assert_int_equal(bk_source_schema(17, 0, BSPKIT_S_LEAFS, 0)->record_size, 32);
+    assert_int_equal(bk_source_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_LEAFS, 2)->record_size, 56);
+
+    rec r = {.be = true};
+    put(&r, 1, 4);
+    put(&r, 3, 2);
+    put(&r, (127u << 9) | 300u, 2);
+    for (int k = 0; k < 6; k++)
+        put(&r, (uint16_t)(k < 3 ? -8 : 8), 2);
+    put(&r, 10, 2);
+    put(&r, 2, 2);
+    put(&r, 20, 2);
+    put(&r, 1, 2);
+    put(&r, (uint16_t)-1, 2);
+    for (int k = 0; k < 24; k++)
+        put(&r, (uint64_t)(k == 3 ? 0xFE : k), 1);
+    put(&r, 0, 2);
+    assert_int_equal(r.n, 56);
+    bspkit_leaf l;
+    memset(&l, 0, sizeof l);
+    v0->decode(r.b, 1, true, &l);
+    assert_int_equal(l.cluster, 3);
+    assert_int_equal(l.area, 300);
+    assert_int_equal(l.flags, 127);
+    assert_int_equal(l.first_leaf_brush, 20);
+    assert_int_equal(l.leaf_water, -1);
+    assert_int_equal(l.vis_offset, -1);
+    assert_true(l.has_ambient_cube);
+    assert_int_equal(l.ambient_cube[0].exponent, -2);
+    assert_int_equal(l.ambient_cube[5].b, 22);
+
+    uint8_t out[56];
+    bk_field_ctx c = {"leaf", BSPKIT_S_LEAFS, 4, NULL};
+    assert_int_equal(v0->encode(&l, out, true, &c), BSPKIT_OK);
+    assert_memory_equal(out, r.b, 56);
+
+    bspkit_error err;
+    c.err = &err;
+    l.area = 512;
+    assert_int_equal(v1->encode(&l, NULL, false, &c), BSPKIT_ERR_ARGUMENT);
+    assert_string_equal(err.message, "lump 10: leaf 4: area = 512 does not fit the file's 9-bit area field");
+    l.area = 0;
+    l.flags = 128;
+    assert_int_equal(v1->encode(&l, NULL, false, &c), BSPKIT_ERR_ARGUMENT);
+    assert_string_equal(err.message, "lump 10: leaf 4: flags = 128 does not fit the file's 7-bit flags field");
+}
+
+/* Brush sides: a 16-bit bevel up to v20 and in Left 4 Dead 2, bevel + thin bytes after. */
+static void test_source_brushsides(void **state)
+{
+    (void)state;
+    const bk_schema *old = bk_source_schema(20, 0, BSPKIT_S_BRUSHSIDES, 0);
+    const bk_schema *l4d2 = bk_source_schema(21, BSPKIT_VARIANT_L4D2_DIRECTORY, BSPKIT_S_BRUSHSIDES, 0);
+    const bk_schema *csgo = bk_source_schema(21, 0, BSPKIT_S_BRUSHSIDES, 0);
+    assert_ptr_equal(old, l4d2);
+    assert_ptr_not_equal(old, csgo);
+    const uint8_t bytes[8] = {5, 0, 1, 0, 0xFF, 0xFF, 1, 1};
+    bspkit_brushside a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    old->decode(bytes, 1, false, &a);
+    csgo->decode(bytes, 1, false, &b);
+    assert_int_equal(a.bevel, 1); /* the short 0x0101 is nonzero */
+    assert_int_equal(a.thin, 0);
+    assert_int_equal(b.bevel, 1);
+    assert_int_equal(b.thin, 1);
+    assert_int_equal(a.dispinfo, -1);
+    /* Converting swaps the short bevel but not the two bytes. */
+    uint8_t sw[8];
+    memcpy(sw, bytes, 8);
+    csgo->swap(sw, 1);
+    const uint8_t want[8] = {0, 5, 0, 1, 0xFF, 0xFF, 1, 1};
+    assert_memory_equal(sw, want, 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +450,9 @@ int main(void)
         cmocka_unit_test(test_record_sizes),
         cmocka_unit_test(test_dump_fields),
         cmocka_unit_test(test_texinfo_and_model),
+        cmocka_unit_test(test_source_face_v17),
+        cmocka_unit_test(test_source_leafs),
+        cmocka_unit_test(test_source_brushsides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
