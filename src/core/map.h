@@ -106,6 +106,7 @@ struct bspkit_map {
     uint8_t *owned;   /* heap copy of the file, or NULL */
 
     bspkit_format format;
+    const struct bk_family_ops *family_ops; /* the family reading this map (core/family.h) */
     bspkit_options opts; /* defaults resolved */
     uint64_t memory_used;
 
@@ -230,8 +231,6 @@ void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst);
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */
 bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
-bk_layout bk_quake_layout(const bspkit_map *map, int lump);
-bk_layout bk_source_layout(const bspkit_map *map, int lump);
 bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err);
 bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
 /* Quake/GoldSrc: file offset of the BSPX block after the last lump (4-byte

@@ -17,6 +17,7 @@
 #include "source/swap.h"
 
 #include "core/map.h"
+#include "source/family.h"
 #include "source/records.h"
 
 #include <stdio.h>
@@ -170,29 +171,9 @@ typedef struct lump_plan {
     const bk_schema *schema;  /* LK_SCHEMA */
 } lump_plan;
 
-static const char *const LUMP_NAMES[BSPKIT_S_LUMP_COUNT] = {
-    "ENTITIES", "PLANES", "TEXDATA", "VERTEXES", "VISIBILITY", "NODES", "TEXINFO", "FACES",
-    "LIGHTING", "OCCLUSION", "LEAFS", "FACEIDS", "EDGES", "SURFEDGES", "MODELS", "WORLDLIGHTS",
-    "LEAFFACES", "LEAFBRUSHES", "BRUSHES", "BRUSHSIDES", "AREAS", "AREAPORTALS", "PORTALS",
-    "CLUSTERS", "PORTALVERTS", "CLUSTERPORTALS", "DISPINFO", "ORIGINALFACES", "PHYSDISP", "PHYSCOLLIDE",
-    "VERTNORMALS", "VERTNORMALINDICES", "DISP_LIGHTMAP_ALPHAS", "DISP_VERTS",
-    "DISP_LIGHTMAP_SAMPLE_POSITIONS", "GAME_LUMP", "LEAFWATERDATA", "PRIMITIVES", "PRIMVERTS",
-    "PRIMINDICES", "PAKFILE", "CLIPPORTALVERTS", "CUBEMAPS", "TEXDATA_STRING_DATA",
-    "TEXDATA_STRING_TABLE", "OVERLAYS", "LEAFMINDISTTOWATER", "FACE_MACRO_TEXTURE_INFO", "DISP_TRIS",
-    "PHYSCOLLIDESURFACE", "WATEROVERLAYS", "LEAF_AMBIENT_INDEX_HDR", "LEAF_AMBIENT_INDEX", "LIGHTING_HDR",
-    "WORLDLIGHTS_HDR", "LEAF_AMBIENT_LIGHTING_HDR", "LEAF_AMBIENT_LIGHTING", "XZIPPAKFILE",
-    "FACES_HDR", "MAP_FLAGS", "OVERLAY_FADES", "OVERLAY_SYSTEM_LEVELS", "PHYSLEVEL",
-    "DISP_MULTIBLEND"};
-
-/* Source v21+ reuses slots 22-25 and 49 for static-prop collision data. */
 static const char *lump_name(const bk_swap_target *t, int lump)
 {
-    static const char *const v21[4] = {"PROPCOLLISION", "PROPHULLS", "PROPHULLVERTS", "PROPTRIS"};
-    if (t->version >= 21 && lump >= 22 && lump <= 25)
-        return v21[lump - 22];
-    if (t->version >= 21 && lump == BSPKIT_S_PROP_BLOB)
-        return "PROP_BLOB";
-    return LUMP_NAMES[lump];
+    return bk_source_lump_name(t->version, lump);
 }
 
 #define RECORDS(s) ((lump_plan){LK_RECORDS, (s), NULL})

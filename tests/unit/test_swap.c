@@ -18,6 +18,7 @@
 
 #include "bspkit/bspkit.h"
 #include "bspkit/write.h"
+#include "core/family.h"
 #include "core/map.h"
 #include "source/swap.h"
 
@@ -936,7 +937,7 @@ static void test_corrupt_counts_fail_cleanly(void **state)
     free(t);
 }
 
-/* Record sizes agree with the decoders' layouts (bk_source_layout) for every
+/* Record sizes agree with the decoders' layouts (the Source family's layout()) for every
  * version and variant combination bspkit distinguishes. */
 static void test_record_sizes_match_decoders(void **state)
 {
@@ -956,7 +957,7 @@ static void test_record_sizes_match_decoders(void **state)
                 bk_swap_target target = {versions[vi], variants[vv]};
                 for (int lump = 0; lump < BSPKIT_S_LUMP_COUNT; lump++) {
                     map->lumps[lump].version = lump_version;
-                    size_t decoder = bk_source_layout(map, lump).record_size;
+                    size_t decoder = bk_family_of(BSPKIT_FAMILY_SOURCE)->layout(map, lump).record_size;
                     size_t swap = bk_swap_record_size(&target, lump, lump_version);
                     if (decoder && swap) {
                         if (decoder != swap)
@@ -1041,7 +1042,7 @@ static void test_x360_lumps_decode_the_same(void **state)
         if (!known)
             fail_msg("%s: layout reported unknown", info.name);
 
-        bk_layout l = bk_source_layout(map, lump);
+        bk_layout l = bk_family_of(BSPKIT_FAMILY_SOURCE)->layout(map, lump);
         if (l.decode) {
             size_t n1, n2;
             void *from_be = decode_records(&l, be, size, true, &n1);

@@ -1,0 +1,44 @@
+/* The interface a map family (Quake/GoldSrc, Source, ...) implements so the
+ * reader core can open its files without knowing anything about it: how its
+ * files are recognised, how its lump directory is laid out, what its lumps
+ * are called and which record layout (schema) each lump holds. Each family
+ * defines one bk_family_ops in its own folder; src/formats/registry.c lists
+ * them. */
+#ifndef BSPKIT_CORE_FAMILY_H
+#define BSPKIT_CORE_FAMILY_H
+
+#include "core/map.h"
+
+typedef struct bk_family_ops {
+    /* True for the public family values this family reads. */
+    bool (*reads)(bspkit_family family);
+    /* True when the first bytes (at least 4) are this family's header. */
+    bool (*claims)(const uint8_t *data, size_t size);
+    /* Fills the format from the header (family, version, variant, lump
+     * count, name), or fails naming what is wrong. Only called when claims(). */
+    bspkit_result (*detect)(const uint8_t *data, size_t size, bspkit_format *format, bspkit_error *err);
+    /* Reads offset, length, version and fourCC of every lump into map->lumps
+     * (ranges are checked by the core afterwards) and may add variant bits
+     * the directory shows. */
+    void (*read_directory)(bspkit_map *map);
+    /* True when the lump may be stored LZMA-compressed (Valve's header). */
+    bool (*lump_may_be_compressed)(const bspkit_map *map, int lump);
+    /* Directory name ("PLANES") and `info --json` count key ("planes", or NULL). */
+    const char *(*lump_name)(const bspkit_map *map, int lump);
+    const char *(*lump_key)(const bspkit_map *map, int lump);
+    /* The record layout of the lump in this map. */
+    bk_layout (*layout)(const bspkit_map *map, int lump);
+} bk_family_ops;
+
+/* The registered families, in the order detection asks them (registry.c). */
+extern const bk_family_ops *const bk_families[];
+extern const size_t bk_family_count;
+
+/* The family that reads maps of `family`, or NULL. */
+const bk_family_ops *bk_family_of(bspkit_family family);
+
+/* Known formats bspkit does not read: fails naming what the file is (a Quake
+ * 2 IBSP, a zip, ...) and returns true, or returns false when unknown. */
+bool bk_name_unsupported_format(const uint8_t *data, size_t size, bspkit_error *err, bspkit_result *result);
+
+#endif

@@ -1,0 +1,212 @@
+/* The Source family: VBSP (little-endian) and PSBV (big-endian console)
+ * files, versions 17 to 64 as seen in the wild, Left 4 Dead 2's reordered
+ * directory and Strata Source's widened lumps: detection, the lump
+ * directory, lump names and record layouts. */
+#include "core/family.h"
+#include "source/family.h"
+#include "source/records.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define S_HEADER_SIZE (8 + 64 * 16 + 4)
+
+static const char *const S_NAMES[BSPKIT_S_LUMP_COUNT] = {
+    "ENTITIES", "PLANES", "TEXDATA", "VERTEXES", "VISIBILITY", "NODES", "TEXINFO", "FACES",
+    "LIGHTING", "OCCLUSION", "LEAFS", "FACEIDS", "EDGES", "SURFEDGES", "MODELS", "WORLDLIGHTS",
+    "LEAFFACES", "LEAFBRUSHES", "BRUSHES", "BRUSHSIDES", "AREAS", "AREAPORTALS", "PORTALS",
+    "CLUSTERS", "PORTALVERTS", "CLUSTERPORTALS", "DISPINFO", "ORIGINALFACES", "PHYSDISP",
+    "PHYSCOLLIDE", "VERTNORMALS", "VERTNORMALINDICES", "DISP_LIGHTMAP_ALPHAS", "DISP_VERTS",
+    "DISP_LIGHTMAP_SAMPLE_POSITIONS", "GAME_LUMP", "LEAFWATERDATA", "PRIMITIVES", "PRIMVERTS",
+    "PRIMINDICES", "PAKFILE", "CLIPPORTALVERTS", "CUBEMAPS", "TEXDATA_STRING_DATA",
+    "TEXDATA_STRING_TABLE", "OVERLAYS", "LEAFMINDISTTOWATER", "FACE_MACRO_TEXTURE_INFO",
+    "DISP_TRIS", "PHYSCOLLIDESURFACE", "WATEROVERLAYS", "LEAF_AMBIENT_INDEX_HDR",
+    "LEAF_AMBIENT_INDEX", "LIGHTING_HDR", "WORLDLIGHTS_HDR", "LEAF_AMBIENT_LIGHTING_HDR",
+    "LEAF_AMBIENT_LIGHTING", "XZIPPAKFILE", "FACES_HDR", "MAP_FLAGS", "OVERLAY_FADES",
+    "OVERLAY_SYSTEM_LEVELS", "PHYSLEVEL", "DISP_MULTIBLEND"};
+static const char *const S_KEYS[BSPKIT_S_LUMP_COUNT] = {
+    NULL, "planes", "texdata", "vertexes", NULL, "nodes", "texinfo", "faces",
+    NULL, NULL, "leafs", "faceids", "edges", "surfedges", "models", "worldlights",
+    "leaffaces", "leafbrushes", "brushes", "brushsides", "areas", "areaportals", NULL,
+    NULL, NULL, NULL, "dispinfo", "origfaces", NULL,
+    NULL, "vertnormals", "vertnormalindices", NULL, "dispverts",
+    NULL, NULL, "leafwaterdata", "primitives", "primverts",
+    "primindices", NULL, "clipportalverts", "cubemaps", NULL,
+    "texdata_string_table", "overlays", "leafmindisttowater", "face_macro_texture_info",
+    "disptris", NULL, "wateroverlays", "leaf_ambient_index_hdr",
+    "leaf_ambient_index", NULL, "worldlights_hdr", "leaf_ambient_lighting_hdr",
+    "leaf_ambient_lighting", NULL, "faces_hdr", NULL, "overlay_fades",
+    "overlay_system_levels", NULL, NULL};
+
+/* Source v21+ reuses slots 22-25 for static-prop collision data. */
+static const char *const S_NAMES_V21[4] = {"PROPCOLLISION", "PROPHULLS", "PROPHULLVERTS", "PROPTRIS"};
+
+static bool reads(bspkit_family family) { return family == BSPKIT_FAMILY_SOURCE; }
+
+static bool claims(const uint8_t *d, size_t size)
+{
+    (void)size;
+    return memcmp(d, "VBSP", 4) == 0 || memcmp(d, "PSBV", 4) == 0;
+}
+
+/* A directory entry is plausible when empty or fully inside the file past the header. */
+static bool entry_plausible(uint32_t ofs, uint32_t len, uint32_t ver, size_t size)
+{
+    if (len == 0)
+        return true;
+    return ofs >= S_HEADER_SIZE && range_ok(ofs, len, size) && ver < 0x10000;
+}
+
+/* Left 4 Dead 2 stores lump_t as {version, offset, length, fourCC}: pick the order that makes sense. */
+static bool l4d2_directory(const uint8_t *d, size_t size, bool be)
+{
+    int standard = 0, swapped = 0;
+    for (int i = 0; i < 64; i++) {
+        const uint8_t *e = d + 8 + 16 * i;
+        uint32_t a = rd_u32(e, be), b = rd_u32(e + 4, be), c = rd_u32(e + 8, be);
+        standard += entry_plausible(a, b, c, size);
+        swapped += entry_plausible(b, c, a, size);
+    }
+    return swapped > standard;
+}
+
+static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bspkit_error *err)
+{
+    bspkit_result r;
+    /* Dark Messiah's VBSP variant is named, not read. */
+    if (memcmp(d, "VBSP", 4) == 0 && size >= 8 && rd_le32(d + 4) == 0x40014) {
+        bk_name_unsupported_format(d, size, err, &r);
+        return r;
+    }
+    bool be = memcmp(d, "PSBV", 4) == 0;
+    f->family = BSPKIT_FAMILY_SOURCE;
+    f->big_endian = be;
+    f->lump_count = BSPKIT_S_LUMP_COUNT;
+    if (size < 8)
+        return bk_fail(err, BSPKIT_ERR_TRUNCATED, -1, (int64_t)size, -1,
+                       "truncated: %zu bytes, but a Source header needs %d", size, S_HEADER_SIZE);
+    f->version = (int32_t)rd_u32(d + 4, be);
+    /* 17 (Bloodlines) through the Strata v25 line and the later numbers seen in the wild. */
+    if (f->version < 17 || f->version > 64) {
+        bk_name_unsupported_format(d, size, err, &r);
+        return r;
+    }
+    if (size < S_HEADER_SIZE)
+        return bk_fail(err, BSPKIT_ERR_TRUNCATED, -1, (int64_t)size, -1,
+                       "truncated: %zu bytes, but a Source header needs %d", size, S_HEADER_SIZE);
+    f->revision = (int32_t)rd_u32(d + 8 + 64 * 16, be);
+    if (l4d2_directory(d, size, be))
+        f->variant |= BSPKIT_VARIANT_L4D2_DIRECTORY;
+    snprintf(f->name, sizeof f->name, "Source VBSP %d%s", (int)f->version, be ? " (big-endian)" : "");
+    return BSPKIT_OK;
+}
+
+static void read_directory(bspkit_map *map)
+{
+    bool be = map->format.big_endian, l4d2 = map->format.variant & BSPKIT_VARIANT_L4D2_DIRECTORY;
+    for (int i = 0; i < 64; i++) {
+        const uint8_t *e = map->data + 8 + 16 * i;
+        uint32_t a = rd_u32(e, be), b = rd_u32(e + 4, be), c = rd_u32(e + 8, be);
+        bk_lump *l = &map->lumps[i];
+        l->offset = l4d2 ? b : a;
+        l->length = l4d2 ? c : b;
+        l->version = (int32_t)(l4d2 ? a : c);
+        l->fourcc = rd_u32(e + 12, be);
+    }
+    /* Strata's v25 widens indices to 32 bits and marks those lumps with new versions. */
+    if (map->format.version >= 25 && map->lumps[BSPKIT_S_FACES].version == 2)
+        map->format.variant |= BSPKIT_VARIANT_WIDE_LUMPS;
+}
+
+/* The pakfile is a zip and the game lump holds its own compression. */
+static bool lump_may_be_compressed(const bspkit_map *map, int lump)
+{
+    (void)map;
+    return lump != BSPKIT_S_PAKFILE && lump != BSPKIT_S_GAME_LUMP;
+}
+
+const char *bk_source_lump_name(int32_t version, int index)
+{
+    if (index < 0 || index >= BSPKIT_S_LUMP_COUNT)
+        return "lump";
+    if (index >= 22 && index <= 25 && version >= 21)
+        return S_NAMES_V21[index - 22];
+    if (index == BSPKIT_S_PROP_BLOB && version >= 21)
+        return "PROP_BLOB";
+    return S_NAMES[index];
+}
+
+static const char *lump_name(const bspkit_map *map, int index)
+{
+    return bk_source_lump_name(map->format.version, index);
+}
+
+static const char *lump_key(const bspkit_map *map, int index)
+{
+    (void)map;
+    return S_KEYS[index];
+}
+
+/* The decoded-array slot of each lump with a schema. */
+static int decoded_slot(int lump)
+{
+    switch (lump) {
+    case BSPKIT_S_PLANES: return DEC_PLANES;
+    case BSPKIT_S_TEXDATA: return DEC_TEXDATA;
+    case BSPKIT_S_VERTEXES: return DEC_VERTEXES;
+    case BSPKIT_S_NODES: return DEC_NODES;
+    case BSPKIT_S_TEXINFO: return DEC_TEXINFO;
+    case BSPKIT_S_FACES: return DEC_FACES;
+    case BSPKIT_S_ORIGINALFACES: return DEC_ORIG_FACES;
+    case BSPKIT_S_FACES_HDR: return DEC_HDR_FACES;
+    case BSPKIT_S_LEAFS: return DEC_LEAFS;
+    case BSPKIT_S_EDGES: return DEC_EDGES;
+    case BSPKIT_S_SURFEDGES: return DEC_SURFEDGES;
+    case BSPKIT_S_MODELS: return DEC_MODELS;
+    case BSPKIT_S_LEAFFACES: return DEC_LEAF_FACES;
+    case BSPKIT_S_LEAFBRUSHES: return DEC_LEAF_BRUSHES;
+    case BSPKIT_S_BRUSHES: return DEC_BRUSHES;
+    case BSPKIT_S_BRUSHSIDES: return DEC_BRUSHSIDES;
+    case BSPKIT_S_AREAS: return DEC_AREAS;
+    case BSPKIT_S_AREAPORTALS: return DEC_AREAPORTALS;
+    case BSPKIT_S_CUBEMAPS: return DEC_CUBEMAPS;
+    case BSPKIT_S_TEXDATA_STRING_TABLE: return DEC_STRING_TABLE;
+    default: return -1;
+    }
+}
+
+#define RECORDS(size) ((bk_layout){(size), 0, NULL, -1, NULL})
+#define NOT_ARRAY ((bk_layout){0, 0, NULL, -1, NULL})
+
+static bk_layout layout(const bspkit_map *map, int lump)
+{
+    int32_t v = map->lumps[lump].version;
+    const bk_schema *s = bk_source_schema(map->format.version, map->format.variant, lump, v);
+    if (s)
+        return (bk_layout){s->record_size, s->native_size, s->decode, decoded_slot(lump), s};
+    bool wide = (map->format.variant & BSPKIT_VARIANT_WIDE_LUMPS) && v >= 1;
+    switch (lump) {
+    /* Record arrays decoded elsewhere or later; their sizes are still checked at open. */
+    case BSPKIT_S_DISPINFO: return wide ? RECORDS(232) : RECORDS(176);
+    case BSPKIT_S_DISP_VERTS: return RECORDS(20);
+    case BSPKIT_S_DISP_TRIS: return RECORDS(2);
+    case BSPKIT_S_VERTNORMALS: return RECORDS(12);
+    case BSPKIT_S_VERTNORMALINDICES: return wide ? RECORDS(4) : RECORDS(2);
+    case BSPKIT_S_CLIPPORTALVERTS: return RECORDS(12);
+    case BSPKIT_S_PRIMVERTS: return RECORDS(12);
+    case BSPKIT_S_PRIMINDICES: return wide ? RECORDS(4) : RECORDS(2);
+    case BSPKIT_S_WORLDLIGHTS:
+    case BSPKIT_S_WORLDLIGHTS_HDR: return v == 0 ? RECORDS(88) : v == 1 ? RECORDS(100) : NOT_ARRAY;
+    case BSPKIT_S_LEAF_AMBIENT_INDEX:
+    case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR: return wide ? RECORDS(8) : RECORDS(4);
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR:
+        /* Only version 1 is the 28-byte dleafambientlighting_t; some compilers wrote other data here. */
+        return v == 1 ? RECORDS(28) : NOT_ARRAY;
+    default: return NOT_ARRAY;
+    }
+}
+
+const bk_family_ops bk_source_family = {
+    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout,
+};
