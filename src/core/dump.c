@@ -1,5 +1,8 @@
-/* bspkit_dump_lump(): finds the lump a name stands for and asks each area's
- * table provider to describe it; lumps nobody decodes are returned raw. */
+/* bspkit_dump_lump(): finds the lump a name stands for and describes it:
+ * record arrays by their schema, other lumps by their family's tables;
+ * lumps nobody decodes are returned raw. */
+#include "core/family.h"
+#include "core/schema.h"
 #include "core/table.h"
 
 #include <stdio.h>
@@ -15,52 +18,46 @@ void bk_dump_add_table(bspkit_dump *out, const char *name, const bspkit_field *f
     out->tables[out->table_count++] = (bspkit_table){name, fields, field_count, records, stride, count};
 }
 
-static const bk_tables_fn PROVIDERS[] = {
-    bk_tables_core,
-    bk_tables_disp,
-    bk_tables_props,
-    bk_tables_lighting,
-    bk_tables_source,
-};
-
-/* Why a lump without a decoder table is shown raw, and where to look instead. */
-static const char *raw_note(const bspkit_map *map, int lump)
+bspkit_result bk_tables_first(const bk_tables_fn *providers, size_t count, bspkit_map *map, int lump,
+                              uint32_t game_id, bspkit_dump *out, bspkit_error *err)
 {
-    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
-        switch (lump) {
-        case BSPKIT_S_VISIBILITY: return "run-length compressed PVS/PAS rows per cluster: see 'bspkit vis'";
-        case BSPKIT_S_LIGHTING:
-        case BSPKIT_S_LIGHTING_HDR: return "ColorRGBExp32 lightmap samples, addressed by each face's lightofs";
-        case BSPKIT_S_PAKFILE: return "a zip archive: see 'bspkit pak'";
-        case BSPKIT_S_TEXDATA_STRING_DATA: return "NUL-terminated texture names";
-        default: return NULL;
-        }
-    }
-    switch (lump) {
-    case BSPKIT_Q_VISIBILITY: return "run-length compressed PVS rows per leaf: see 'bspkit vis'";
-    case BSPKIT_Q_LIGHTING: return "lightmap samples, addressed by each face's lightofs";
-    default: return NULL;
-    }
-}
-
-static uint32_t fourcc_of(const char *s)
-{
-    return ((uint32_t)(uint8_t)s[0] << 24) | ((uint32_t)(uint8_t)s[1] << 16) | ((uint32_t)(uint8_t)s[2] << 8) |
-           (uint8_t)s[3];
-}
-
-static bspkit_result ask_providers(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
-                                   bspkit_error *err)
-{
-    for (size_t i = 0; i < BK_COUNT_OF(PROVIDERS); i++) {
+    for (size_t i = 0; i < count; i++) {
         out->table_count = 0;
-        bspkit_result r = PROVIDERS[i](map, lump, game_id, out, err);
+        bspkit_result r = providers[i](map, lump, game_id, out, err);
         if (r != BSPKIT_ERR_NOT_FOUND)
             return r;
     }
+    return BSPKIT_ERR_NOT_FOUND;
+}
+
+/* A record array declared as a schema: its records with the schema's fields. */
+static bspkit_result schema_table(bspkit_map *map, int lump, bspkit_dump *out, bspkit_error *err)
+{
+    const bk_layout *l = &map->lumps[lump].layout;
+    const void *items;
+    size_t n, nf;
+    bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    const bspkit_field *fields = l->schema->dump_fields(&nf);
+    bk_dump_add_table(out, "records", fields, nf, items, l->native_size, n);
+    return BSPKIT_OK;
+}
+
+bspkit_result bk_dump_ask(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err)
+{
+    out->table_count = 0;
+    if (!game_id && lump >= 0 && lump < map->lump_count) {
+        const bk_layout *l = &map->lumps[lump].layout;
+        if (l->decode && l->decoded >= 0 && l->schema)
+            return schema_table(map, lump, out, err);
+    }
+    bspkit_result r = map->family_ops->dump_tables(map, lump, game_id, out, err);
+    if (r != BSPKIT_ERR_NOT_FOUND)
+        return r;
     out->table_count = 0;
     bk_error_clear(err);
-    const char *why = lump >= 0 ? raw_note(map, lump) : NULL;
+    const char *why = lump >= 0 ? map->family_ops->raw_note(map, lump) : NULL;
     snprintf(out->note, sizeof out->note, "%s", why ? why : "no decoder for this lump: raw bytes");
     return BSPKIT_OK;
 }
@@ -96,40 +93,13 @@ bspkit_result bspkit_dump_lump(bspkit_map *map, const char *which, bspkit_dump *
             out->text = true;
             return BSPKIT_OK;
         }
-        return ask_providers(map, lump, 0, out, err);
+        return bk_dump_ask(map, lump, 0, out, err);
     }
 
-    /* A game lump by its four-character id. */
-    if (map->format.family == BSPKIT_FAMILY_SOURCE && strlen(which) == 4) {
-        const bspkit_game_lump *gl;
-        size_t n;
-        bspkit_result r = bspkit_get_game_lumps(map, &gl, &n, err);
-        if (r != BSPKIT_OK)
-            return r;
-        uint32_t id = fourcc_of(which);
-        for (size_t i = 0; i < n; i++) {
-            if (gl[i].id != id)
-                continue;
-            out->lump_index = BSPKIT_S_GAME_LUMP;
-            out->version = gl[i].version;
-            snprintf(out->lump, sizeof out->lump, "%s", which);
-            r = bspkit_game_lump_bytes(map, i, &out->raw, &out->raw_size, err);
-            if (r != BSPKIT_OK)
-                return r;
-            return ask_providers(map, -1, id, out, err);
-        }
-    }
-
-    /* A BSPX lump by name: the providers look it up. */
-    if (map->format.family != BSPKIT_FAMILY_SOURCE && strlen(which) < sizeof out->lump) {
-        snprintf(out->lump, sizeof out->lump, "%s", which);
-        for (size_t i = 0; i < BK_COUNT_OF(PROVIDERS); i++) {
-            out->table_count = 0;
-            bspkit_result r = PROVIDERS[i](map, -1, 0, out, err);
-            if (r != BSPKIT_ERR_NOT_FOUND)
-                return r;
-        }
-    }
+    /* A lump named another way: a Source game lump id, a BSPX lump name. */
+    bspkit_result r = map->family_ops->dump_named(map, which, out, err);
+    if (r != BSPKIT_ERR_NOT_FOUND)
+        return r;
     return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "no lump named '%s' in this %s map", which,
                    bspkit_family_name(map->format.family));
 }

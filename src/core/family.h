@@ -7,6 +7,7 @@
 #ifndef BSPKIT_CORE_FAMILY_H
 #define BSPKIT_CORE_FAMILY_H
 
+#include "bspkit/dump.h"
 #include "core/map.h"
 
 typedef struct bk_family_ops {
@@ -28,6 +29,18 @@ typedef struct bk_family_ops {
     const char *(*lump_key)(const bspkit_map *map, int lump);
     /* The record layout of the lump in this map. */
     bk_layout (*layout)(const bspkit_map *map, int lump);
+
+    /* Dump tables of a lump that is not one schema record array (lump is a
+     * directory index), of game lump `game_id` (nonzero), or of the
+     * extension lump named in out->lump (lump -1): BSPKIT_ERR_NOT_FOUND
+     * when the family has no decoder for it (core/table.h). */
+    bspkit_result (*dump_tables)(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
+                                 bspkit_error *err);
+    /* Dump of a lump named other than by the directory (a Source game lump
+     * id, a BSPX lump name): BSPKIT_ERR_NOT_FOUND when `which` names none. */
+    bspkit_result (*dump_named)(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err);
+    /* Why a directory lump without tables is shown raw, or NULL. */
+    const char *(*raw_note)(const bspkit_map *map, int lump);
 } bk_family_ops;
 
 /* The registered families, in the order detection asks them (registry.c). */

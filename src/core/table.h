@@ -1,6 +1,6 @@
-/* Field tables behind bspkit_dump_lump(). Each area of the decoder provides
- * one function that describes the lumps it decodes; dump.c asks them in
- * turn. */
+/* Field tables behind bspkit_dump_lump(). Record arrays take theirs from
+ * their schema; each family describes its other lumps through its
+ * dump_tables hook (core/family.h), built from providers like these. */
 #ifndef BSPKIT_CORE_TABLE_H
 #define BSPKIT_CORE_TABLE_H
 
@@ -19,24 +19,22 @@ void bk_dump_add_table(bspkit_dump *out, const char *name, const bspkit_field *f
                        const void *records, size_t stride, size_t count);
 
 /*
- * A provider fills `out->tables` for lump `lump` (directory index; -1 with
- * `game_id` 0 means the BSPX lump named in out->lump) or for the game lump
- * `game_id` (nonzero, out->lump_index is BSPKIT_S_GAME_LUMP). It returns
- * BSPKIT_ERR_NOT_FOUND when the lump is not one it decodes, BSPKIT_OK when
- * it filled the tables (out->note may carry a layout warning), or the
- * decode error.
+ * A table provider fills `out->tables` for lump `lump` (directory index; -1
+ * with `game_id` 0 means the extension lump named in out->lump) or for the
+ * game lump `game_id` (nonzero). It returns BSPKIT_ERR_NOT_FOUND when the
+ * lump is not one it decodes, BSPKIT_OK when it filled the tables
+ * (out->note may carry a layout warning), or the decode error.
  */
 typedef bspkit_result (*bk_tables_fn)(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
                                       bspkit_error *err);
 
-bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
-/* Static and detail props (sprp, dprp, dplt, dplh). */
-bspkit_result bk_tables_props(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
-/* Displacements: dispinfo, dispverts, disptris, lightmap alphas and sample positions, multiblend. */
-bspkit_result bk_tables_disp(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
-/* Lighting: world lights, leaf ambient index and samples; BSPX lumps. */
-bspkit_result bk_tables_lighting(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
-/* Other Source lumps: overlays, occlusion, physics, water, primitives, normals, face ids, portals, flags. */
-bspkit_result bk_tables_source(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+/* The first provider of `providers` that knows the lump, else BSPKIT_ERR_NOT_FOUND. */
+bspkit_result bk_tables_first(const bk_tables_fn *providers, size_t count, bspkit_map *map, int lump,
+                              uint32_t game_id, bspkit_dump *out, bspkit_error *err);
+
+/* Describes a lump, game lump or extension lump the way bspkit_dump_lump
+ * does once it has found it: its schema's record table, else the family's
+ * tables, else raw bytes with a note. */
+bspkit_result bk_dump_ask(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err);
 
 #endif

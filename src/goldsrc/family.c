@@ -2,6 +2,7 @@
  * (including Blue Shift's swapped directory and early version-29 Half-Life
  * maps): detection, the lump directory, lump names and record layouts. */
 #include "core/family.h"
+#include "goldsrc/family.h"
 #include "goldsrc/records.h"
 
 #include <stdio.h>
@@ -178,4 +179,5 @@ static bk_layout layout(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout,
+    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note,
 };

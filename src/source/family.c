@@ -209,4 +209,5 @@ static bk_layout layout(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_source_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout,
+    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note,
 };

@@ -1,8 +1,8 @@
 /* Source lighting lumps beyond the lightmaps: world lights and per-leaf
- * ambient samples; and the dump tables for them and for the BSPX lumps. */
-#include "bspkit/bspx.h"
+ * ambient samples; and the dump tables for them. */
 #include "bspkit/lighting.h"
 #include "core/table.h"
+#include "source/family.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -247,66 +247,6 @@ static const bspkit_field AMBIENT_SAMPLE_FIELDS[] = {
     BK_FIELD(bspkit_leaf_ambient_sample, pad, "pad", BSPKIT_FIELD_U8),
 };
 
-static const bspkit_field DECOUPLED_FIELDS[] = {
-    BK_FIELD(bspkit_bspx_decoupled_lm, lmwidth, "lmwidth", BSPKIT_FIELD_U16),
-    BK_FIELD(bspkit_bspx_decoupled_lm, lmheight, "lmheight", BSPKIT_FIELD_U16),
-    BK_FIELD(bspkit_bspx_decoupled_lm, offset, "offset", BSPKIT_FIELD_I32),
-    BK_FIELDS(bspkit_bspx_decoupled_lm, world_to_lm, "world_to_lm_space", BSPKIT_FIELD_F32, 8),
-};
-
-static const bspkit_field BRUSH_MODEL_FIELDS[] = {
-    BK_FIELD(bspkit_bspx_brush_model, ver, "ver", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_bspx_brush_model, modelnum, "modelnum", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_bspx_brush_model, numbrushes, "numbrushes", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_bspx_brush_model, numfaces, "numfaces", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field BRUSH_FIELDS[] = {
-    BK_FIELD(bspkit_bspx_brush, mins, "mins", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_bspx_brush, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_bspx_brush, contents, "contents", BSPKIT_FIELD_I16),
-    BK_FIELD(bspkit_bspx_brush, numfaces, "numfaces", BSPKIT_FIELD_U16),
-};
-
-static const bspkit_field BRUSH_PLANE_FIELDS[] = {
-    BK_FIELD(bspkit_bspx_plane, normal, "normal", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_bspx_plane, dist, "dist", BSPKIT_FIELD_F32),
-};
-
-static bspkit_result bspx_tables(bspkit_map *map, bspkit_dump *out, bspkit_error *err)
-{
-    char name[sizeof out->lump];
-    memcpy(name, out->lump, sizeof name);
-    name[sizeof name - 1] = '\0';
-    const uint8_t *data;
-    size_t size;
-    bspkit_result r = bspkit_bspx_lump(map, name, &data, &size, err);
-    if (r != BSPKIT_OK)
-        return r;
-    out->raw = data;
-    out->raw_size = size;
-    if (strcmp(name, "DECOUPLED_LM") == 0) {
-        const bspkit_bspx_decoupled_lm *d;
-        size_t n;
-        if ((r = bspkit_bspx_decoupled_lm_get(map, &d, &n, err)) != BSPKIT_OK)
-            return r;
-        bk_dump_add_table(out, "faces", DECOUPLED_FIELDS, BK_COUNT_OF(DECOUPLED_FIELDS), d, sizeof *d, n);
-    } else if (strcmp(name, "BRUSHLIST") == 0) {
-        const bspkit_bspx_brushlist *bl;
-        if ((r = bspkit_bspx_brushlist_get(map, &bl, err)) != BSPKIT_OK)
-            return r;
-        bk_dump_add_table(out, "models", BRUSH_MODEL_FIELDS, BK_COUNT_OF(BRUSH_MODEL_FIELDS), bl->models,
-                          sizeof *bl->models, bl->model_count);
-        bk_dump_add_table(out, "brushes", BRUSH_FIELDS, BK_COUNT_OF(BRUSH_FIELDS), bl->brushes,
-                          sizeof *bl->brushes, bl->brush_count);
-        bk_dump_add_table(out, "planes", BRUSH_PLANE_FIELDS, BK_COUNT_OF(BRUSH_PLANE_FIELDS), bl->planes,
-                          sizeof *bl->planes, bl->plane_count);
-    } else {
-        snprintf(out->note, sizeof out->note, "BSPX lump without a decoder: raw bytes");
-    }
-    return BSPKIT_OK;
-}
-
 static bspkit_result worldlight_tables(bspkit_map *map, int lump, bspkit_dump *out, bspkit_error *err)
 {
     int32_t v = map->lumps[lump].version;
@@ -329,12 +269,7 @@ bspkit_result bk_tables_lighting(bspkit_map *map, int lump, uint32_t game_id, bs
 {
     if (game_id)
         return BSPKIT_ERR_NOT_FOUND;
-    if (lump == -1) {
-        if (map->format.family == BSPKIT_FAMILY_SOURCE)
-            return BSPKIT_ERR_NOT_FOUND;
-        return bspx_tables(map, out, err);
-    }
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+    if (lump < 0 || map->format.family != BSPKIT_FAMILY_SOURCE)
         return BSPKIT_ERR_NOT_FOUND;
     switch (lump) {
     case BSPKIT_S_WORLDLIGHTS:

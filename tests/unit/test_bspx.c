@@ -13,6 +13,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/write.h"
 #include "core/table.h"
+#include "goldsrc/family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,26 +195,26 @@ static void test_bspx_decoders(void **state)
     bspkit_dump dump;
     memset(&dump, 0, sizeof dump);
     strcpy(dump.lump, "BRUSHLIST");
-    CHECK(bk_tables_lighting(m, -1, 0, &dump, ERR));
+    CHECK(bk_quake_dump_tables(m, -1, 0, &dump, ERR));
     assert_int_equal(dump.table_count, 3);
     assert_int_equal(dump.raw_size, sizeof bl);
     assert_int_equal(dump.tables[1].count, 3);
     assert_string_equal(dump.tables[0].fields[0].name, "ver");
     memset(&dump, 0, sizeof dump);
     strcpy(dump.lump, "DECOUPLED_LM");
-    CHECK(bk_tables_lighting(m, -1, 0, &dump, ERR));
+    CHECK(bk_quake_dump_tables(m, -1, 0, &dump, ERR));
     assert_int_equal(dump.table_count, 1);
     assert_int_equal(dump.tables[0].count, nfaces);
     assert_string_equal(dump.tables[0].fields[0].name, "lmwidth");
     memset(&dump, 0, sizeof dump);
     strcpy(dump.lump, "RGBLIGHTING");
-    CHECK(bk_tables_lighting(m, -1, 0, &dump, ERR));
+    CHECK(bk_quake_dump_tables(m, -1, 0, &dump, ERR));
     assert_int_equal(dump.table_count, 0);
     assert_int_equal(dump.raw_size, light * 3);
     assert_true(dump.note[0] != '\0');
     memset(&dump, 0, sizeof dump);
     strcpy(dump.lump, "MISSING");
-    assert_int_equal(bk_tables_lighting(m, -1, 0, &dump, ERR), BSPKIT_ERR_NOT_FOUND);
+    assert_int_equal(bk_quake_dump_tables(m, -1, 0, &dump, ERR), BSPKIT_ERR_NOT_FOUND);
 
     bspkit_close(m);
     free(file);
@@ -317,7 +318,7 @@ static void test_no_bspx(void **state)
     bspkit_dump dump;
     memset(&dump, 0, sizeof dump);
     strcpy(dump.lump, "BRUSHLIST");
-    assert_int_equal(bk_tables_lighting(m, -1, 0, &dump, ERR), BSPKIT_ERR_NOT_FOUND);
+    assert_int_equal(bk_quake_dump_tables(m, -1, 0, &dump, ERR), BSPKIT_ERR_NOT_FOUND);
     bspkit_close(m);
     bspkit_free_buffer(bytes);
 }

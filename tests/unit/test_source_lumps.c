@@ -13,6 +13,7 @@
 #include "check.h"
 #include "core/bytes.h"
 #include "core/table.h"
+#include "source/family.h"
 
 #include <stdlib.h>
 #include <string.h>

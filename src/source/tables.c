@@ -1,23 +1,15 @@
-/* Dump tables for the lumps the core reader decodes (the structs of
- * bspkit.h): record arrays take theirs from their schema (core/schema.h);
- * the texture names, the game-lump directory and the miptex directory are
- * described here. */
-#include "core/schema.h"
+/* The Source family's dump tables: its providers in order, the texture
+ * names behind TEXDATA_STRING_DATA, the game-lump directory, game lumps
+ * named by id, and why other lumps are shown raw. */
+#include "core/family.h"
 #include "core/table.h"
+#include "source/family.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define F(type, member, name, ftype) BK_FIELD(type, member, name, ftype)
-#define FN(type, member, name, ftype, n) BK_FIELDS(type, member, name, ftype, n)
 
-static const bspkit_field MIPTEX[] = {
-    FN(bspkit_miptex, name, "name", BSPKIT_FIELD_CHARS, 17),
-    F(bspkit_miptex, width, "width", BSPKIT_FIELD_U32),
-    F(bspkit_miptex, height, "height", BSPKIT_FIELD_U32),
-    FN(bspkit_miptex, mip_offsets, "offsets", BSPKIT_FIELD_U32, 4),
-    F(bspkit_miptex, lump_offset, "lump_offset", BSPKIT_FIELD_I64),
-    F(bspkit_miptex, embedded, "embedded", BSPKIT_FIELD_BOOL),
-};
 static const bspkit_field GAME_LUMP[] = {
     F(bspkit_game_lump, id, "id", BSPKIT_FIELD_FOURCC),
     F(bspkit_game_lump, flags, "flags", BSPKIT_FIELD_U16),
@@ -77,25 +69,15 @@ static bspkit_result string_data_table(bspkit_map *map, bspkit_dump *out, bspkit
     return BSPKIT_OK;
 }
 
-bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err)
+/* TEXDATA_STRING_DATA and the GAME_LUMP directory. */
+static bspkit_result tables_directories(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
+                                        bspkit_error *err)
 {
-    if (game_id || lump < 0 || lump >= map->lump_count)
+    if (game_id || lump < 0)
         return BSPKIT_ERR_NOT_FOUND;
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    const bk_layout *l = &map->lumps[lump].layout;
-    if (l->decode && l->decoded >= 0 && l->schema) {
-        const void *items;
-        size_t n, nf;
-        bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
-        if (r != BSPKIT_OK)
-            return r;
-        const bspkit_field *fields = l->schema->dump_fields(&nf);
-        bk_dump_add_table(out, "records", fields, nf, items, l->native_size, n);
-        return BSPKIT_OK;
-    }
-    if (source && lump == BSPKIT_S_TEXDATA_STRING_DATA)
+    if (lump == BSPKIT_S_TEXDATA_STRING_DATA)
         return string_data_table(map, out, err);
-    if (source && lump == BSPKIT_S_GAME_LUMP) {
+    if (lump == BSPKIT_S_GAME_LUMP) {
         const bspkit_game_lump *gl;
         size_t n;
         bspkit_result r = bspkit_get_game_lumps(map, &gl, &n, err);
@@ -104,14 +86,59 @@ bspkit_result bk_tables_core(bspkit_map *map, int lump, uint32_t game_id, bspkit
         bk_dump_add_table(out, "directory", GAME_LUMP, BK_COUNT_OF(GAME_LUMP), gl, sizeof *gl, n);
         return BSPKIT_OK;
     }
-    if (!source && lump == BSPKIT_Q_TEXTURES) {
-        const bspkit_miptex *mt;
-        size_t n;
-        bspkit_result r = bspkit_get_miptex(map, &mt, &n, err);
+    return BSPKIT_ERR_NOT_FOUND;
+}
+
+static const bk_tables_fn PROVIDERS[] = {
+    tables_directories, bk_tables_disp, bk_tables_props, bk_tables_lighting, bk_tables_source,
+};
+
+bspkit_result bk_source_dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
+                                    bspkit_error *err)
+{
+    return bk_tables_first(PROVIDERS, BK_COUNT_OF(PROVIDERS), map, lump, game_id, out, err);
+}
+
+static uint32_t fourcc_of(const char *s)
+{
+    return ((uint32_t)(uint8_t)s[0] << 24) | ((uint32_t)(uint8_t)s[1] << 16) | ((uint32_t)(uint8_t)s[2] << 8) |
+           (uint8_t)s[3];
+}
+
+/* A game lump by its four-character id. */
+bspkit_result bk_source_dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
+{
+    if (strlen(which) != 4)
+        return BSPKIT_ERR_NOT_FOUND;
+    const bspkit_game_lump *gl;
+    size_t n;
+    bspkit_result r = bspkit_get_game_lumps(map, &gl, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    uint32_t id = fourcc_of(which);
+    for (size_t i = 0; i < n; i++) {
+        if (gl[i].id != id)
+            continue;
+        out->lump_index = BSPKIT_S_GAME_LUMP;
+        out->version = gl[i].version;
+        snprintf(out->lump, sizeof out->lump, "%s", which);
+        r = bspkit_game_lump_bytes(map, i, &out->raw, &out->raw_size, err);
         if (r != BSPKIT_OK)
             return r;
-        bk_dump_add_table(out, "miptex", MIPTEX, BK_COUNT_OF(MIPTEX), mt, sizeof *mt, n);
-        return BSPKIT_OK;
+        return bk_dump_ask(map, -1, id, out, err);
     }
     return BSPKIT_ERR_NOT_FOUND;
+}
+
+const char *bk_source_raw_note(const bspkit_map *map, int lump)
+{
+    (void)map;
+    switch (lump) {
+    case BSPKIT_S_VISIBILITY: return "run-length compressed PVS/PAS rows per cluster: see 'bspkit vis'";
+    case BSPKIT_S_LIGHTING:
+    case BSPKIT_S_LIGHTING_HDR: return "ColorRGBExp32 lightmap samples, addressed by each face's lightofs";
+    case BSPKIT_S_PAKFILE: return "a zip archive: see 'bspkit pak'";
+    case BSPKIT_S_TEXDATA_STRING_DATA: return "NUL-terminated texture names";
+    default: return NULL;
+    }
 }
