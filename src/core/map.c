@@ -172,18 +172,6 @@ bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build,
     return c->result;
 }
 
-int bk_game_lump_find(bspkit_map *map, uint32_t id)
-{
-    const bspkit_game_lump *gl;
-    size_t n;
-    if (bspkit_get_game_lumps(map, &gl, &n, NULL) != BSPKIT_OK)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        if (gl[i].id == id)
-            return (int)i;
-    return -1;
-}
-
 void bk_free(bspkit_map *map, void *ptr, size_t size)
 {
     if (!ptr)
@@ -594,29 +582,6 @@ ACCESSOR(bspkit_get_texdata_string_table, int32_t, DEC_STRING_TABLE, -1, BSPKIT_
 ACCESSOR(bspkit_get_areas, bspkit_area, DEC_AREAS, -1, BSPKIT_S_AREAS)
 ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, DEC_AREAPORTALS, -1, BSPKIT_S_AREAPORTALS)
 ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, DEC_CUBEMAPS, -1, BSPKIT_S_CUBEMAPS)
-
-bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size_t *count, bspkit_error *err)
-{
-    bk_error_clear(err);
-    if (!map || !out || !count)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_miptex: NULL argument");
-    *out = NULL;
-    *count = 0;
-    if (map->format.family == BSPKIT_FAMILY_SOURCE)
-        return BSPKIT_OK;
-    if (!map->miptex.done) {
-        map->miptex.done = true;
-        bk_error_clear(&map->miptex.error);
-        map->miptex.result = bk_decode_miptex(map, &map->miptex.error);
-    }
-    if (map->miptex.result != BSPKIT_OK) {
-        bk_error_copy(err, &map->miptex.error);
-        return map->miptex.result;
-    }
-    *out = map->miptex.items;
-    *count = map->miptex.count;
-    return BSPKIT_OK;
-}
 
 bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
 {

@@ -159,7 +159,7 @@ typedef bspkit_result (*bk_extra_build)(bspkit_map *map, const void **value, bsp
 /* The cached value of `slot`, built on first use (a failure is cached too). */
 bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **value,
                            bspkit_error *err);
-/* Source record-array lumps decoded into an extras slot (src/source/surfaces.c).
+/* Source record-array lumps decoded into an extras slot (src/formats/source/surfaces.c).
  * A spec with lump -1 stands for "not in this map" (count 0). */
 typedef struct bk_array_value { void *items; size_t count; } bk_array_value;
 typedef struct bk_array_spec { int lump; uint32_t record_size; size_t native_size; bk_decode_fn decode; } bk_array_spec;
@@ -186,8 +186,6 @@ bspkit_result bk_source_value_get(bspkit_map *map, bk_extra slot, bk_extra_build
             *out = items_;                                                                             \
         return r_;                                                                                     \
     }
-/* Index of the first game lump with `id` ('sprp' = 0x73707270), or -1 (also when the directory is bad). */
-int bk_game_lump_find(bspkit_map *map, uint32_t id);
 
 /* ---- lump helpers ---- */
 const char *bk_lump_name(const bspkit_map *map, int index);
@@ -231,11 +229,6 @@ void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst);
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */
 bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
-bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err);
-bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
-/* Quake/GoldSrc: file offset of the BSPX block after the last lump (4-byte
- * aligned, magic and count present), from the raw directory; 0 when none. */
-uint64_t bk_bspx_offset(const uint8_t *data, size_t size);
 
 /* ---- LZMA (Valve's 17-byte header) ---- */
 #define BK_LZMA_HEADER_SIZE 17

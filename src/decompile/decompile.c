@@ -4,7 +4,7 @@
 
 #include "bspkit/edit.h"
 
-#include "../core/map.h"
+#include "core/map.h"
 
 #include <math.h>
 #include <stdio.h>

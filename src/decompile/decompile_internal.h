@@ -5,7 +5,7 @@
 
 #include "bspkit/decompile.h"
 
-#include "../export/textbuf.h"
+#include "core/textbuf.h"
 
 /* A coordinate or value as both formats write it: an integer when it is one
  * to within 1e-6, else ten significant digits. `size` of 32 is enough. */

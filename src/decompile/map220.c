@@ -13,10 +13,10 @@
 
 #include "bspkit/query.h"
 
-#include "../core/grow.h"
-#include "../core/map.h"
-#include "../core/entity_values.h"
-#include "../core/surfedge.h"
+#include "core/grow.h"
+#include "core/map.h"
+#include "entities/values.h"
+#include "core/surfedge.h"
 
 #include <inttypes.h>
 #include <math.h>

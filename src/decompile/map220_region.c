@@ -1,7 +1,7 @@
 /* Convex regions cut by planes (see map220_region.h). */
 #include "map220_region.h"
 
-#include "../core/grow.h"
+#include "core/grow.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
 
 #include "bspkit/query.h"
 
-#include "../core/map.h"
-#include "../core/entity_values.h"
-#include "../core/surfedge.h"
+#include "core/map.h"
+#include "entities/values.h"
+#include "core/surfedge.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 
 #include "bspkit/props.h"
 
-#include "../core/map.h"
+#include "core/map.h"
 
 #include <math.h>
 #include <stdio.h>

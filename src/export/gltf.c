@@ -10,7 +10,7 @@
 #include "bspkit/props.h"
 #include "core/bytes.h"
 #include "core/map.h"
-#include "export/textbuf.h"
+#include "core/textbuf.h"
 
 #include <math.h>
 #include <stdio.h>

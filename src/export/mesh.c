@@ -8,7 +8,7 @@
 #include "bspkit/export.h"
 #include "bspkit/props.h"
 #include "core/map.h"
-#include "core/entity_values.h"
+#include "entities/values.h"
 #include "core/surfedge.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
 #include "export/writers.h"
 
 #include "core/map.h"
-#include "export/textbuf.h"
+#include "core/textbuf.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* Native record structs -> file bytes. Record arrays are encoded by their
- * layout's schema (goldsrc/records.c, source/records.c), whose encoder first
+ * layout's schema (formats/quake/records.c, formats/source/records.c), whose encoder first
  * checks that each field fits its file field and only then writes, so the
  * same code validates records when they are set (dst == NULL) and encodes
  * them when the file is written. Also the Quake/GoldSrc miptex lump and the
  * visibility run-length compression. */
 #include "write/encode.h"
 
-#include "goldsrc/records.h"
-#include "source/records.h"
+#include "formats/quake/records.h"
+#include "formats/source/records.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/write.h"
 #include "core/table.h"
-#include "goldsrc/family.h"
+#include "formats/quake/family.h"
 
 #include <stdlib.h>
 #include <string.h>

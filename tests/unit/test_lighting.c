@@ -13,7 +13,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/write.h"
 #include "core/table.h"
-#include "source/family.h"
+#include "formats/source/family.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #include "bspkit/write.h"
 #include "core/bytes.h"
 #include "core/table.h"
-#include "source/family.h"
+#include "formats/source/family.h"
 
 #include <stdlib.h>
 #include <string.h>

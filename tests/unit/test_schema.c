@@ -1,5 +1,5 @@
 /* Record schemas (core/schema.h) and the Quake/GoldSrc layouts declared with
- * them (goldsrc/records.c). Expected bytes and sizes are written here from
+ * them (formats/quake/records.c). Expected bytes and sizes are written here from
  * the GoldSrc format texts (dnode_t, dface_t, dleaf_t, dclipnode_t,
  * dmodel_t, texinfo_t in the BSP30 descriptions; BSP2's widened variants),
  * not taken from the decoder. */
@@ -13,8 +13,8 @@
 
 #include "core/map.h"
 #include "core/schema.h"
-#include "goldsrc/records.h"
-#include "source/records.h"
+#include "formats/quake/records.h"
+#include "formats/source/records.h"
 
 /* Little writer for hand-built records. */
 typedef struct rec {

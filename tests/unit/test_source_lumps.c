@@ -13,7 +13,7 @@
 #include "check.h"
 #include "core/bytes.h"
 #include "core/table.h"
-#include "source/family.h"
+#include "formats/source/family.h"
 
 #include <stdlib.h>
 #include <string.h>

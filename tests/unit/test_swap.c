@@ -1,4 +1,4 @@
-/* Byte-order conversion of Source lumps and game lumps (src/source/swap.c).
+/* Byte-order conversion of Source lumps and game lumps (src/formats/source/swap.c).
  *
  *  - The generated room written little- and big-endian: converting every lump
  *    of one gives exactly the bytes of the other, both ways.
@@ -20,7 +20,7 @@
 #include "bspkit/write.h"
 #include "core/family.h"
 #include "core/map.h"
-#include "source/swap.h"
+#include "formats/source/swap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

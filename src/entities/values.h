@@ -1,6 +1,6 @@
 /* Reading entity values that name a model or hold a vector. */
-#ifndef BSPKIT_CORE_ENTITY_VALUES_H
-#define BSPKIT_CORE_ENTITY_VALUES_H
+#ifndef BSPKIT_ENTITIES_VALUES_H
+#define BSPKIT_ENTITIES_VALUES_H
 
 #include <math.h>
 #include <stdbool.h>

@@ -14,11 +14,11 @@
  *
  * PHYSCOLLIDE is converted field by field, including the IVP compact surfaces
  * inside each solid; see the section comment there for why that is exact. */
-#include "source/swap.h"
+#include "formats/source/swap.h"
 
 #include "core/map.h"
-#include "source/family.h"
-#include "source/records.h"
+#include "formats/source/family.h"
+#include "formats/source/records.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * directory and Strata Source's widened lumps: detection, the lump
  * directory, lump names and record layouts. */
 #include "core/family.h"
-#include "source/family.h"
-#include "source/records.h"
+#include "formats/source/family.h"
+#include "formats/source/records.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * floats in lumps of version >= 1; Bloodlines (v17) has its own face record.
  * Planes, vertexes, surfedges and edges have the layouts every family shares
  * (core/records.c). */
-#include "source/records.h"
+#include "formats/source/records.h"
 
 #include "core/map.h"
 #include "core/records.h"

@@ -3,8 +3,8 @@
  * decompressed bytes of one lump in place, field by field, following the
  * record layouts Valve's own converter uses (the byte-swap data descriptions
  * in the SDK's bsplib.cpp). Nothing here is part of the public API. */
-#ifndef BSPKIT_SOURCE_SWAP_H
-#define BSPKIT_SOURCE_SWAP_H
+#ifndef BSPKIT_FORMATS_SOURCE_SWAP_H
+#define BSPKIT_FORMATS_SOURCE_SWAP_H
 
 #include "bspkit/bspkit.h"
 

@@ -1,8 +1,8 @@
 /* Source VBSP record layouts, each declared once in records.c as a schema
  * (core/schema.h), and the choice of layout for a lump. Field names follow
  * Valve's bspfile.h. */
-#ifndef BSPKIT_SOURCE_RECORDS_H
-#define BSPKIT_SOURCE_RECORDS_H
+#ifndef BSPKIT_FORMATS_SOURCE_RECORDS_H
+#define BSPKIT_FORMATS_SOURCE_RECORDS_H
 
 #include "core/schema.h"
 

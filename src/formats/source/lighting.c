@@ -2,8 +2,9 @@
  * ambient samples; and the dump tables for them. */
 #include "bspkit/lighting.h"
 #include "core/table.h"
-#include "source/family.h"
+#include "formats/source/family.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -297,4 +298,19 @@ bspkit_result bk_tables_lighting(bspkit_map *map, int lump, uint32_t game_id, bs
     }
     default: return BSPKIT_ERR_NOT_FOUND;
     }
+}
+
+/* ColorRGBExp32 samples. */
+void bspkit_rgbexp_to_float(bspkit_rgbexp c, float out[3])
+{
+    /* ldexpf keeps tiny and huge exponents exact where powf would round. */
+    out[0] = ldexpf((float)c.r, c.exponent);
+    out[1] = ldexpf((float)c.g, c.exponent);
+    out[2] = ldexpf((float)c.b, c.exponent);
+}
+
+bspkit_rgbexp bspkit_rgbexp_read(const uint8_t *p)
+{
+    bspkit_rgbexp c = {p[0], p[1], p[2], (int8_t)p[3]};
+    return c;
 }

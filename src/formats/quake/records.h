@@ -2,8 +2,8 @@
  * once in records.c as a schema (core/schema.h) from which the decoder, the
  * encoder and the dump table are generated. Field names follow the id and
  * Valve compiler headers. */
-#ifndef BSPKIT_GOLDSRC_RECORDS_H
-#define BSPKIT_GOLDSRC_RECORDS_H
+#ifndef BSPKIT_FORMATS_QUAKE_RECORDS_H
+#define BSPKIT_FORMATS_QUAKE_RECORDS_H
 
 #include "core/records.h"
 

@@ -1,8 +1,8 @@
 /* Growing text buffer for the export writers, with a minimal JSON writer on
  * top: jansson builds one heap node per value, which for the many accessors
  * and views of a large map cost more than the geometry itself. */
-#ifndef BSPKIT_EXPORT_TEXTBUF_H
-#define BSPKIT_EXPORT_TEXTBUF_H
+#ifndef BSPKIT_CORE_TEXTBUF_H
+#define BSPKIT_CORE_TEXTBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

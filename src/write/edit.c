@@ -1,6 +1,6 @@
 /* The edit overlay: what replaced which lump, game-lump entries, lump files.
  * Laying the result out as a file is layout.c's job. */
-#include "edit/edit_state.h"
+#include "write/edit_state.h"
 
 #include <stdint.h>
 #include <stdlib.h>

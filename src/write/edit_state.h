@@ -1,7 +1,7 @@
 /* Internal state of a map edit, shared by the setters (edit.c) and the
  * writer that lays the file out again (layout.c). */
-#ifndef BSPKIT_EDIT_STATE_H
-#define BSPKIT_EDIT_STATE_H
+#ifndef BSPKIT_WRITE_EDIT_STATE_H
+#define BSPKIT_WRITE_EDIT_STATE_H
 
 #include "bspkit/edit.h"
 #include "core/map.h"

@@ -7,8 +7,9 @@
  * bytes are overwritten, so an unchanged map comes out byte-identical and a
  * same-size edit moves nothing. Otherwise lumps are packed again in the
  * order they had in the input, with the alignments Valve's tools use. */
-#include "edit/edit_state.h"
-#include "source/swap.h"
+#include "write/edit_state.h"
+#include "formats/quake/family.h"
+#include "formats/source/swap.h"
 #include "write/encode.h"
 
 #include <stdint.h>

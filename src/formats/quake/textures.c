@@ -1,6 +1,7 @@
 /* Quake/GoldSrc miptex directory: headers decoded, embedded mip levels and
  * GoldSrc palettes located and bounds-checked (pixels stay in the lump). */
 #include "core/map.h"
+#include "formats/quake/family.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -102,4 +103,27 @@ bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err)
 fail:
     bk_free(map, tex, (size_t)count * sizeof *tex);
     return r;
+}
+
+bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size_t *count, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_miptex: NULL argument");
+    *out = NULL;
+    *count = 0;
+    if (map->format.family == BSPKIT_FAMILY_SOURCE)
+        return BSPKIT_OK;
+    if (!map->miptex.done) {
+        map->miptex.done = true;
+        bk_error_clear(&map->miptex.error);
+        map->miptex.result = bk_decode_miptex(map, &map->miptex.error);
+    }
+    if (map->miptex.result != BSPKIT_OK) {
+        bk_error_copy(err, &map->miptex.error);
+        return map->miptex.result;
+    }
+    *out = map->miptex.items;
+    *count = map->miptex.count;
+    return BSPKIT_OK;
 }

@@ -3,6 +3,7 @@
  * entry's stored size is the distance to the next entry's offset (writers
  * append an empty terminating entry for that purpose). */
 #include "core/map.h"
+#include "formats/source/family.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,4 +151,16 @@ bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_
                             g->uncompressed_length);
     }
     return bk_cached_bytes(c, data, size, err);
+}
+
+int bk_game_lump_find(bspkit_map *map, uint32_t id)
+{
+    const bspkit_game_lump *gl;
+    size_t n;
+    if (bspkit_get_game_lumps(map, &gl, &n, NULL) != BSPKIT_OK)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (gl[i].id == id)
+            return (int)i;
+    return -1;
 }

@@ -2,8 +2,8 @@
  * (including Blue Shift's swapped directory and early version-29 Half-Life
  * maps): detection, the lump directory, lump names and record layouts. */
 #include "core/family.h"
-#include "goldsrc/family.h"
-#include "goldsrc/records.h"
+#include "formats/quake/family.h"
+#include "formats/quake/records.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Text buffer and JSON writer for the export writers. */
-#include "export/textbuf.h"
+#include "core/textbuf.h"
 #include "core/grow.h"
 
 #include <math.h>

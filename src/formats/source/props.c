@@ -5,6 +5,7 @@
  * bspkit/props.h for the table). */
 #include "bspkit/props.h"
 #include "core/map.h"
+#include "formats/source/family.h"
 #include "core/table.h"
 
 #include <stdarg.h>

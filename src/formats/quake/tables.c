@@ -3,7 +3,7 @@
 #include "bspkit/bspx.h"
 #include "core/family.h"
 #include "core/table.h"
-#include "goldsrc/family.h"
+#include "formats/quake/family.h"
 
 #include <stdio.h>
 #include <string.h>

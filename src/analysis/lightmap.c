@@ -11,20 +11,6 @@
  * * 4 far below 2^64. */
 #define MAX_LUXELS_PER_AXIS (1 << 20)
 
-void bspkit_rgbexp_to_float(bspkit_rgbexp c, float out[3])
-{
-    /* ldexpf keeps tiny and huge exponents exact where powf would round. */
-    out[0] = ldexpf((float)c.r, c.exponent);
-    out[1] = ldexpf((float)c.g, c.exponent);
-    out[2] = ldexpf((float)c.b, c.exponent);
-}
-
-bspkit_rgbexp bspkit_rgbexp_read(const uint8_t *p)
-{
-    bspkit_rgbexp c = {p[0], p[1], p[2], (int8_t)p[3]};
-    return c;
-}
-
 /* Everything the geometry of one face needs, gathered once. */
 typedef struct lm_ctx {
     bspkit_map *map;

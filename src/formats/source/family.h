@@ -1,7 +1,7 @@
 /* What the Source family offers the rest of its folder beyond its
  * bk_family_ops (core/family.h). */
-#ifndef BSPKIT_SOURCE_FAMILY_H
-#define BSPKIT_SOURCE_FAMILY_H
+#ifndef BSPKIT_FORMATS_SOURCE_FAMILY_H
+#define BSPKIT_FORMATS_SOURCE_FAMILY_H
 
 #include "core/table.h"
 
@@ -10,6 +10,11 @@
 /* Directory name of Source lump `index` in a file of header `version`
  * (v21+ reuses slots 22-25 and 49), or "lump" when out of range. */
 const char *bk_source_lump_name(int32_t version, int index);
+
+/* Decodes the game-lump directory into map->game_lumps (gamelump.c). */
+bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
+/* Index of the first game lump with `id` ('sprp' = 0x73707270), or -1 (also when the directory is bad). */
+int bk_game_lump_find(bspkit_map *map, uint32_t id);
 
 /* Dump tables (tables.c and the areas' providers). */
 bspkit_result bk_source_dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,

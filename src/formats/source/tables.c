@@ -3,7 +3,7 @@
  * named by id, and why other lumps are shown raw. */
 #include "core/family.h"
 #include "core/table.h"
-#include "source/family.h"
+#include "formats/source/family.h"
 
 #include <stdio.h>
 #include <string.h>

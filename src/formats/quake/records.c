@@ -3,7 +3,7 @@
  * layout except textures and lighting; BSP2 widens indices to 32 bits and
  * bounds to floats, 2PSB widens indices only. Planes, vertexes, surfedges and
  * edges have the layouts every family shares (core/records.c). */
-#include "goldsrc/records.h"
+#include "formats/quake/records.h"
 
 #define TEXINFO(F)                                                                                     \
     F(MAT24, .texture_vecs, 1, "vecs")                                                                 \

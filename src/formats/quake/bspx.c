@@ -3,6 +3,7 @@
  * lumps bspkit understands (DECOUPLED_LM, BRUSHLIST, the per-luxel ones). */
 #include "bspkit/bspx.h"
 #include "core/map.h"
+#include "formats/quake/family.h"
 
 #include <string.h>
 
