@@ -10,6 +10,9 @@
 #include "bspkit/dump.h"
 #include "core/map.h"
 
+/* Lumps the core's accessors need by what they hold, not by number. */
+typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE } bk_lump_role;
+
 typedef struct bk_family_ops {
     /* True for the public family values this family reads. */
     bool (*reads)(bspkit_family family);
@@ -29,6 +32,8 @@ typedef struct bk_family_ops {
     const char *(*lump_key)(const bspkit_map *map, int lump);
     /* The record layout of the lump in this map. */
     bk_layout (*layout)(const bspkit_map *map, int lump);
+    /* The lump that holds `role` in this map, or -1 when the family has none. */
+    int (*lump_for)(const bspkit_map *map, bk_lump_role role);
 
     /* Dump tables of a lump that is not one schema record array (lump is a
      * directory index), of game lump `game_id` (nonzero), or of the

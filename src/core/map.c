@@ -1,4 +1,5 @@
 /* Opening maps, memory accounting, errors and the lazy lump caches. */
+#include "core/family.h"
 #include "core/map.h"
 
 #include <errno.h>
@@ -545,58 +546,55 @@ bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void
     return BSPKIT_OK;
 }
 
-/* Public accessors: each maps to a decoded slot and the family's lump. */
-#define ACCESSOR(fn, type, dec, qlump, slump)                                                          \
+/* Public accessors: each reads one decoded slot, from the lump the family's
+ * layouts assign to it (none: an empty array). */
+#define ACCESSOR(fn, type, dec)                                                                        \
     bspkit_result fn(bspkit_map *map, const type **out, size_t *count, bspkit_error *err)              \
     {                                                                                                  \
         bk_error_clear(err);                                                                           \
         if (!map || !out || !count)                                                                    \
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, #fn ": NULL argument");               \
-        int lump = map->format.family == BSPKIT_FAMILY_SOURCE ? (slump) : (qlump);                     \
         const void *items = NULL;                                                                      \
-        bspkit_result r = bk_get_array(map, dec, lump, &items, count, err);                            \
+        bspkit_result r = bk_get_array(map, dec, map->dec_lump[dec], &items, count, err);              \
         *out = r == BSPKIT_OK ? items : NULL;                                                          \
         if (r != BSPKIT_OK)                                                                            \
             *count = 0;                                                                                \
         return r;                                                                                      \
     }
 
-ACCESSOR(bspkit_get_planes, bspkit_plane, DEC_PLANES, BSPKIT_Q_PLANES, BSPKIT_S_PLANES)
-ACCESSOR(bspkit_get_vertexes, bspkit_vec3, DEC_VERTEXES, BSPKIT_Q_VERTEXES, BSPKIT_S_VERTEXES)
-ACCESSOR(bspkit_get_edges, bspkit_edge, DEC_EDGES, BSPKIT_Q_EDGES, BSPKIT_S_EDGES)
-ACCESSOR(bspkit_get_surfedges, int32_t, DEC_SURFEDGES, BSPKIT_Q_SURFEDGES, BSPKIT_S_SURFEDGES)
-ACCESSOR(bspkit_get_faces, bspkit_face, DEC_FACES, BSPKIT_Q_FACES, BSPKIT_S_FACES)
-ACCESSOR(bspkit_get_orig_faces, bspkit_face, DEC_ORIG_FACES, -1, BSPKIT_S_ORIGINALFACES)
-ACCESSOR(bspkit_get_hdr_faces, bspkit_face, DEC_HDR_FACES, -1, BSPKIT_S_FACES_HDR)
-ACCESSOR(bspkit_get_nodes, bspkit_node, DEC_NODES, BSPKIT_Q_NODES, BSPKIT_S_NODES)
-ACCESSOR(bspkit_get_leafs, bspkit_leaf, DEC_LEAFS, BSPKIT_Q_LEAFS, BSPKIT_S_LEAFS)
-ACCESSOR(bspkit_get_models, bspkit_model, DEC_MODELS, BSPKIT_Q_MODELS, BSPKIT_S_MODELS)
-ACCESSOR(bspkit_get_texinfo, bspkit_texinfo, DEC_TEXINFO, BSPKIT_Q_TEXINFO, BSPKIT_S_TEXINFO)
-ACCESSOR(bspkit_get_leaf_faces, uint32_t, DEC_LEAF_FACES, BSPKIT_Q_MARKSURFACES, BSPKIT_S_LEAFFACES)
-ACCESSOR(bspkit_get_leaf_brushes, uint32_t, DEC_LEAF_BRUSHES, -1, BSPKIT_S_LEAFBRUSHES)
-ACCESSOR(bspkit_get_clipnodes, bspkit_clipnode, DEC_CLIPNODES, BSPKIT_Q_CLIPNODES, -1)
-ACCESSOR(bspkit_get_brushes, bspkit_brush, DEC_BRUSHES, -1, BSPKIT_S_BRUSHES)
-ACCESSOR(bspkit_get_brushsides, bspkit_brushside, DEC_BRUSHSIDES, -1, BSPKIT_S_BRUSHSIDES)
-ACCESSOR(bspkit_get_texdata, bspkit_texdata, DEC_TEXDATA, -1, BSPKIT_S_TEXDATA)
-ACCESSOR(bspkit_get_texdata_string_table, int32_t, DEC_STRING_TABLE, -1, BSPKIT_S_TEXDATA_STRING_TABLE)
-ACCESSOR(bspkit_get_areas, bspkit_area, DEC_AREAS, -1, BSPKIT_S_AREAS)
-ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, DEC_AREAPORTALS, -1, BSPKIT_S_AREAPORTALS)
-ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, DEC_CUBEMAPS, -1, BSPKIT_S_CUBEMAPS)
+ACCESSOR(bspkit_get_planes, bspkit_plane, DEC_PLANES)
+ACCESSOR(bspkit_get_vertexes, bspkit_vec3, DEC_VERTEXES)
+ACCESSOR(bspkit_get_edges, bspkit_edge, DEC_EDGES)
+ACCESSOR(bspkit_get_surfedges, int32_t, DEC_SURFEDGES)
+ACCESSOR(bspkit_get_faces, bspkit_face, DEC_FACES)
+ACCESSOR(bspkit_get_orig_faces, bspkit_face, DEC_ORIG_FACES)
+ACCESSOR(bspkit_get_hdr_faces, bspkit_face, DEC_HDR_FACES)
+ACCESSOR(bspkit_get_nodes, bspkit_node, DEC_NODES)
+ACCESSOR(bspkit_get_leafs, bspkit_leaf, DEC_LEAFS)
+ACCESSOR(bspkit_get_models, bspkit_model, DEC_MODELS)
+ACCESSOR(bspkit_get_texinfo, bspkit_texinfo, DEC_TEXINFO)
+ACCESSOR(bspkit_get_leaf_faces, uint32_t, DEC_LEAF_FACES)
+ACCESSOR(bspkit_get_leaf_brushes, uint32_t, DEC_LEAF_BRUSHES)
+ACCESSOR(bspkit_get_clipnodes, bspkit_clipnode, DEC_CLIPNODES)
+ACCESSOR(bspkit_get_brushes, bspkit_brush, DEC_BRUSHES)
+ACCESSOR(bspkit_get_brushsides, bspkit_brushside, DEC_BRUSHSIDES)
+ACCESSOR(bspkit_get_texdata, bspkit_texdata, DEC_TEXDATA)
+ACCESSOR(bspkit_get_texdata_string_table, int32_t, DEC_STRING_TABLE)
+ACCESSOR(bspkit_get_areas, bspkit_area, DEC_AREAS)
+ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, DEC_AREAPORTALS)
+ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, DEC_CUBEMAPS)
 
 bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
 {
     bk_error_clear(err);
     if (!map || !data || !size)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_lighting: NULL argument");
-    int lump;
-    if (map->format.family == BSPKIT_FAMILY_SOURCE)
-        lump = hdr ? BSPKIT_S_LIGHTING_HDR : BSPKIT_S_LIGHTING;
-    else if (hdr) {
+    int lump = map->family_ops->lump_for(map, hdr ? BK_ROLE_LIGHTING_HDR : BK_ROLE_LIGHTING);
+    if (lump < 0) {
         *data = (const uint8_t *)"";
         *size = 0;
         return BSPKIT_OK;
-    } else
-        lump = BSPKIT_Q_LIGHTING;
+    }
     return bk_lump_bytes(map, lump, data, size, err);
 }
 
@@ -605,55 +603,13 @@ bspkit_result bspkit_get_pakfile(bspkit_map *map, const uint8_t **data, size_t *
     bk_error_clear(err);
     if (!map || !data || !size)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_pakfile: NULL argument");
-    if (map->format.family != BSPKIT_FAMILY_SOURCE) {
+    int lump = map->family_ops->lump_for(map, BK_ROLE_PAKFILE);
+    if (lump < 0) {
         *data = (const uint8_t *)"";
         *size = 0;
         return BSPKIT_OK;
     }
-    return bk_lump_bytes(map, BSPKIT_S_PAKFILE, data, size, err);
-}
-
-const char *bspkit_texdata_name(bspkit_map *map, size_t index)
-{
-    if (!map || map->format.family != BSPKIT_FAMILY_SOURCE)
-        return NULL;
-    if (!map->string_data_done) {
-        map->string_data_done = true;
-        const uint8_t *bytes;
-        size_t size;
-        if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK && size &&
-            bytes[size - 1] == '\0') {
-            /* The usual case: every name ends inside the lump, so the lump itself serves. */
-            map->string_data = (char *)bytes;
-            map->string_data_size = size;
-            map->string_data_borrowed = true;
-        } else if (bk_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &size, NULL) == BSPKIT_OK) {
-            /* A private copy with a final NUL, so no name can run off the lump's end. */
-            char *s = bk_alloc(map, size + 1, BSPKIT_S_TEXDATA_STRING_DATA, NULL);
-            if (s) {
-                memcpy(s, bytes, size);
-                s[size] = '\0';
-                map->string_data = s;
-                map->string_data_size = size;
-            }
-        }
-    }
-    if (!map->string_data)
-        return NULL;
-    const bspkit_texdata *td;
-    const int32_t *table;
-    size_t ntd, ntable;
-    if (bspkit_get_texdata(map, &td, &ntd, NULL) != BSPKIT_OK || index >= ntd)
-        return NULL;
-    if (bspkit_get_texdata_string_table(map, &table, &ntable, NULL) != BSPKIT_OK)
-        return NULL;
-    int32_t id = td[index].name_id;
-    if (id < 0 || (size_t)id >= ntable)
-        return NULL;
-    int32_t ofs = table[id];
-    if (ofs < 0 || (size_t)ofs >= map->string_data_size)
-        return NULL;
-    return map->string_data + ofs;
+    return bk_lump_bytes(map, lump, data, size, err);
 }
 
 bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, bspkit_error *err)
@@ -684,24 +640,5 @@ bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, 
         return map->entities_result;
     }
     *out = map->entities;
-    return BSPKIT_OK;
-}
-
-bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_error *err)
-{
-    bk_error_clear(err);
-    if (!map || !crc)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_map_crc: NULL argument");
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
-        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "the map CRC is defined for Source maps only");
-    uint32_t c = 0;
-    for (int i = 0; i < map->lump_count; i++) {
-        if (i == BSPKIT_S_ENTITIES)
-            continue;
-        const bk_lump *l = &map->lumps[i];
-        if (l->length) /* empty lumps may carry any offset */
-            c = bk_crc32(map->data + l->offset, l->length, c);
-    }
-    *crc = c;
     return BSPKIT_OK;
 }

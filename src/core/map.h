@@ -114,6 +114,7 @@ struct bspkit_map {
     bk_lump lumps[BK_MAX_LUMPS];
     bk_bytes_cache bytes[BK_MAX_LUMPS];
     bk_array_cache arrays[DEC_COUNT];
+    int dec_lump[DEC_COUNT]; /* the lump each decoded slot comes from in this map, or -1 */
 
     /* Caches that are not plain record arrays. */
     bk_array_cache miptex;

@@ -177,7 +177,14 @@ static bk_layout layout(const bspkit_map *map, int lump)
     }
 }
 
+/* Quake and GoldSrc maps have one LDR lighting lump and no pakfile. */
+static int lump_for(const bspkit_map *map, bk_lump_role role)
+{
+    (void)map;
+    return role == BK_ROLE_LIGHTING ? BSPKIT_Q_LIGHTING : -1;
+}
+
 const bk_family_ops bk_quake_family = {
-    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout,
+    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
     bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note,
 };

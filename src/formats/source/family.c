@@ -207,7 +207,38 @@ static bk_layout layout(const bspkit_map *map, int lump)
     }
 }
 
+/* The Source map CRC servers compare: CRC32 over every lump but ENTITIES. */
+bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !crc)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_map_crc: NULL argument");
+    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "the map CRC is defined for Source maps only");
+    uint32_t c = 0;
+    for (int i = 0; i < map->lump_count; i++) {
+        if (i == BSPKIT_S_ENTITIES)
+            continue;
+        const bk_lump *l = &map->lumps[i];
+        if (l->length) /* empty lumps may carry any offset */
+            c = bk_crc32(map->data + l->offset, l->length, c);
+    }
+    *crc = c;
+    return BSPKIT_OK;
+}
+
+static int lump_for(const bspkit_map *map, bk_lump_role role)
+{
+    (void)map;
+    switch (role) {
+    case BK_ROLE_LIGHTING: return BSPKIT_S_LIGHTING;
+    case BK_ROLE_LIGHTING_HDR: return BSPKIT_S_LIGHTING_HDR;
+    case BK_ROLE_PAKFILE: return BSPKIT_S_PAKFILE;
+    default: return -1;
+    }
+}
+
 const bk_family_ops bk_source_family = {
-    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout,
+    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
     bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note,
 };
