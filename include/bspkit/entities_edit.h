@@ -225,14 +225,12 @@ BSPKIT_API bool bspkit_glob_match(const char *pattern, const char *text, bool ca
  * block when every pair of the block is satisfied by at least one of the
  * entity's pairs; with duplicate keys any occurrence may satisfy it.
  *
- * Regular expressions are POSIX extended ones, where the plugin uses PCRE.
- * Outside and inside bracket expressions the PCRE shorthands \d \w \s are
- * translated (and \D \W \S outside them), \t \n \r mean tab, LF and CR,
- * and a backslash before any other punctuation quotes it. Other PCRE
- * escapes (\b, \x.., back-references), lookaround and inline options are
- * refused as errors; lazy quantifiers are accepted and, since only whether
- * a value matches is asked, behave as greedy ones. '.' also matches a
- * newline.
+ * Regular expressions are PCRE2 ones, as in the plugin (which uses PCRE):
+ * searched case-insensitively, with '.' also matching a newline; inline
+ * options such as (?-i) apply. Each match may take a bounded amount of work
+ * (1,000,000 backtracking steps, depth 10,000, 20 MB): a value that needs
+ * more makes bspkit_stripper_apply() fail with BSPKIT_ERR_LIMIT naming the
+ * pattern's line and the key, rather than stall.
  *
  * Order: blocks are applied in file order, each to the result of the ones
  * before it (an entity added by an earlier block can be filtered by a later

@@ -5,7 +5,8 @@
 #include "core/grow.h"
 #include "core/map.h"
 
-#include <regex.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@
 
 typedef struct spair {
     char *key, *value;
-    bool is_regex;
-    regex_t re;
+    pcre2_code *re;               /* a /regex/ value, or NULL */
+    pcre2_match_data *match_data; /* with re */
+    unsigned long line;           /* of the value, for match failures */
 } spair;
 
 typedef struct plist {
@@ -37,6 +39,7 @@ typedef struct block {
 struct bspkit_stripper {
     block *blocks;
     size_t count, cap;
+    pcre2_match_context *match_context; /* the limits of every match */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -76,8 +79,8 @@ static void plist_free(plist *l)
     for (size_t i = 0; i < l->count; i++) {
         free(l->items[i].key);
         free(l->items[i].value);
-        if (l->items[i].is_regex)
-            regfree(&l->items[i].re);
+        pcre2_code_free(l->items[i].re);
+        pcre2_match_data_free(l->items[i].match_data);
     }
     free(l->items);
 }
@@ -93,6 +96,7 @@ void bspkit_stripper_free(bspkit_stripper *cfg)
         plist_free(&cfg->blocks[i].del);
     }
     free(cfg->blocks);
+    pcre2_match_context_free(cfg->match_context);
     free(cfg);
 }
 
@@ -101,330 +105,21 @@ size_t bspkit_stripper_block_count(const bspkit_stripper *cfg)
     return cfg ? cfg->count : 0;
 }
 
-/* A growable string for the translated regular expression. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
+/* Regular expressions are PCRE2 ones, as in Stripper:Source itself, with
+ * bounded work per match so a hostile pattern cannot stall an apply. */
+#define RE_MATCH_LIMIT 1000000u   /* backtracking steps */
+#define RE_DEPTH_LIMIT 10000u     /* nested backtracking frames */
+#define RE_HEAP_LIMIT_KIB 20000u  /* backtracking memory */
 
-static void sb_put(sbuf *b, const char *s, size_t n)
+static pcre2_match_context *match_context(void)
 {
-    if (b->oom)
-        return;
-    if (!bk_grow((void **)&b->p, &b->cap, b->len + n + 1, 1)) {
-        b->oom = true;
-        return;
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    if (mc) {
+        pcre2_set_match_limit(mc, RE_MATCH_LIMIT);
+        pcre2_set_depth_limit(mc, RE_DEPTH_LIMIT);
+        pcre2_set_heap_limit(mc, RE_HEAP_LIMIT_KIB);
     }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s)
-{
-    sb_put(b, s, strlen(s));
-}
-
-static void sb_putc(sbuf *b, char c)
-{
-    sb_put(b, &c, 1);
-}
-
-/* ------------------------------------------------------------------------ */
-/* PCRE-style pattern -> POSIX extended regular expression                   */
-/* ------------------------------------------------------------------------ */
-
-static bool is_alnum(int c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* One member of a bracket expression. */
-typedef enum { M_CHAR, M_RANGE, M_TEXT } member_kind;
-typedef struct member {
-    member_kind kind;
-    char lo, hi;      /* M_CHAR uses lo */
-    const char *text; /* M_TEXT: copied verbatim, e.g. "[:digit:]" */
-    size_t text_len;
-} member;
-
-/* Reads one possibly escaped byte of a bracket expression at s[*j]. Returns
- * 1 for a byte in *c, 2 for a class written into *m, or 0 with *why set. */
-static int set_atom(const char *s, size_t n, size_t *j, char *c, member *m, const char **why, char *bad)
-{
-    if (s[*j] != '\\') {
-        *c = s[(*j)++];
-        return 1;
-    }
-    if (*j + 1 >= n) {
-        *why = "trailing backslash";
-        return 0;
-    }
-    char d = s[*j + 1];
-    *j += 2;
-    switch (d) {
-    case 'd': *m = (member){M_TEXT, 0, 0, "0-9", 3}; return 2;
-    case 'w': *m = (member){M_TEXT, 0, 0, "[:alnum:]_", 10}; return 2;
-    case 's': *m = (member){M_TEXT, 0, 0, "[:space:]", 9}; return 2;
-    case 't': *c = '\t'; return 1;
-    case 'n': *c = '\n'; return 1;
-    case 'r': *c = '\r'; return 1;
-    default:
-        if (is_alnum((unsigned char)d)) {
-            *why = "unsupported escape inside [...]";
-            *bad = d;
-            return 0;
-        }
-        *c = d;
-        return 1;
-    }
-}
-
-/* Translates the bracket expression starting at s[*i] == '['. POSIX takes
- * backslashes literally there and wants ']' first, '-' last and '^' not
- * first, so the members are collected and written out in that order. */
-static const char *translate_set(const char *s, size_t n, size_t *i, sbuf *o, char *bad)
-{
-    member *ms = NULL;
-    size_t count = 0, cap = 0;
-    bool negate = false, has_close = false, has_caret = false, has_dash = false;
-    const char *why = NULL;
-    size_t j = *i + 1;
-    if (j < n && s[j] == '^') {
-        negate = true;
-        j++;
-    }
-    bool first = true;
-    for (;;) {
-        if (j >= n) {
-            why = "unterminated [...]";
-            break;
-        }
-        if (s[j] == ']' && !first) {
-            j++;
-            break;
-        }
-        first = false;
-        member m;
-        char c = 0;
-        if (s[j] == '[' && j + 1 < n && (s[j + 1] == ':' || s[j + 1] == '=' || s[j + 1] == '.')) {
-            char kind = s[j + 1];
-            size_t k = j + 2;
-            while (k + 1 < n && !(s[k] == kind && s[k + 1] == ']'))
-                k++;
-            if (k + 1 >= n) {
-                why = "unterminated [:class:]";
-                break;
-            }
-            m = (member){M_TEXT, 0, 0, s + j, k + 2 - j};
-            j = k + 2;
-        } else {
-            int r = set_atom(s, n, &j, &c, &m, &why, bad);
-            if (r == 0)
-                break;
-            if (r == 1) {
-                m = (member){M_CHAR, c, c, NULL, 0};
-                if (j + 1 < n && s[j] == '-' && s[j + 1] != ']') {
-                    j++;
-                    member dummy;
-                    char hi = 0;
-                    int r2 = set_atom(s, n, &j, &hi, &dummy, &why, bad);
-                    if (r2 != 1) {
-                        if (r2 == 2)
-                            why = "a class cannot end a range";
-                        break;
-                    }
-                    m = (member){M_RANGE, c, hi, NULL, 0};
-                }
-            }
-        }
-        if (m.kind == M_CHAR && m.lo == ']') {
-            has_close = true;
-        } else if (m.kind == M_CHAR && m.lo == '^') {
-            has_caret = true;
-        } else if (m.kind == M_CHAR && m.lo == '-') {
-            has_dash = true;
-        } else {
-            if (!bk_grow((void **)&ms, &cap, count + 1, sizeof *ms)) {
-                o->oom = true;
-                break;
-            }
-            ms[count++] = m;
-        }
-    }
-    if (!why && !o->oom) {
-        if (!negate && !has_close && count == 0 && has_caret && !has_dash) {
-            sb_puts(o, "\\^"); /* "[^]" would mean something else */
-        } else {
-            sb_putc(o, '[');
-            if (negate)
-                sb_putc(o, '^');
-            if (has_close) {
-                sb_putc(o, ']');
-            } else if (has_dash && count == 0 && has_caret && !negate) {
-                sb_putc(o, '-'); /* "[-^]": '-' first keeps '^' literal */
-                has_dash = false;
-            }
-            for (size_t k = 0; k < count; k++) {
-                if (ms[k].kind == M_TEXT) {
-                    sb_put(o, ms[k].text, ms[k].text_len);
-                } else {
-                    sb_putc(o, ms[k].lo);
-                    if (ms[k].kind == M_RANGE) {
-                        sb_putc(o, '-');
-                        sb_putc(o, ms[k].hi);
-                    }
-                }
-            }
-            if (has_caret)
-                sb_putc(o, '^');
-            if (has_dash)
-                sb_putc(o, '-');
-            sb_putc(o, ']');
-        }
-        *i = j - 1;
-    }
-    free(ms);
-    return why;
-}
-
-/* glibc's regcomp() expands repetition by copying the repeated tree, so
- * stacked quantifiers ("a+++"), large or nested counts and deep nesting make
- * it allocate exponentially: a short config line could take gigabytes. The
- * translated ERE is checked against bounds generous for real configs. */
-#define RE_MAX_LENGTH 1024
-#define RE_MAX_DEPTH 8
-#define RE_MAX_REPEAT_PRODUCT 1000
-#define RE_MAX_QUANTIFIERS 64
-
-static const char *check_re_cost(const char *re)
-{
-    size_t len = strlen(re);
-    if (len > RE_MAX_LENGTH)
-        return "regular expression longer than 1024 bytes";
-    int depth = 0, quantifiers = 0;
-    unsigned long product = 1;
-    bool after_quantifier = false, after_lazy = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = re[i];
-        if (c != '?')
-            after_lazy = false;
-        if (c == '\\') {
-            i++;
-            after_quantifier = false;
-            continue;
-        }
-        if (c == '[') { /* skip a bracket expression: ']' first is literal, [:class:] nests */
-            size_t j = i + 1;
-            if (j < len && re[j] == '^')
-                j++;
-            if (j < len && re[j] == ']')
-                j++;
-            while (j < len && re[j] != ']') {
-                if (re[j] == '[' && j + 1 < len && (re[j + 1] == ':' || re[j + 1] == '.' || re[j + 1] == '=')) {
-                    const char *close = strstr(re + j + 2, (char[]){re[j + 1], ']', 0});
-                    j = close ? (size_t)(close - re) + 2 : len;
-                    continue;
-                }
-                j++;
-            }
-            i = j;
-            after_quantifier = false;
-            continue;
-        }
-        bool quantifier = c == '*' || c == '+' || c == '?' || c == '{';
-        if (quantifier && after_quantifier && c == '?' && !after_lazy) {
-            /* PCRE's lazy "x*?" matches the same strings as "x*": ERE reads it as "(x*)?" */
-            after_lazy = true;
-            continue;
-        }
-        if (quantifier) {
-            if (after_quantifier)
-                return "stacked quantifiers (PCRE's possessive forms are not supported)";
-            if (++quantifiers > RE_MAX_QUANTIFIERS)
-                return "more than 64 quantifiers";
-            if (c == '{') {
-                unsigned long lo = 0, hi = 0;
-                size_t j = i + 1;
-                while (j < len && re[j] >= '0' && re[j] <= '9' && lo < 100000)
-                    lo = lo * 10 + (unsigned long)(re[j++] - '0');
-                hi = lo;
-                if (j < len && re[j] == ',') {
-                    j++;
-                    hi = lo + 1; /* {m,} copies the tree m + 1 times */
-                    if (j < len && re[j] >= '0' && re[j] <= '9') {
-                        hi = 0;
-                        while (j < len && re[j] >= '0' && re[j] <= '9' && hi < 100000)
-                            hi = hi * 10 + (unsigned long)(re[j++] - '0');
-                    }
-                }
-                product *= hi ? hi : 1;
-                if (product > RE_MAX_REPEAT_PRODUCT)
-                    return "repetition counts too large (their product may be at most 1000)";
-                while (j < len && re[j] != '}')
-                    j++;
-                i = j;
-            } else if (c == '+') {
-                product *= 2; /* x+ is compiled as x x* */
-                if (product > RE_MAX_REPEAT_PRODUCT)
-                    return "too many repeated groups";
-            }
-            after_quantifier = true;
-            continue;
-        }
-        after_quantifier = false;
-        if (c == '(' && ++depth > RE_MAX_DEPTH)
-            return "groups nested deeper than 8";
-        if (c == ')' && depth > 0)
-            depth--;
-    }
-    return NULL;
-}
-
-/* Returns NULL on success, else a reason (with the offending letter in *bad
- * for unsupported escapes). */
-static const char *translate_re(const char *s, size_t n, sbuf *o, char *bad)
-{
-    *bad = 0;
-    sb_put(o, "", 0);
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '[') {
-            const char *why = translate_set(s, n, &i, o, bad);
-            if (why)
-                return why;
-            continue;
-        }
-        if (c != '\\') {
-            sb_putc(o, c);
-            continue;
-        }
-        if (i + 1 >= n)
-            return "trailing backslash";
-        char d = s[++i];
-        switch (d) {
-        case 'd': sb_puts(o, "[0-9]"); break;
-        case 'D': sb_puts(o, "[^0-9]"); break;
-        case 'w': sb_puts(o, "[[:alnum:]_]"); break;
-        case 'W': sb_puts(o, "[^[:alnum:]_]"); break;
-        case 's': sb_puts(o, "[[:space:]]"); break;
-        case 'S': sb_puts(o, "[^[:space:]]"); break;
-        case 't': sb_putc(o, '\t'); break;
-        case 'n': sb_putc(o, '\n'); break;
-        case 'r': sb_putc(o, '\r'); break;
-        default:
-            if (is_alnum((unsigned char)d)) {
-                *bad = d;
-                return "unsupported escape";
-            }
-            /* Quote ERE operators; other punctuation is literal as it stands. */
-            if (strchr(".[]{}()*+?^$|\\", d))
-                sb_putc(o, '\\');
-            sb_putc(o, d);
-        }
-    }
-    return NULL;
+    return mc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -563,34 +258,30 @@ static bspkit_result add_pair(parser *ps, plist *l, const tok *key, const tok *v
     sp->value[value->len] = '\0';
 
     if (matchable && value->len >= 2 && value->s[0] == '/' && value->s[value->len - 1] == '/') {
-        sbuf re = {0};
-        char bad = 0;
-        const char *why = translate_re(value->s + 1, value->len - 2, &re, &bad);
-        if (!why && !re.oom)
-            why = check_re_cost(re.p);
-        int rc = 0;
-        if (!why && !re.oom)
-            rc = regcomp(&sp->re, re.p, REG_EXTENDED | REG_ICASE | REG_NOSUB);
-        free(re.p);
-        if (re.oom) {
+        /* Case-insensitive like the plugin's matching of plain values; '.'
+         * also matches a newline, which entity values may hold. */
+        int code;
+        PCRE2_SIZE at;
+        sp->re = pcre2_compile((PCRE2_SPTR)(value->s + 1), value->len - 2, PCRE2_CASELESS | PCRE2_DOTALL, &code,
+                               &at, NULL);
+        if (sp->re)
+            sp->match_data = pcre2_match_data_create(1, NULL);
+        if (!sp->re) {
+            PCRE2_UCHAR msg[128];
+            if (pcre2_get_error_message(code, msg, sizeof msg) < 0)
+                snprintf((char *)msg, sizeof msg, "error %d", code);
+            free(sp->key);
+            free(sp->value);
+            return fail_at(ps, value->pos, value->line, "bad regular expression \"%.*s\": %s (at offset %zu)",
+                           shown(value->len), value->s, (const char *)msg, (size_t)at);
+        }
+        if (!sp->match_data) {
+            pcre2_code_free(sp->re);
             free(sp->key);
             free(sp->value);
             return fail_nomem(ps->err);
         }
-        if (why || rc != 0) {
-            char msg[128];
-            if (why && bad)
-                snprintf(msg, sizeof msg, "%s \\%c", why, bad);
-            else if (why)
-                snprintf(msg, sizeof msg, "%s", why);
-            else
-                regerror(rc, &sp->re, msg, sizeof msg);
-            free(sp->key);
-            free(sp->value);
-            return fail_at(ps, value->pos, value->line, "bad regular expression \"%.*s\": %s", shown(value->len),
-                           value->s, msg);
-        }
-        sp->is_regex = true;
+        sp->line = value->line;
     }
     l->count++;
     return BSPKIT_OK;
@@ -752,6 +443,11 @@ bspkit_result bspkit_stripper_parse(const char *text, size_t size, bspkit_stripp
     bspkit_stripper *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return fail_nomem(err);
+    cfg->match_context = match_context();
+    if (!cfg->match_context) {
+        free(cfg);
+        return fail_nomem(err);
+    }
     size_t len = size;
     if (size) {
         const char *nul = memchr(text, '\0', size);
@@ -772,31 +468,69 @@ bspkit_result bspkit_stripper_parse(const char *text, size_t size, bspkit_stripp
 /* applying                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static bool pair_matches(const spair *sp, const bspkit_keyvalue *kv)
+/* What matching ran into: a pattern that needed more work than its limits
+ * allow (or memory) stops the apply with an error naming it. */
+typedef struct matcher {
+    pcre2_match_context *context;
+    const spair *failed;
+    int failure;                 /* PCRE2 error code */
+    const char *failed_key;
+} matcher;
+
+static bool pair_matches(matcher *m, const spair *sp, const bspkit_keyvalue *kv)
 {
     if (!text_equal(sp->key, kv->key))
         return false;
-    if (sp->is_regex)
-        return regexec(&sp->re, kv->value, 0, NULL, 0) == 0;
-    return text_equal(sp->value, kv->value);
+    if (!sp->re)
+        return text_equal(sp->value, kv->value);
+    if (m->failed)
+        return false;
+    int rc = pcre2_match(sp->re, (PCRE2_SPTR)kv->value, PCRE2_ZERO_TERMINATED, 0, 0, sp->match_data, m->context);
+    if (rc >= 0)
+        return true;
+    if (rc != PCRE2_ERROR_NOMATCH) {
+        m->failed = sp;
+        m->failure = rc;
+        m->failed_key = kv->key;
+    }
+    return false;
 }
 
 /* Every pair of the block must be satisfied by some pair of the entity. */
-static bool entity_matches(const plist *m, const bspkit_keyvalue *pairs, size_t count)
+static bool entity_matches(matcher *mt, const plist *m, const bspkit_keyvalue *pairs, size_t count)
 {
     for (size_t i = 0; i < m->count; i++) {
         bool found = false;
         for (size_t j = 0; j < count && !found; j++)
-            found = pair_matches(&m->items[i], &pairs[j]);
+            found = pair_matches(mt, &m->items[i], &pairs[j]);
         if (!found)
             return false;
     }
     return true;
 }
 
+typedef struct filter_ctx {
+    matcher *m;
+    const plist *match;
+} filter_ctx;
+
 static bool filter_pred(void *ctx, const bspkit_keyvalue *pairs, size_t count)
 {
-    return entity_matches(ctx, pairs, count);
+    filter_ctx *f = ctx;
+    return entity_matches(f->m, f->match, pairs, count);
+}
+
+static bspkit_result match_failure(const matcher *m, bspkit_error *err)
+{
+    PCRE2_UCHAR msg[128];
+    if (pcre2_get_error_message(m->failure, msg, sizeof msg) < 0)
+        snprintf((char *)msg, sizeof msg, "error %d", m->failure);
+    bool limit = m->failure == PCRE2_ERROR_MATCHLIMIT || m->failure == PCRE2_ERROR_DEPTHLIMIT ||
+                 m->failure == PCRE2_ERROR_HEAPLIMIT;
+    return bk_fail(err, limit ? BSPKIT_ERR_LIMIT : BSPKIT_ERR_ARGUMENT, -1, -1, -1,
+                   "stripper: line %lu: regular expression \"/%.*s/\" stopped on a value of key \"%.60s\": %s",
+                   m->failed->line, shown(strlen(m->failed->value) - 2), m->failed->value + 1, m->failed_key,
+                   (const char *)msg);
 }
 
 static bspkit_result apply_add(const block *b, bspkit_entlist *list, bspkit_error *err)
@@ -814,22 +548,28 @@ static bspkit_result apply_add(const block *b, bspkit_entlist *list, bspkit_erro
     return r;
 }
 
-static bspkit_result apply_modify(const block *b, bspkit_entlist *list, size_t *modified, bspkit_error *err)
+static bspkit_result apply_modify(matcher *m, const block *b, bspkit_entlist *list, size_t *modified,
+                                  bspkit_error *err)
 {
     bspkit_result r;
     size_t n_ents = bspkit_entlist_count(list);
     for (size_t e = 0; e < n_ents; e++) {
         size_t count;
         const bspkit_keyvalue *pairs = bspkit_entlist_pairs(list, e, &count);
-        if (!entity_matches(&b->match, pairs, count))
+        if (!entity_matches(m, &b->match, pairs, count)) {
+            if (m->failed)
+                return match_failure(m, err);
             continue;
+        }
         bool changed = false;
         /* Backwards, so deleting does not skip the next pair. */
         for (size_t j = count; j-- > 0;) {
             pairs = bspkit_entlist_pairs(list, e, &count);
             bool hit = false;
             for (size_t k = 0; k < b->del.count && !hit; k++)
-                hit = pair_matches(&b->del.items[k], &pairs[j]);
+                hit = pair_matches(m, &b->del.items[k], &pairs[j]);
+            if (m->failed)
+                return match_failure(m, err);
             if (hit) {
                 if ((r = bspkit_entlist_delete_pair(list, e, j, err)) != BSPKIT_OK)
                     return r;
@@ -871,20 +611,25 @@ bspkit_result bspkit_stripper_apply(const bspkit_stripper *cfg, bspkit_entlist *
     if (!cfg || !list)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "stripper: invalid argument");
     bspkit_result r = BSPKIT_OK;
+    matcher m = {cfg->match_context, NULL, 0, NULL};
     for (size_t i = 0; i < cfg->count && r == BSPKIT_OK; i++) {
         const block *b = &cfg->blocks[i];
         size_t removed = 0;
         switch (b->kind) {
-        case BLOCK_FILTER:
-            r = bspkit_entlist_delete_if(list, filter_pred, (void *)&b->match, &removed, err);
+        case BLOCK_FILTER: {
+            filter_ctx f = {&m, &b->match};
+            r = bspkit_entlist_delete_if(list, filter_pred, &f, &removed, err);
             st.removed += removed;
+            if (r == BSPKIT_OK && m.failed)
+                r = match_failure(&m, err);
             break;
+        }
         case BLOCK_ADD:
             r = apply_add(b, list, err);
             st.added += r == BSPKIT_OK;
             break;
         case BLOCK_MODIFY:
-            r = apply_modify(b, list, &st.modified, err);
+            r = apply_modify(&m, b, list, &st.modified, err);
             break;
         }
     }
