@@ -43,28 +43,29 @@ extern "C" {
 /* Results and errors                                                        */
 /* ------------------------------------------------------------------------ */
 
-/** One code per failure class. */
+/** One code per failure class. The values are part of the ABI: they never change, and new
+ *  codes are added before BSPKIT_RESULT_COUNT. */
 typedef enum bspkit_result {
     BSPKIT_OK = 0,
-    BSPKIT_ERR_ARGUMENT,       /**< invalid argument from the caller */
-    BSPKIT_ERR_IO,             /**< file could not be opened, read, mapped or written */
-    BSPKIT_ERR_NOMEM,          /**< the system allocator failed */
-    BSPKIT_ERR_LIMIT,          /**< a limit in bspkit_options would be exceeded */
-    BSPKIT_ERR_EMPTY,          /**< the input has no bytes */
-    BSPKIT_ERR_TRUNCATED,      /**< the input ends inside the header or directory */
-    BSPKIT_ERR_UNKNOWN_FORMAT, /**< not a format bspkit recognises */
-    BSPKIT_ERR_UNSUPPORTED,    /**< a recognised format bspkit does not read (Quake 2/3, Respawn, zip, ...) */
-    BSPKIT_ERR_LUMP_RANGE,     /**< a lump's offset/length lies outside the file */
-    BSPKIT_ERR_LUMP_SIZE,      /**< a lump's length is not a whole number of records */
-    BSPKIT_ERR_COMPRESSION,    /**< an LZMA lump header or stream is invalid */
-    BSPKIT_ERR_ENTITIES,       /**< the entity text is malformed */
-    BSPKIT_ERR_VISIBILITY,     /**< the visibility data is malformed */
-    BSPKIT_ERR_TEXTURES,       /**< the miptex directory or a miptex is malformed */
-    BSPKIT_ERR_GAME_LUMP,      /**< the game-lump directory is malformed */
-    BSPKIT_ERR_INDEX,          /**< a cross-reference is out of range (reported by validate) */
-    BSPKIT_ERR_ENGINE_LIMIT,   /**< a count exceeds the engine's limit (a validate warning) */
-    BSPKIT_ERR_NOT_FOUND,      /**< the requested lump or item does not exist */
-    BSPKIT_RESULT_COUNT
+    BSPKIT_ERR_ARGUMENT = 1,        /**< invalid argument from the caller */
+    BSPKIT_ERR_IO = 2,              /**< file could not be opened, read, mapped or written */
+    BSPKIT_ERR_NOMEM = 3,           /**< the system allocator failed */
+    BSPKIT_ERR_LIMIT = 4,           /**< a limit in bspkit_options would be exceeded */
+    BSPKIT_ERR_EMPTY = 5,           /**< the input has no bytes */
+    BSPKIT_ERR_TRUNCATED = 6,       /**< the input ends inside the header or directory */
+    BSPKIT_ERR_UNKNOWN_FORMAT = 7,  /**< not a format bspkit recognises */
+    BSPKIT_ERR_UNSUPPORTED = 8,     /**< a recognised format bspkit does not read (Quake 2/3, Respawn, zip, ...) */
+    BSPKIT_ERR_LUMP_RANGE = 9,      /**< a lump's offset/length lies outside the file */
+    BSPKIT_ERR_LUMP_SIZE = 10,      /**< a lump's length is not a whole number of records */
+    BSPKIT_ERR_COMPRESSION = 11,    /**< an LZMA lump header or stream is invalid */
+    BSPKIT_ERR_ENTITIES = 12,       /**< the entity text is malformed */
+    BSPKIT_ERR_VISIBILITY = 13,     /**< the visibility data is malformed */
+    BSPKIT_ERR_TEXTURES = 14,       /**< the miptex directory or a miptex is malformed */
+    BSPKIT_ERR_GAME_LUMP = 15,      /**< the game-lump directory is malformed */
+    BSPKIT_ERR_INDEX = 16,          /**< a cross-reference is out of range (reported by validate) */
+    BSPKIT_ERR_ENGINE_LIMIT = 17,   /**< a count exceeds the engine's limit (a validate warning) */
+    BSPKIT_ERR_NOT_FOUND = 18,      /**< the requested lump or item does not exist */
+    BSPKIT_RESULT_COUNT = 19
 } bspkit_result;
 
 /** Describes a failure. `lump` is -1 and offsets are -1 when not applicable. */
