@@ -1,6 +1,7 @@
 /* Opening maps, memory accounting, errors and the lazy lump caches. */
 #include "core/family.h"
 #include "core/map.h"
+#include "core/ascii.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -396,26 +397,13 @@ bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump
     return BSPKIT_OK;
 }
 
-static int ascii_casecmp(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int ca = (unsigned char)*a, cb = (unsigned char)*b;
-        if (ca >= 'A' && ca <= 'Z')
-            ca += 32;
-        if (cb >= 'A' && cb <= 'Z')
-            cb += 32;
-        if (ca != cb || !ca)
-            return ca - cb;
-    }
-}
-
 int bspkit_lump_find(const bspkit_map *map, const char *name)
 {
     if (!map || !name)
         return -1;
     for (int i = 0; i < map->lump_count; i++) {
         const char *n = bk_lump_name(map, i), *k = bk_lump_key(map, i);
-        if ((n && ascii_casecmp(n, name) == 0) || (k && ascii_casecmp(k, name) == 0))
+        if ((n && bk_ascii_casecmp(n, name) == 0) || (k && bk_ascii_casecmp(k, name) == 0))
             return i;
     }
     return -1;

@@ -17,13 +17,13 @@
 #include "core/map.h"
 #include "entities/values.h"
 #include "core/surfedge.h"
+#include "core/ascii.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* Deeper trees are refused: a path's planes are kept per level. Real maps stay far below. */
 #define MAX_DEPTH 512
@@ -203,7 +203,7 @@ static bool name_fits(const char *name, int32_t contents)
     if (!name)
         return false;
     if (contents == BSPKIT_Q_CONTENTS_SKY)
-        return strncasecmp(name, "sky", 3) == 0;
+        return bk_ascii_ncasecmp(name, "sky", 3) == 0;
     return name[0] == '*' || name[0] == '!';
 }
 

@@ -10,13 +10,13 @@
 #include "core/map.h"
 #include "entities/values.h"
 #include "core/surfedge.h"
+#include "core/ascii.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 enum {
     SURF_TRIGGER = 0x40,
@@ -99,7 +99,7 @@ static bool strip_int(const char *s, size_t len, size_t *start)
 void vmf_unpatch_material(const char *name, char *buf, size_t size)
 {
     snprintf(buf, size, "%s", name);
-    if (strncasecmp(buf, "maps/", 5) != 0)
+    if (bk_ascii_ncasecmp(buf, "maps/", 5) != 0)
         return;
     const char *slash = strchr(buf + 5, '/');
     if (!slash || !slash[1])
@@ -116,14 +116,14 @@ void vmf_unpatch_material(const char *name, char *buf, size_t size)
             continue;
         }
         static const char wvt[] = "_wvt_patch";
-        if (len > sizeof wvt - 1 && strcasecmp(buf + len - (sizeof wvt - 1), wvt) == 0) {
+        if (len > sizeof wvt - 1 && bk_ascii_casecmp(buf + len - (sizeof wvt - 1), wvt) == 0) {
             buf[len - (sizeof wvt - 1)] = '\0';
             changed = true;
             continue;
         }
         static const char depth[] = "_depth";
         if (strip_int(buf, len, &a) && a >= sizeof depth - 1 &&
-            strncasecmp(buf + a - (sizeof depth - 1), depth, sizeof depth - 1) == 0 && a > sizeof depth - 1) {
+            bk_ascii_ncasecmp(buf + a - (sizeof depth - 1), depth, sizeof depth - 1) == 0 && a > sizeof depth - 1) {
             buf[a - (sizeof depth - 1)] = '\0';
             changed = true;
         }
@@ -185,7 +185,7 @@ static void side_material(vmf_ctx *c, const vmf_side_in *s, int32_t contents, co
                     !(ct & (BSPKIT_S_CONTENTS_SOLID | BSPKIT_S_CONTENTS_WINDOW | BSPKIT_S_CONTENTS_GRATE |
                             BSPKIT_S_CONTENTS_WATER | BSPKIT_S_CONTENTS_SLIME)));
     /* Clip and portal brushes keep only tool names; skip/nodraw on them is compiler residue. */
-    if (name && name[0] && !(special && strncasecmp(name, "tools/", 6) == 0)) {
+    if (name && name[0] && !(special && bk_ascii_ncasecmp(name, "tools/", 6) == 0)) {
         vmf_unpatch_material(name, buf, size);
         return;
     }

@@ -6,6 +6,7 @@
 #include "bspkit/entities_edit.h"
 #include "core/grow.h"
 #include "core/map.h"
+#include "core/ascii.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,26 +47,10 @@ static bspkit_result fail_entity(bspkit_error *err, const bspkit_entlist *list, 
                    list->count);
 }
 
-static int lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-static int upper(int c)
-{
-    return c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c;
-}
-
 /* ASCII-only, like the engines' stricmp: locale must not change what matches. */
 static bool key_equal(const char *a, const char *b)
 {
-    for (;; a++, b++) {
-        int ca = lower((unsigned char)*a), cb = lower((unsigned char)*b);
-        if (ca != cb)
-            return false;
-        if (ca == 0)
-            return true;
-    }
+    return bk_ascii_equal(a, b);
 }
 
 static char *dup_len(const char *s, size_t len)
@@ -638,7 +623,7 @@ void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_chang
 
 static bool byte_equal(int a, int b, bool fold)
 {
-    return fold ? lower(a) == lower(b) : a == b;
+    return fold ? bk_ascii_lower(a) == bk_ascii_lower(b) : a == b;
 }
 
 /* Matches `c` against the set starting at p[0] == '['. Sets *len to the
@@ -676,7 +661,7 @@ static bool match_set(const char *p, int c, bool fold, size_t *len)
             q++;
         }
         if ((c >= lo && c <= hi) ||
-            (fold && ((lower(c) >= lo && lower(c) <= hi) || (upper(c) >= lo && upper(c) <= hi))))
+            (fold && ((bk_ascii_lower(c) >= lo && bk_ascii_lower(c) <= hi) || (bk_ascii_upper(c) >= lo && bk_ascii_upper(c) <= hi))))
             hit = true;
     }
     *len = (size_t)(q + 1 - p);

@@ -4,6 +4,7 @@
 #include "bspkit/entities_edit.h"
 #include "core/grow.h"
 #include "core/map.h"
+#include "core/ascii.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -46,21 +47,10 @@ struct bspkit_stripper {
 /* helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static int lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
 /* ASCII case-insensitive, as the plugin's stricmp. */
 static bool text_equal(const char *a, const char *b)
 {
-    for (;; a++, b++) {
-        int ca = lower((unsigned char)*a), cb = lower((unsigned char)*b);
-        if (ca != cb)
-            return false;
-        if (ca == 0)
-            return true;
-    }
+    return bk_ascii_equal(a, b);
 }
 
 static bool span_equal(const char *s, size_t len, const char *word)
@@ -69,7 +59,7 @@ static bool span_equal(const char *s, size_t len, const char *word)
     if (n != len)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (lower((unsigned char)s[i]) != lower((unsigned char)word[i]))
+        if (bk_ascii_lower((unsigned char)s[i]) != bk_ascii_lower((unsigned char)word[i]))
             return false;
     return true;
 }

@@ -5,13 +5,13 @@
 #include "bspkit/export.h"
 #include "core/map.h"
 #include "export/writers.h"
+#include "core/ascii.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <errno.h>
 
@@ -20,7 +20,7 @@
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+    return n >= k && bk_ascii_casecmp(s + n - k, suffix) == 0;
 }
 
 static bspkit_result check_options(const bspkit_export_options *o, bspkit_error *err)

@@ -10,12 +10,12 @@
 #include "core/map.h"
 #include "entities/values.h"
 #include "core/surfedge.h"
+#include "core/ascii.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define PI 3.14159265358979323846
 
@@ -132,9 +132,9 @@ static bool is_tool_name(const char *name)
 {
     static const char *const TOOLS[] = {"clip", "skip", "hint", "origin", "aaatrigger", "null", "nodraw", "trigger"};
     for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++)
-        if (strcasecmp(name, TOOLS[i]) == 0)
+        if (bk_ascii_casecmp(name, TOOLS[i]) == 0)
             return true;
-    return strncasecmp(name, "tools/", 6) == 0 || strncasecmp(name, "tools\\", 6) == 0;
+    return bk_ascii_ncasecmp(name, "tools/", 6) == 0 || bk_ascii_ncasecmp(name, "tools\\", 6) == 0;
 }
 
 bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32_t flags)
@@ -147,9 +147,9 @@ bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32
         if (source && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
             return true;
         /* Quake draws every "sky*" texture as sky; GoldSrc only the one named "sky". */
-        if (family == BSPKIT_FAMILY_QUAKE && strncasecmp(name, "sky", 3) == 0)
+        if (family == BSPKIT_FAMILY_QUAKE && bk_ascii_ncasecmp(name, "sky", 3) == 0)
             return true;
-        if (family == BSPKIT_FAMILY_GOLDSRC && strcasecmp(name, "sky") == 0)
+        if (family == BSPKIT_FAMILY_GOLDSRC && bk_ascii_casecmp(name, "sky") == 0)
             return true;
     }
     if ((skip & BSPKIT_SKIP_NODRAW) && source && (flags & BK_SURF_NODRAW))

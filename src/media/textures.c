@@ -4,12 +4,12 @@
 #include "bspkit/pak.h"
 #include "bspkit/textures.h"
 #include "core/map.h"
+#include "core/ascii.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 /* Longest WAD or material name considered; longer ones cannot be files the engines load. */
@@ -116,7 +116,7 @@ static char *find_in_search_path(const char *sp, const char *name)
     if (S_ISREG(st.st_mode)) {
         const char *base = strrchr(sp, '/');
         base = base ? base + 1 : sp;
-        return strcasecmp(base, name) == 0 ? strdup(sp) : NULL;
+        return bk_ascii_casecmp(base, name) == 0 ? strdup(sp) : NULL;
     }
     if (!S_ISDIR(st.st_mode))
         return NULL;
@@ -126,7 +126,7 @@ static char *find_in_search_path(const char *sp, const char *name)
     char *found = NULL;
     struct dirent *de;
     while (!found && (de = readdir(dir)) != NULL) {
-        if (strcasecmp(de->d_name, name) != 0)
+        if (bk_ascii_casecmp(de->d_name, name) != 0)
             continue;
         char *p = join_path(sp, de->d_name);
         if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
@@ -174,7 +174,7 @@ static bspkit_result open_wads(bspkit_textures *t, const bspkit_texture_options 
             continue;
         bool seen = false;
         for (size_t i = 0; i < t->wad_count && !seen; i++)
-            seen = strcasecmp(t->wads[i].name, name) == 0;
+            seen = bk_ascii_casecmp(t->wads[i].name, name) == 0;
         if (seen)
             continue;
         tex_wad *w = &t->wads[t->wad_count];
@@ -272,7 +272,7 @@ static bool cubemap_suffix(const char *s, size_t len, size_t *cut)
  * Returns false when the name has neither form. */
 static bool unpatched_name(const char *name, char *out, size_t cap)
 {
-    if (strncasecmp(name, "maps/", 5) != 0)
+    if (bk_ascii_ncasecmp(name, "maps/", 5) != 0)
         return false;
     const char *rest = strchr(name + 5, '/');
     if (!rest || !rest[1])
@@ -280,7 +280,7 @@ static bool unpatched_name(const char *name, char *out, size_t cap)
     rest++;
     size_t len = strlen(rest), cut;
     static const char WVT[] = "_wvt_patch";
-    if (len > sizeof WVT - 1 && strcasecmp(rest + len - (sizeof WVT - 1), WVT) == 0)
+    if (len > sizeof WVT - 1 && bk_ascii_casecmp(rest + len - (sizeof WVT - 1), WVT) == 0)
         cut = len - (sizeof WVT - 1);
     else if (!cubemap_suffix(rest, len, &cut))
         return false;

@@ -5,12 +5,12 @@
 #include "bspkit/textures.h"
 #include "core/map.h"
 #include "media/texture_internal.h"
+#include "core/ascii.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #define WAD_HEADER_SIZE 12
@@ -191,7 +191,7 @@ bspkit_result bspkit_wad_find(const bspkit_wad *wad, const char *name, size_t *i
     if (!wad || !name || !index)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "wad: NULL argument");
     for (size_t i = 0; i < wad->count; i++) {
-        if (strcasecmp(wad->entries[i].name, name) == 0) {
+        if (bk_ascii_casecmp(wad->entries[i].name, name) == 0) {
             *index = i;
             return BSPKIT_OK;
         }
