@@ -160,9 +160,10 @@ BSPKIT_API bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspk
 
 /**
  * Shell-style match of a whole entry name: '*' any run of characters ('/'
- * included), '?' one character, "[abc]" / "[a-z]" / "[!abc]" a set, '\\'
- * makes the next character literal. ASCII case is ignored and '\\' in `name`
- * counts as '/', as in Source's lookups.
+ * included), '?' one character, "[abc]" / "[a-z]" / "[!abc]" / "[^abc]" a
+ * set, '\\' makes the next character literal (inside sets too). ASCII case
+ * is ignored and '\\' counts as '/', as in Source's lookups. The same matcher
+ * as bspkit_glob_match().
  */
 BSPKIT_API bool bspkit_pak_glob_match(const char *glob, const char *name);
 

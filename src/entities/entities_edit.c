@@ -7,6 +7,7 @@
 #include "core/grow.h"
 #include "core/map.h"
 #include "core/ascii.h"
+#include "core/glob.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -617,106 +618,9 @@ void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_chang
     out->removed = list->originals - kept;
 }
 
-/* ------------------------------------------------------------------------ */
-/* glob patterns                                                             */
-/* ------------------------------------------------------------------------ */
-
-static bool byte_equal(int a, int b, bool fold)
-{
-    return fold ? bk_ascii_lower(a) == bk_ascii_lower(b) : a == b;
-}
-
-/* Matches `c` against the set starting at p[0] == '['. Sets *len to the
- * pattern bytes used, or to 0 when the set has no closing ']' (the caller
- * then takes the '[' literally). */
-static bool match_set(const char *p, int c, bool fold, size_t *len)
-{
-    const char *q = p + 1;
-    bool negate = false, hit = false;
-    if (*q == '!' || *q == '^') {
-        negate = true;
-        q++;
-    }
-    bool first = true;
-    for (;;) {
-        if (*q == '\0') {
-            *len = 0;
-            return false;
-        }
-        if (*q == ']' && !first)
-            break;
-        first = false;
-        int lo = (unsigned char)*q;
-        if (*q == '\\' && q[1]) {
-            q++;
-            lo = (unsigned char)*q;
-        }
-        q++;
-        int hi = lo;
-        if (*q == '-' && q[1] && q[1] != ']') {
-            q++;
-            if (*q == '\\' && q[1])
-                q++;
-            hi = (unsigned char)*q;
-            q++;
-        }
-        if ((c >= lo && c <= hi) ||
-            (fold && ((bk_ascii_lower(c) >= lo && bk_ascii_lower(c) <= hi) || (bk_ascii_upper(c) >= lo && bk_ascii_upper(c) <= hi))))
-            hit = true;
-    }
-    *len = (size_t)(q + 1 - p);
-    return hit != negate;
-}
-
 bool bspkit_glob_match(const char *pattern, const char *text, bool case_sensitive)
 {
-    if (!pattern || !text)
-        return false;
-    bool fold = !case_sensitive;
-    const char *p = pattern, *t = text;
-    const char *star_p = NULL, *star_t = NULL;
-    for (;;) {
-        if (*p == '*') {
-            while (*p == '*')
-                p++;
-            star_p = p;
-            star_t = t;
-            continue;
-        }
-        if (*t == '\0')
-            return *p == '\0';
-        int c = (unsigned char)*t;
-        size_t len = 0;
-        bool ok = false;
-        if (*p == '\0') {
-            ok = false;
-        } else if (*p == '?') {
-            ok = true;
-            len = 1;
-        } else if (*p == '[') {
-            ok = match_set(p, c, fold, &len);
-            if (len == 0) {
-                ok = c == '[';
-                len = 1;
-            }
-        } else if (*p == '\\' && p[1]) {
-            ok = byte_equal((unsigned char)p[1], c, fold);
-            len = 2;
-        } else {
-            ok = byte_equal((unsigned char)*p, c, fold);
-            len = 1;
-        }
-        if (ok) {
-            p += len;
-            t++;
-            continue;
-        }
-        if (!star_p)
-            return false;
-        /* Let the last '*' take one more byte and retry from there. */
-        p = star_p;
-        t = ++star_t;
-    }
+    return bk_glob_match(pattern, text, case_sensitive ? 0 : BK_GLOB_FOLD_CASE);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -22,6 +22,7 @@
 
 #include "core/bytes.h"
 #include "core/map.h"
+#include "core/glob.h"
 
 #include <lzma.h>
 #include <stdarg.h>
@@ -200,71 +201,9 @@ bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspkit_error *e
     return BSPKIT_OK;
 }
 
-/* Length of the glob token at `g` when it matches the (folded) character
- * `c`, 0 when it does not. */
-static size_t glob_token(const char *g, int c)
-{
-    if (*g == '?')
-        return 1;
-    if (*g == '\\' && g[1] != '\0')
-        return name_fold((unsigned char)g[1]) == c ? 2 : 0;
-    if (*g == '[') {
-        const char *q = g + 1;
-        bool negate = false, hit = false;
-        if (*q == '!' || *q == '^') {
-            negate = true;
-            q++;
-        }
-        bool first = true;
-        while (*q && (first || *q != ']')) {
-            int lo = name_fold((unsigned char)*q);
-            int hi = lo;
-            if (q[1] == '-' && q[2] != '\0' && q[2] != ']') {
-                hi = name_fold((unsigned char)q[2]);
-                q += 3;
-            } else {
-                q++;
-            }
-            if (c >= lo && c <= hi)
-                hit = true;
-            first = false;
-        }
-        if (*q != ']') /* no closing bracket: an ordinary '[' */
-            return c == '[' ? 1 : 0;
-        return hit != negate ? (size_t)(q + 1 - g) : 0;
-    }
-    return name_fold((unsigned char)*g) == c ? 1 : 0;
-}
-
 bool bspkit_pak_glob_match(const char *glob, const char *name)
 {
-    if (!glob || !name)
-        return false;
-    const char *g = glob, *n = name;
-    const char *star_g = NULL, *star_n = NULL;
-    while (*n) {
-        if (*g == '*') {
-            while (*g == '*')
-                g++;
-            star_g = g;
-            star_n = n;
-            continue;
-        }
-        size_t step = *g ? glob_token(g, name_fold((unsigned char)*n)) : 0;
-        if (step) {
-            g += step;
-            n++;
-            continue;
-        }
-        if (!star_g)
-            return false;
-        /* Let the last '*' swallow one more character and retry. */
-        g = star_g;
-        n = ++star_n;
-    }
-    while (*g == '*')
-        g++;
-    return *g == '\0';
+    return bk_glob_match(glob, name, BK_GLOB_FOLD_CASE | BK_GLOB_PATH);
 }
 
 const char *bspkit_pak_method_name(uint16_t method)

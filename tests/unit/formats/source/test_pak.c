@@ -1042,6 +1042,12 @@ static void test_names_and_globs(void **state)
         {"[abc", "[abc", true},
         {"", "", true},
         {"", "a", false},
+        /* The library's one glob matcher: '^' negates, '\\' escapes inside sets too, and an
+         * escaped backslash in the pattern is a path separator like the name's. */
+        {"[^m]aps/*", "maps/x", false},
+        {"[\\]a]x", "]x", true},
+        {"a\\\\b", "a/b", true},
+        {"a/b", "A\\B", true},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
         if (bspkit_pak_glob_match(g[i].glob, g[i].name) != g[i].match)
