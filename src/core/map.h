@@ -6,6 +6,7 @@
 #include "bspkit/bspkit.h"
 #include "core/bytes.h"
 #include "core/crc32.h"
+#include "core/lzma.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -230,16 +231,5 @@ void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst);
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */
 bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
-
-/* ---- LZMA (Valve's 17-byte header) ---- */
-#define BK_LZMA_HEADER_SIZE 17
-#define BK_LZMA_ID 0x414D5A4Cu /* "LZMA" read little-endian */
-bool bk_is_lzma(const uint8_t *data, size_t size);
-/* Reads actualSize from the header; false when the header is invalid. */
-bool bk_lzma_sizes(const uint8_t *data, size_t size, uint32_t *actual, uint32_t *compressed);
-/* Decompresses into a caller buffer of exactly `actual` bytes. */
-bspkit_result bk_lzma_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size,
-                                 int lump, bspkit_error *err);
-
 
 #endif

@@ -1,6 +1,5 @@
 /* Internal interface of the writer: native record -> file layout encoders
- * (encode.c) and Valve LZMA lump compression (lzma_encode.c), used by the
- * builder. Nothing here is part of the public API. */
+ * (encode.c), used by the builder. Nothing here is part of the public API. */
 #ifndef BSPKIT_WRITE_ENCODE_H
 #define BSPKIT_WRITE_ENCODE_H
 
@@ -59,9 +58,5 @@ bspkit_result bk_encode_records(const bk_target *t, bk_rec kind, const void *ite
 /* Quake/GoldSrc TEXTURES lump bytes (little-endian) into a new buffer. */
 bspkit_result bk_encode_miptex(bspkit_family family, const bspkit_miptex *tex, size_t count, uint8_t **out,
                                size_t *size, bspkit_error *err);
-
-/* Valve LZMA lump: 17-byte header + raw LZMA1 stream, into a new buffer. */
-bspkit_result bk_lzma_compress(const uint8_t *src, size_t size, uint8_t **out, size_t *out_size, int lump,
-                               bspkit_error *err);
 
 #endif

@@ -380,7 +380,7 @@ static bspkit_result lzma_entry_decode(const pak_item *it, const uint8_t *src, s
     opt.dict_size = rd_le32(src + 5);
     /* The dictionary never needs to exceed the output; a hostile size would
      * otherwise make liblzma allocate it. */
-    uint32_t cap = size > LZMA_DICT_SIZE_MIN ? (uint32_t)size : LZMA_DICT_SIZE_MIN;
+    uint32_t cap = bk_lzma_dict_cap(size);
     if (opt.dict_size > cap || opt.dict_size < LZMA_DICT_SIZE_MIN)
         opt.dict_size = cap;
     /* Valve writes no end marker, others (flag bit 1) do: accept either
@@ -397,14 +397,7 @@ static bspkit_result lzma_entry_decode(const pak_item *it, const uint8_t *src, s
     strm.avail_in = n - ZIP_LZMA_HEADER;
     strm.next_out = dst;
     strm.avail_out = size;
-    for (;;) {
-        size_t in_before = strm.avail_in, out_before = strm.avail_out;
-        ret = lzma_code(&strm, LZMA_FINISH);
-        if (ret != LZMA_OK)
-            break;
-        if (strm.avail_in == in_before && strm.avail_out == out_before)
-            break;
-    }
+    ret = bk_lzma_pump(&strm, LZMA_FINISH, false);
     uint64_t produced = strm.total_out, consumed = strm.total_in;
     lzma_end(&strm);
     if (ret != LZMA_STREAM_END || produced != size)
@@ -429,10 +422,7 @@ static bspkit_result lzma_entry_encode(const char *name, const uint8_t *src, siz
         return pak_fail(err, BSPKIT_ERR_COMPRESSION, "entry '%s': LZMA preset unavailable", name);
     /* The engine allocates the dictionary for every open compressed file,
      * so it is no larger than the entry needs. */
-    uint32_t dict = LZMA_DICT_SIZE_MIN;
-    while (dict < size && dict < opt.dict_size)
-        dict <<= 1;
-    opt.dict_size = dict;
+    opt.dict_size = bk_lzma_dict_for_input(size, opt.dict_size);
     opt.ext_flags = 0;
     lzma_filter filters[2] = {{.id = LZMA_FILTER_LZMA1EXT, .options = &opt}, {.id = LZMA_VLI_UNKNOWN, .options = NULL}};
 
