@@ -127,9 +127,9 @@ struct bspkit_image;
  * dropped, '*' becomes '#', other characters file systems refuse become '_'; -1 when nothing is left or it does
  * not fit in `cap`. */
 int cli_png_name(const char *name, char *out, size_t cap);
-/* mkdir -p for an output directory the user named; 0 or -1 (errno set). */
+/* mkdir -p for an output directory the user named (bspkit_make_dirs); 0, or -1 with the reason printed. */
 int cli_make_dir(const char *path);
-/* Write `img` as DIR/REL, creating REL's folders; folders that are symbolic links are refused. Errors printed. */
+/* Write `img` as DIR/REL through bspkit_write_file_under (no symbolic link followed). Errors printed. */
 int cli_write_png_under(const char *dir, const char *rel, const struct bspkit_image *img);
 /* True when `name` equals one of names[0..count) ignoring ASCII case. */
 bool cli_name_seen(char **names, size_t count, const char *name);

@@ -319,100 +319,18 @@ static int list_json(const char *file, const bspkit_pak *p)
 
 /* ---- extract ---- */
 
-/* mkdir -p for the target directory itself (the user named it). */
-static int make_dirs(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy)
-        return -1;
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            free(copy);
-            return -1;
-        }
-        *p = '/';
-    }
-    int rc = (mkdir(copy, 0777) != 0 && errno != EEXIST) ? -1 : 0;
-    free(copy);
-    return rc;
-}
-
-/* Creates `rel` (a cleaned relative path) under the directory `root`, one
- * component at a time with O_NOFOLLOW, so neither ".." nor a symbolic link
- * already in the tree can lead the write elsewhere. A trailing '/' makes
- * only directories. Returns 0, or -1 with errno set. */
-static int write_under(int root, const char *rel, const uint8_t *data, size_t size)
-{
-    char *path = strdup(rel);
-    if (!path)
-        return -1;
-    int dir = dup(root);
-    char *comp = path;
-    int rc = -1;
-    while (dir >= 0) {
-        char *slash = strchr(comp, '/');
-        if (!slash) {
-            int fd = openat(dir, comp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-            if (fd >= 0) {
-                size_t done = 0;
-                while (done < size) {
-                    ssize_t w = write(fd, data + done, size - done);
-                    if (w < 0 && errno == EINTR)
-                        continue;
-                    if (w <= 0)
-                        break;
-                    done += (size_t)w;
-                }
-                rc = close(fd) == 0 && done == size ? 0 : -1;
-            }
-            break;
-        }
-        *slash = '\0';
-        if (mkdirat(dir, comp, 0777) != 0 && errno != EEXIST)
-            break;
-        int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0)
-            break;
-        close(dir);
-        dir = next;
-        comp = slash + 1;
-        if (*comp == '\0') {
-            rc = 0;
-            break;
-        }
-    }
-    int saved = errno;
-    /* O_NOFOLLOW on a link reports ELOOP, or ENOTDIR with O_DIRECTORY: say which. */
-    struct stat st;
-    if (rc != 0 && dir >= 0 && fstatat(dir, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-        saved = ELOOP;
-    if (dir >= 0)
-        close(dir);
-    free(path);
-    errno = saved;
-    return rc;
-}
-
 static int do_extract(const pak_args *a, bspkit_pak *p)
 {
     const char *dir = a->out ? a->out : ".";
-    if (make_dirs(dir) != 0) {
-        fprintf(stderr, "bspkit: %s: cannot create directory: %s\n", dir, strerror(errno));
-        return CLI_EXIT_UNREADABLE;
-    }
-    int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0) {
-        fprintf(stderr, "bspkit: %s: cannot open directory: %s\n", dir, strerror(errno));
+    bspkit_error derr;
+    if (bspkit_make_dirs(dir, &derr) != BSPKIT_OK) {
+        fprintf(stderr, "bspkit: %s\n", derr.message);
         return CLI_EXIT_UNREADABLE;
     }
     int status = CLI_EXIT_OK;
     size_t n = bspkit_pak_count(p), done = 0;
     bool *used = calloc((size_t)a->nitems + 1, sizeof *used);
     if (!used) {
-        close(root);
         fprintf(stderr, "bspkit: out of memory\n");
         return CLI_EXIT_UNREADABLE;
     }
@@ -446,9 +364,8 @@ static int do_extract(const pak_args *a, bspkit_pak *p)
             cli_report_error(a->map, &err);
             int rc = exit_for(r);
             status = status > rc ? status : rc;
-        } else if (write_under(root, rel, data, size) != 0) {
-            fprintf(stderr, "bspkit: %s/%s: cannot write: %s\n", dir, rel,
-                    errno == ELOOP ? "a symbolic link is in the way (not followed)" : strerror(errno));
+        } else if (bspkit_write_file_under(dir, rel, data, size, &err) != BSPKIT_OK) {
+            fprintf(stderr, "bspkit: %s\n", err.message);
             status = CLI_EXIT_UNREADABLE;
         } else {
             done++;
@@ -463,7 +380,6 @@ static int do_extract(const pak_args *a, bspkit_pak *p)
         }
     }
     free(used);
-    close(root);
     if (a->extracted)
         *a->extracted = done;
     else

@@ -91,64 +91,28 @@ int cli_png_name(const char *name, char *out, size_t cap)
 
 int cli_make_dir(const char *path)
 {
-    char *copy = strdup(path);
-    if (!copy)
+    bspkit_error err;
+    if (bspkit_make_dirs(path, &err) != BSPKIT_OK) {
+        fprintf(stderr, "bspkit: %s\n", err.message);
         return -1;
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            free(copy);
-            return -1;
-        }
-        *p = '/';
     }
-    int rc = mkdir(copy, 0777) != 0 && errno != EEXIST ? -1 : 0;
-    struct stat st;
-    if (rc == 0 && (stat(copy, &st) != 0 || !S_ISDIR(st.st_mode)))
-        rc = -1;
-    free(copy);
-    return rc;
+    return 0;
 }
 
 int cli_write_png_under(const char *dir, const char *rel, const bspkit_image *img)
 {
-    size_t need = strlen(dir) + strlen(rel) + 2;
-    char *path = malloc(need);
-    if (!path) {
-        fprintf(stderr, "bspkit: out of memory\n");
+    uint8_t *png = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    bspkit_result r = bspkit_image_encode_png(img, &png, &size, &err);
+    if (r == BSPKIT_OK)
+        r = bspkit_write_file_under(dir, rel, png, size, &err);
+    free(png);
+    if (r != BSPKIT_OK) {
+        fprintf(stderr, "bspkit: %s\n", err.message);
         return -1;
     }
-    snprintf(path, need, "%s/%s", dir, rel);
-    /* Subdirectories inside DIR: created as needed, never through a link. */
-    size_t base = strlen(dir) + 1;
-    for (char *p = path + base; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        struct stat st;
-        if (lstat(path, &st) == 0) {
-            if (!S_ISDIR(st.st_mode)) {
-                fprintf(stderr, "bspkit: %s: not a directory (symbolic links are not followed)\n", path);
-                free(path);
-                return -1;
-            }
-        } else if (mkdir(path, 0777) != 0) {
-            fprintf(stderr, "bspkit: %s: %s\n", path, strerror(errno));
-            free(path);
-            return -1;
-        }
-        *p = '/';
-    }
-    bspkit_error err;
-    int rc = 0;
-    if (bspkit_image_write_png(img, path, &err) != BSPKIT_OK) {
-        cli_report_error(path, &err);
-        rc = -1;
-    }
-    free(path);
-    return rc;
+    return 0;
 }
 
 bool cli_name_seen(char **names, size_t count, const char *name)
@@ -284,10 +248,8 @@ static int list(const tex_args *a, const bspkit_textures *t)
 
 static int extract(const tex_args *a, bspkit_textures *t)
 {
-    if (cli_make_dir(a->out) != 0) {
-        fprintf(stderr, "bspkit: %s: cannot create directory: %s\n", a->out, strerror(errno));
+    if (cli_make_dir(a->out) != 0) /* says why */
         return CLI_EXIT_UNREADABLE;
-    }
     size_t n = bspkit_textures_count(t), written = 0, missing = 0, unsupported = 0, failed = 0, skipped = 0;
     char **names = calloc(n ? n : 1, sizeof *names);
     if (!names) {

@@ -96,10 +96,8 @@ static int list(const char *file, const bspkit_wad *wad, bool json)
 
 static int extract(const char *file, const bspkit_wad *wad, const char *dir)
 {
-    if (cli_make_dir(dir) != 0) {
-        fprintf(stderr, "bspkit: %s: cannot create directory: %s\n", dir, strerror(errno));
+    if (cli_make_dir(dir) != 0) /* says why */
         return CLI_EXIT_UNREADABLE;
-    }
     size_t n = bspkit_wad_count(wad), written = 0, other = 0, failed = 0, skipped = 0;
     char **names = calloc(n ? n : 1, sizeof *names);
     if (!names) {

@@ -163,6 +163,23 @@ BSPKIT_API bspkit_result bspkit_edit_save(bspkit_edit *e, const char *path, cons
 /** Write `size` bytes to `path` atomically, as bspkit_edit_save() does. */
 BSPKIT_API bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, bspkit_error *err);
 
+/** Create directory `dir` and its missing parents (mkdir -p); fails when `dir` is not a directory. */
+BSPKIT_API bspkit_result bspkit_make_dirs(const char *dir, bspkit_error *err);
+
+/**
+ * Write `size` bytes as `rel`, a plain relative path ("a/b/c.png": no
+ * absolute path, no empty, "." or ".." component), under the existing
+ * directory `dir`, for extracting files from a map. Directories on the way
+ * are created or entered one component at a time without following
+ * symbolic links, so no link (even one made meanwhile) can lead the write
+ * outside `dir`; a link where the file goes is refused too. The file is
+ * written under a temporary name beside it and renamed into place (not
+ * flushed to disk, as extraction writes many files). A `rel` ending in '/'
+ * creates directories only. Failures name the path; a link in the way says so.
+ */
+BSPKIT_API bspkit_result bspkit_write_file_under(const char *dir, const char *rel, const void *data, size_t size,
+                                                 bspkit_error *err);
+
 #ifdef __cplusplus
 }
 #endif

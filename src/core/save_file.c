@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,5 +113,130 @@ bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, 
 done:
     free(tmp);
     free(dir);
+    return rc;
+}
+
+bspkit_result bspkit_make_dirs(const char *dir, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!dir || !*dir)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "make directories: empty path");
+    char *copy = strdup(dir);
+    if (!copy)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "make directories: out of memory");
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+            free(copy);
+            return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: cannot create directory: %s", dir, strerror(e));
+        }
+        *p = '/';
+    }
+    int e = mkdir(copy, 0777) != 0 && errno != EEXIST ? errno : 0;
+    struct stat st;
+    if (!e && (stat(copy, &st) != 0 || !S_ISDIR(st.st_mode)))
+        e = ENOTDIR;
+    free(copy);
+    if (e)
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: cannot create directory: %s", dir, strerror(e));
+    return BSPKIT_OK;
+}
+
+/* Why writing `rel` under `dir` failed; a symbolic link met with O_NOFOLLOW
+ * shows as ELOOP (or ENOTDIR with O_DIRECTORY) and is named as such. */
+static bspkit_result under_fail(bspkit_error *err, const char *dir, const char *rel, int e, bool link)
+{
+    return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s/%s: cannot write: %s", dir, rel,
+                   link || e == ELOOP ? "a symbolic link is in the way (not followed)" : strerror(e));
+}
+
+static bool is_link_at(int dir, const char *name)
+{
+    struct stat st;
+    return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+bspkit_result bspkit_write_file_under(const char *dir, const char *rel, const void *data, size_t size,
+                                      bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!dir || !rel || !*rel || (!data && size))
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "write under a directory: invalid argument");
+    /* Only plain relative paths: no absolute path, no empty, "." or ".." component. */
+    for (const char *c = rel;;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        bool last = !slash || slash[1] == '\0';
+        if ((n == 0 && !(last && c != rel)) || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1,
+                           "%s: not a plain relative path (empty, '.' or '..' component, or absolute)", rel);
+        if (last)
+            break;
+        c = slash + 1;
+    }
+    char *path = strdup(rel);
+    if (!path)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "write under a directory: out of memory");
+    bspkit_result rc = BSPKIT_OK;
+    int cur = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cur < 0) {
+        rc = bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: cannot open directory: %s", dir, strerror(errno));
+        goto done;
+    }
+    /* Every directory on the way is created or entered one component at a
+     * time without following links, so nothing can lead the write outside. */
+    char *comp = path;
+    for (char *slash; (slash = strchr(comp, '/')) != NULL; comp = slash + 1) {
+        *slash = '\0';
+        if (mkdirat(cur, comp, 0777) != 0 && errno != EEXIST) {
+            rc = under_fail(err, dir, rel, errno, false);
+            goto done;
+        }
+        int next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            rc = under_fail(err, dir, rel, errno, is_link_at(cur, comp));
+            goto done;
+        }
+        close(cur);
+        cur = next;
+    }
+    if (*comp == '\0') /* "a/b/": directories only */
+        goto done;
+    if (is_link_at(cur, comp)) {
+        rc = under_fail(err, dir, rel, ELOOP, true);
+        goto done;
+    }
+    /* A temporary name beside the file, renamed over it once complete: no
+     * reader ever sees a half-written file. */
+    static _Atomic unsigned counter;
+    char tmp[64];
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        snprintf(tmp, sizeof tmp, ".bspkit.%ld.%08x.tmp", (long)getpid(),
+                 (unsigned)time(NULL) ^ (counter++ * 2654435761u));
+        fd = openat(cur, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        rc = under_fail(err, dir, rel, errno, false);
+        goto done;
+    }
+    int e = write_all(fd, data, size) != 0 ? errno : 0;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && renameat(cur, tmp, cur, comp) != 0)
+        e = errno;
+    if (e) {
+        unlinkat(cur, tmp, 0);
+        rc = under_fail(err, dir, rel, e, false);
+    }
+done:
+    if (cur >= 0)
+        close(cur);
+    free(path);
     return rc;
 }
