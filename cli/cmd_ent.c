@@ -7,7 +7,6 @@
 #include "bspkit/entities_edit.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -124,120 +123,6 @@ static char *read_file(const char *path, size_t *size)
     return cli_read_file(path, &data, size) == 0 ? (char *)data : NULL;
 }
 
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-        p++;
-    return p;
-}
-
-/* JSON starts with '[', or '{' followed by a string and a colon; entity text
- * has no colon after its first key. */
-static bool looks_like_json(const char *buf, size_t len)
-{
-    const char *end = buf + len;
-    const char *p = skip_ws(buf, end);
-    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
-        p = skip_ws(p + 3, end);
-    if (p < end && *p == '[')
-        return true;
-    if (p >= end || *p != '{')
-        return false;
-    p = skip_ws(p + 1, end);
-    if (p >= end || *p != '"')
-        return false;
-    const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
-    if (!q)
-        return false;
-    q = skip_ws(q + 1, end);
-    return q < end && *q == ':';
-}
-
-/* Pairs being collected for one entity; every value is an owned copy. */
-typedef struct pair_buf {
-    bspkit_keyvalue *pairs;
-    size_t count, cap;
-} pair_buf;
-
-static void pair_buf_free(pair_buf *pb)
-{
-    for (size_t i = 0; i < pb->count; i++)
-        free((char *)pb->pairs[i].value);
-    free(pb->pairs);
-}
-
-/* Appends one JSON value (a string, an integer or an array of those) as
- * pairs with key `key`. Returns -1 when memory runs out. */
-static int json_value_pairs(const char *file, size_t index, const char *key, json_t *value, pair_buf *pb)
-{
-    bool array = json_is_array(value);
-    size_t n = array ? json_array_size(value) : 1;
-    for (size_t i = 0; i < n; i++) {
-        json_t *v = array ? json_array_get(value, i) : value;
-        char number[32];
-        const char *text = number;
-        if (json_is_string(v)) {
-            text = json_string_value(v);
-            if (strlen(text) != json_string_length(v)) {
-                fprintf(stderr, "bspkit: %s: entity %zu, key \"%s\": value contains a NUL byte\n", file, index, key);
-                return CLI_EXIT_INVALID;
-            }
-        } else if (json_is_integer(v)) {
-            snprintf(number, sizeof number, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        } else {
-            fprintf(stderr,
-                    "bspkit: %s: entity %zu, key \"%s\": values must be strings, integers or arrays of them\n",
-                    file, index, key);
-            return CLI_EXIT_INVALID;
-        }
-        if (pb->count == pb->cap) {
-            size_t nc = pb->cap ? pb->cap * 2 : 16;
-            bspkit_keyvalue *np = realloc(pb->pairs, nc * sizeof *np);
-            if (!np)
-                return -1;
-            pb->pairs = np;
-            pb->cap = nc;
-        }
-        char *copy = strdup(text);
-        if (!copy)
-            return -1;
-        pb->pairs[pb->count++] = (bspkit_keyvalue){.key = key, .value = copy};
-    }
-    return CLI_EXIT_OK;
-}
-
-/* Appends one JSON object as an entity. */
-static int json_entity(const char *file, size_t index, json_t *obj, bspkit_entlist *list)
-{
-    if (!json_is_object(obj)) {
-        fprintf(stderr, "bspkit: %s: entity %zu is not a JSON object\n", file, index);
-        return CLI_EXIT_INVALID;
-    }
-    pair_buf pb = {0};
-    int status = CLI_EXIT_OK;
-    const char *key;
-    json_t *value;
-    json_object_foreach(obj, key, value)
-    {
-        status = json_value_pairs(file, index, key, value, &pb);
-        if (status != CLI_EXIT_OK)
-            break;
-    }
-    if (status == -1) {
-        fprintf(stderr, "bspkit: out of memory\n");
-        status = CLI_EXIT_UNREADABLE;
-    }
-    if (status == CLI_EXIT_OK) {
-        bspkit_error err;
-        if (bspkit_entlist_add_entity(list, pb.pairs, pb.count, NULL, &err) != BSPKIT_OK) {
-            fprintf(stderr, "bspkit: %s: entity %zu: %s\n", file, index, err.message);
-            status = err.code == BSPKIT_ERR_NOMEM ? CLI_EXIT_UNREADABLE : CLI_EXIT_INVALID;
-        }
-    }
-    pair_buf_free(&pb);
-    return status;
-}
-
 /* Reads entities from FILE (entity text or JSON) into a new list. */
 static int load_entities(const char *file, bspkit_entlist **out)
 {
@@ -248,26 +133,11 @@ static int load_entities(const char *file, bspkit_entlist **out)
         return CLI_EXIT_UNREADABLE;
     bspkit_error err;
     int status = CLI_EXIT_OK;
-    if (looks_like_json(buf, size)) {
-        json_error_t jerr;
-        json_t *root = json_loadb(buf, size, JSON_REJECT_DUPLICATES, &jerr);
-        if (!root) {
-            fprintf(stderr, "bspkit: %s: line %d, column %d: %s\n", file, jerr.line, jerr.column, jerr.text);
-            free(buf);
-            return CLI_EXIT_INVALID;
+    if (bspkit_entities_text_is_json(buf, size)) {
+        if (bspkit_entlist_from_json(buf, size, out, &err) != BSPKIT_OK) {
+            cli_report_error(file, &err);
+            status = err.code == BSPKIT_ERR_NOMEM ? CLI_EXIT_UNREADABLE : CLI_EXIT_INVALID;
         }
-        if (bspkit_entlist_new(out, &err) != BSPKIT_OK) {
-            status = CLI_EXIT_UNREADABLE;
-        } else if (json_is_array(root)) {
-            for (size_t i = 0; i < json_array_size(root) && status == CLI_EXIT_OK; i++)
-                status = json_entity(file, i, json_array_get(root, i), *out);
-        } else if (json_is_object(root)) {
-            status = json_entity(file, 0, root, *out);
-        } else {
-            fprintf(stderr, "bspkit: %s: expected a JSON array of objects or one object\n", file);
-            status = CLI_EXIT_INVALID;
-        }
-        json_decref(root);
     } else {
         bspkit_entities *ents = NULL;
         if (bspkit_entities_parse(buf, size, &ents, &err) != BSPKIT_OK) {
@@ -289,72 +159,6 @@ static int load_entities(const char *file, bspkit_entlist **out)
         *out = NULL;
     }
     return status;
-}
-
-/* ---- JSON output ------------------------------------------------------------ */
-
-/* A JSON string for bytes that may not be UTF-8; counts the lossy ones. */
-static json_t *json_text(const char *text, size_t *lossy)
-{
-    json_t *s = json_string(text);
-    if (s)
-        return s;
-    (*lossy)++;
-    return cli_json_string(text);
-}
-
-/* Adds one pair to an entity object: a repeated key turns its value into an
- * array, kept at the place of the first occurrence. Steals `value`. */
-static int add_json_pair(json_t *obj, const char *key, json_t *value)
-{
-    json_t *prev = json_object_get(obj, key);
-    if (!prev)
-        return json_object_set_new(obj, key, value);
-    if (json_is_array(prev))
-        return json_array_append_new(prev, value);
-    json_t *arr = json_array();
-    if (!arr || json_array_append(arr, prev) != 0) {
-        json_decref(arr);
-        json_decref(value);
-        return -1;
-    }
-    if (json_array_append_new(arr, value) != 0) {
-        json_decref(arr);
-        return -1;
-    }
-    return json_object_set_new(obj, key, arr);
-}
-
-static json_t *entities_json(const bspkit_entlist *list, size_t *lossy)
-{
-    json_t *root = json_array();
-    if (!root)
-        return NULL;
-    for (size_t e = 0; e < bspkit_entlist_count(list); e++) {
-        json_t *obj = json_object();
-        if (json_array_append_new(root, obj) != 0)
-            goto fail;
-        size_t n = 0;
-        const bspkit_keyvalue *pairs = bspkit_entlist_pairs(list, e, &n);
-        for (size_t i = 0; i < n; i++) {
-            /* Object keys must be UTF-8 too: use the replaced spelling. */
-            json_t *key = json_text(pairs[i].key, lossy);
-            json_t *value = json_text(pairs[i].value, lossy);
-            int rc = -1;
-            if (key && value) {
-                rc = add_json_pair(obj, json_string_value(key), value);
-                value = NULL;
-            }
-            json_decref(key);
-            json_decref(value);
-            if (rc != 0)
-                goto fail;
-        }
-    }
-    return root;
-fail:
-    json_decref(root);
-    return NULL;
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
@@ -550,18 +354,17 @@ static int apply_op(const options *o, const edit_op *op, bspkit_entlist *list)
 
 static int print_json(const char *file, const bspkit_entlist *list)
 {
-    size_t lossy = 0;
-    json_t *root = entities_json(list, &lossy);
-    if (!root) {
-        fprintf(stderr, "bspkit: out of memory\n");
+    size_t lossy = 0, size = 0;
+    char *text = NULL;
+    bspkit_error err;
+    if (bspkit_entlist_to_json(list, &text, &size, &lossy, &err) != BSPKIT_OK) {
+        cli_report_error(file, &err);
         return CLI_EXIT_UNREADABLE;
     }
     int status = CLI_EXIT_OK;
-    if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+    if (fwrite(text, 1, size, stdout) != size || fputc('\n', stdout) == EOF)
         status = CLI_EXIT_UNREADABLE;
-    else
-        fputc('\n', stdout);
-    json_decref(root);
+    free(text);
     if (lossy)
         fprintf(stderr, "bspkit: %s: warning: %zu %s not valid UTF-8; bytes above 0x7f are shown as '?'\n", file,
                 lossy, cli_plural(lossy, "string is", "strings are"));

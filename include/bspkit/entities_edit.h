@@ -185,6 +185,38 @@ BSPKIT_API bool bspkit_selector_match_pairs(const bspkit_selector *sel, const bs
 /** True when entity `entity` of the list satisfies every condition (false when out of range). */
 BSPKIT_API bool bspkit_selector_match(const bspkit_selector *sel, const bspkit_entlist *list, size_t entity);
 
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * True when `text` holds JSON (it starts with '[', or with '{' and a quoted
+ * key followed by ':'), false for Valve entity text. A UTF-8 byte order mark
+ * and leading blanks are skipped.
+ */
+BSPKIT_API bool bspkit_entities_text_is_json(const char *text, size_t size);
+
+/**
+ * A new list from JSON: an array of objects (or one object), one per
+ * entity, whose values are strings, integers or arrays of those (one pair
+ * per element, so a key can repeat); keys keep their order. Malformed JSON
+ * fails with BSPKIT_ERR_ENTITIES naming the line and column (and
+ * err->lump_offset the byte); a NUL inside a value, another value type or
+ * an entity that is not an object likewise, naming the entity and key.
+ */
+BSPKIT_API bspkit_result bspkit_entlist_from_json(const char *text, size_t size, bspkit_entlist **out,
+                                                  bspkit_error *err);
+
+/**
+ * The list as JSON text (NUL-terminated, indented by two spaces, no final
+ * newline): an array with one object per entity; a key that repeats holds
+ * an array of its values at the place of its first occurrence. Bytes above
+ * 0x7f in a string that is not valid UTF-8 are written as '?', and *lossy
+ * (when not NULL) counts those strings. Free *out with free().
+ */
+BSPKIT_API bspkit_result bspkit_entlist_to_json(const bspkit_entlist *list, char **out, size_t *size, size_t *lossy,
+                                                bspkit_error *err);
+
 /** Match one glob pattern (as in selectors) against `text`. */
 BSPKIT_API bool bspkit_glob_match(const char *pattern, const char *text, bool case_sensitive);
 
