@@ -77,6 +77,13 @@ typedef struct bspkit_error {
     char message[256];    /**< human-readable, names the lump and offsets */
 } bspkit_error;
 
+/**
+ * Release memory the library handed out as a plain buffer or string (encoded
+ * maps, images, archives, JSON and decompiled text, cleaned paths). Objects
+ * with their own type have their own *_free function. NULL is allowed.
+ */
+BSPKIT_API void bspkit_free(void *p);
+
 /** A short constant description of a result code ("lump out of range", ...). */
 BSPKIT_API const char *bspkit_strerror(bspkit_result code);
 

@@ -83,7 +83,7 @@ typedef struct bspkit_decompile_stats {
 } bspkit_decompile_stats;
 
 /**
- * Decompile `map` into text (NUL-terminated; free with free()). `opts` and
+ * Decompile `map` into text (NUL-terminated; free with bspkit_free()). `opts` and
  * `stats` may be NULL.
  */
 BSPKIT_API bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,

@@ -98,7 +98,7 @@ typedef struct bspkit_lmp_header {
  * Source lump files: the header's int32 fields in the map's byte order, then
  * the lump's decompressed bytes. bspkit_lmp_make() builds one from the
  * edit's current lump, stamped with the map's revision (free with
- * bspkit_free_buffer()). bspkit_edit_apply_lmp() replaces the lump the file
+ * bspkit_free()). bspkit_edit_apply_lmp() replaces the lump the file
  * names with its bytes and version and returns the header in `header` (may
  * be NULL) so the caller can compare revisions. GAME_LUMP is refused by
  * both: its entries hold offsets into the map file.
@@ -146,7 +146,7 @@ typedef struct bspkit_save_options {
     void *warning_ctx;
 } bspkit_save_options;
 
-/** Encode the edited map into a new buffer; free with bspkit_free_buffer(). `opts` may be NULL. */
+/** Encode the edited map into a new buffer; free with bspkit_free(). `opts` may be NULL. */
 BSPKIT_API bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts, uint8_t **out, size_t *size,
                                 bspkit_error *err);
 

@@ -123,7 +123,7 @@ BSPKIT_API bspkit_result bspkit_entlist_replace(bspkit_entlist *list, const bspk
  * Entity-lump text as Valve's and id's compilers write it: for each entity
  * "{\n", one line "\"key\" \"value\"\n" per pair, "}\n"; the whole text is
  * followed by one NUL byte, which `*size` includes. The buffer is allocated
- * with malloc(); release it with free().
+ * with malloc(); release it with bspkit_free().
  */
 BSPKIT_API bspkit_result bspkit_entlist_serialize(const bspkit_entlist *list, char **text, size_t *size, bspkit_error *err);
 
@@ -212,7 +212,7 @@ BSPKIT_API bspkit_result bspkit_entlist_from_json(const char *text, size_t size,
  * newline): an array with one object per entity; a key that repeats holds
  * an array of its values at the place of its first occurrence. Bytes above
  * 0x7f in a string that is not valid UTF-8 are written as '?', and *lossy
- * (when not NULL) counts those strings. Free *out with free().
+ * (when not NULL) counts those strings. Free *out with bspkit_free().
  */
 BSPKIT_API bspkit_result bspkit_entlist_to_json(const bspkit_entlist *list, char **out, size_t *size, size_t *lossy,
                                                 bspkit_error *err);

@@ -92,7 +92,7 @@ typedef struct bspkit_export_stats {
 BSPKIT_API bspkit_result bspkit_export(bspkit_map *map, const char *path, const bspkit_export_options *opts,
                             bspkit_export_stats *stats, bspkit_error *err);
 
-/** Export as GLB into a new buffer (free with free() or bspkit_free_buffer()). */
+/** Export as GLB into a new buffer (free with bspkit_free()). */
 BSPKIT_API bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_options *opts, uint8_t **out,
                                        size_t *size, bspkit_export_stats *stats, bspkit_error *err);
 

@@ -25,7 +25,7 @@ BSPKIT_API bspkit_result bspkit_image_alloc(bspkit_image *img, uint32_t width, u
 BSPKIT_API void bspkit_image_free(bspkit_image *img);
 
 /**
- * Encode as PNG into a new buffer (free with free() or bspkit_free_buffer()).
+ * Encode as PNG into a new buffer (free with bspkit_free()).
  * Images whose alpha is 255 everywhere are written as RGB, others as RGBA.
  */
 BSPKIT_API bspkit_result bspkit_image_encode_png(const bspkit_image *img, uint8_t **out, size_t *size, bspkit_error *err);

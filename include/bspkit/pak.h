@@ -98,7 +98,7 @@ BSPKIT_API bspkit_result bspkit_pak_find(const bspkit_pak *p, const char *name, 
 
 /**
  * The uncompressed bytes of entry `index` in a new buffer (*out; free with
- * free() or bspkit_free_buffer()). Stored, deflated and LZMA entries are
+ * bspkit_free()). Stored, deflated and LZMA entries are
  * read, every one checked against its CRC-32. Fails with BSPKIT_ERR_LIMIT
  * above max_entry_size, BSPKIT_ERR_UNSUPPORTED for encrypted entries and
  * other methods, BSPKIT_ERR_COMPRESSION for corrupt data or a CRC mismatch.
@@ -134,8 +134,8 @@ typedef enum bspkit_pak_method {
 } bspkit_pak_method;
 
 /**
- * Build the archive as a new zip (*out; free with free() or
- * bspkit_free_buffer()). Every entry is read and CRC-checked on the way, so
+ * Build the archive as a new zip (*out; free with
+ * bspkit_free()). Every entry is read and CRC-checked on the way, so
  * a corrupt entry fails the write rather than being copied. Of entries with
  * the same name only the first is written. Modification times are kept;
  * added entries get 1980-01-01 00:00 so the output is reproducible. The
@@ -154,7 +154,7 @@ BSPKIT_API const char *bspkit_pak_method_name(uint16_t method);
  * directory: '\\' becomes '/', empty and "." components are dropped, and
  * names that are empty, absolute ("/x", "C:x"), hold a ".." component or
  * control characters are refused with BSPKIT_ERR_ARGUMENT. Case is kept; a
- * trailing '/' (a directory entry) is kept. Free *out with free().
+ * trailing '/' (a directory entry) is kept. Free *out with bspkit_free().
  */
 BSPKIT_API bspkit_result bspkit_pak_safe_path(const char *name, char **out, bspkit_error *err);
 

@@ -232,7 +232,7 @@ BSPKIT_API bspkit_result bspkit_builder_set_game_lumps(bspkit_builder *b, const 
 
 /**
  * Lay out and encode the map into a new buffer (*out, *size); the caller
- * frees it with bspkit_free_buffer() (or free()). `opts` may be NULL.
+ * frees it with bspkit_free(). `opts` may be NULL.
  *
  * Layout: the header and directory first, then lumps 4-byte aligned with zero
  * padding. Quake/GoldSrc lumps follow the order the id/Valve compilers write
@@ -256,7 +256,7 @@ BSPKIT_API bspkit_result bspkit_builder_write(const bspkit_builder *b, const bsp
 BSPKIT_API bspkit_result bspkit_builder_save(const bspkit_builder *b, const char *path, const bspkit_write_options *opts,
                                   bspkit_error *err);
 
-/** Free a buffer returned by bspkit_builder_write() or bspkit_sample_build(). NULL is allowed. */
+/** The same as bspkit_free(), kept for programs written against earlier releases. */
 BSPKIT_API void bspkit_free_buffer(void *buffer);
 
 /**
@@ -318,7 +318,7 @@ BSPKIT_API bspkit_result bspkit_sample_builder(bspkit_sample_kind kind, bspkit_b
 
 /**
  * Build the sample's file bytes into a new buffer; free with
- * bspkit_free_buffer(). The output is deterministic.
+ * bspkit_free(). The output is deterministic.
  */
 BSPKIT_API bspkit_result bspkit_sample_build(bspkit_sample_kind kind, uint8_t **out, size_t *size, bspkit_error *err);
 

@@ -38,6 +38,11 @@ static const char *const RESULT_TEXT[BSPKIT_RESULT_COUNT] = {
     [BSPKIT_ERR_NOT_FOUND] = "not found",
 };
 
+void bspkit_free(void *p)
+{
+    free(p);
+}
+
 const char *bspkit_strerror(bspkit_result code)
 {
     if ((unsigned)code >= BSPKIT_RESULT_COUNT)

@@ -118,7 +118,7 @@ void bspkit_builder_free(bspkit_builder *b)
 bspkit_family bspkit_builder_family(const bspkit_builder *b) { return b ? b->family : BSPKIT_FAMILY_UNKNOWN; }
 int32_t bspkit_builder_version(const bspkit_builder *b) { return b ? b->version : 0; }
 
-void bspkit_free_buffer(void *buffer) { free(buffer); }
+void bspkit_free_buffer(void *buffer) { bspkit_free(buffer); }
 
 static bool is_source(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_SOURCE; }
 
