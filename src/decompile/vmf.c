@@ -656,12 +656,12 @@ static bool unbounded(vmf_ctx *c, const vmf_side_in *sides, size_t n)
 static bspkit_result write_brush(vmf_ctx *c, int level, size_t b, bk_dvec offset, const char *entity_class,
                                  bool *written)
 {
+    *written = false;
     vmf_side_in *sides = malloc(c->max_sides * sizeof *sides);
     if (!sides)
         return bk_fail(c->err, BSPKIT_ERR_NOMEM, BSPKIT_S_BRUSHES, -1, -1, "decompile: out of memory");
     size_t n;
     bspkit_result r = BSPKIT_OK;
-    *written = false;
     bool ok = brush_sides(c, b, false, sides, &n);
     /* Some compilers flag real sides as bevels; when the rest does not close, keep them all. */
     if (!ok || unbounded(c, sides, n))
@@ -898,7 +898,7 @@ static bspkit_result write_disp_brushes(vmf_ctx *c)
         double sg = f->side ? -1 : 1;
         bk_dvec nrm = {pl->normal.x * sg, pl->normal.y * sg, pl->normal.z * sg};
         vmf_side_in front = {{nrm, 0}, -1, f->texinfo, NULL, (int64_t)fi, (int64_t)d};
-        bool written;
+        bool written = false;
         r = vmf_write_thin_solid(c, 1, pts, 4, nrm, &front, &written);
         c->st->world_brushes += written;
         if (r == BSPKIT_OK)
@@ -926,7 +926,7 @@ static bspkit_result write_world(vmf_ctx *c, const bspkit_entities *ents, const 
             continue;
         if (o == 0 && pl->portal_key[b] >= 0 && portal_used[b])
             continue;
-        bool written;
+        bool written = false;
         r = write_brush(c, 1, b, (bk_dvec){0, 0, 0}, NULL, &written);
         c->st->world_brushes += written;
         if (o < 0 && written)
@@ -964,7 +964,7 @@ static bspkit_result write_entities(vmf_ctx *c, const bspkit_entities *ents, con
             for (size_t b = 0; b < c->nbrushes && r == BSPKIT_OK; b++) {
                 if (pl->owner[b] != model)
                     continue;
-                bool written;
+                bool written = false;
                 r = write_brush(c, 1, b, origin, cls, &written);
                 c->st->entity_brushes += written;
             }
@@ -974,7 +974,7 @@ static bspkit_result write_entities(vmf_ctx *c, const bspkit_entities *ents, con
             for (size_t b = 0; b < c->nbrushes && r == BSPKIT_OK; b++) {
                 if (pl->owner[b] != 0 || pl->portal_key[b] != pkey || !portal_used[b])
                     continue;
-                bool written;
+                bool written = false;
                 r = write_brush(c, 1, b, (bk_dvec){0, 0, 0}, cls, &written);
                 c->st->entity_brushes += written;
                 any |= written;
@@ -1014,7 +1014,7 @@ static bspkit_result write_detail(vmf_ctx *c, const vmf_plan *pl)
         open_block(c, 0, "entity");
         kv_u64(c, 1, "id", c->next_id++);
         vmf_kv(c, 1, "classname", "func_detail");
-        bool written;
+        bool written = false;
         r = write_brush(c, 1, b, (bk_dvec){0, 0, 0}, "func_detail", &written);
         if (r == BSPKIT_OK && !written && !c->out->failed) {
             /* nothing to hold: take the empty entity back */

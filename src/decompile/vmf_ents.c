@@ -243,7 +243,7 @@ bspkit_result vmf_write_occluder(vmf_ctx *c, long index)
         if (!ok)
             continue;
         const bspkit_plane *pl = &c->planes[poly->plane];
-        bool written;
+        bool written = false;
         vmf_side_in front = {{{0, 0, 0}, 0}, -1, -1, "TOOLS/TOOLSOCCLUDER", -1, -1};
         r = vmf_write_thin_solid(c, 1, pts, (size_t)poly->vertex_count,
                                  (bk_dvec){pl->normal.x, pl->normal.y, pl->normal.z}, &front, &written);
