@@ -17,7 +17,7 @@ TARGET      ?=
 SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
-FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile
+FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson
 
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1

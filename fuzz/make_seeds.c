@@ -4,6 +4,7 @@
  *   entities/  entity texts, well-formed and broken
  *   vis/       run-length streams, prefixed by a 2-byte row size
  *   stripper/  Stripper:Source configs
+ *   entjson/   entity lists as JSON (the entity JSON codec)
  *   pak/       zip archives as a pakfile holds them (stored and LZMA entries)
  *   lzma/      a lump selector byte + the LZMA-compressed lumps of the sample map
  *   gamelump/  a version selector byte + GAME_LUMP bytes placed after a VBSP header
@@ -464,6 +465,20 @@ static void stripper_seeds(void)
         write_seed("stripper", seeds[i].name, seeds[i].text, strlen(seeds[i].text));
 }
 
+static void entjson_seeds(void)
+{
+    static const struct { const char *name; const char *text; } seeds[] = {
+        {"list", "[{\"classname\": \"worldspawn\", \"wad\": \"a.wad\"},\n"
+                 " {\"classname\": \"logic_relay\", \"OnTrigger\": [\"a,B,,0,-1\", \"c,D,,1,-1\"], \"spawnflags\": 3}]"},
+        {"one-object", "{\"classname\": \"info_player_start\", \"origin\": \"0 0 64\"}"},
+        {"bom-and-unicode", "\xEF\xBB\xBF[{\"message\": \"caf\\u00e9 \\\"quoted\\\"\"}]"},
+        {"bad-type", "[{\"a\": 1.5}, {\"b\": null}]"},
+        {"empty", "[]"},
+    };
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
+        write_seed("entjson", seeds[i].name, seeds[i].text, strlen(seeds[i].text));
+}
+
 static void pak_seeds(void)
 {
     static const char vmt[] = "\"LightmappedGeneric\"\n{\n\"$basetexture\" \"brick/brickwall\"\n}\n";
@@ -555,7 +570,7 @@ int main(int argc, char **argv)
     }
     g_root = argv[1];
     char path[4096];
-    static const char *dirs[] = {"open", "entities", "vis", "stripper", "pak", "lzma", "gamelump"};
+    static const char *dirs[] = {"open", "entities", "vis", "stripper", "entjson", "pak", "lzma", "gamelump"};
     make_dir(g_root);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", g_root, dirs[i]);
@@ -570,6 +585,7 @@ int main(int argc, char **argv)
     entity_seeds();
     vis_seeds();
     stripper_seeds();
+    entjson_seeds();
     pak_seeds();
     gamelump_seeds();
     return g_failed ? 1 : 0;
