@@ -142,10 +142,18 @@ static void find_vmfs(const char *dir)
         free(names);
 }
 
+/* Copies as much of `src` as fits in `cap` bytes (truncating long paths is fine here). */
+static void copy_bounded(char *out, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(out, src, n);
+    out[n] = '\0';
+}
+
 static void base_name(const char *path, char *out, size_t cap)
 {
     const char *slash = strrchr(path, '/');
-    snprintf(out, cap, "%s", slash ? slash + 1 : path);
+    copy_bounded(out, cap, slash ? slash + 1 : path);
     char *dot = strrchr(out, '.');
     if (dot)
         *dot = '\0';
@@ -158,7 +166,7 @@ static void base_name(const char *path, char *out, size_t cap)
 static void parent_name(const char *path, char *out, size_t cap)
 {
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s", path);
+    copy_bounded(tmp, sizeof tmp, path);
     char *slash = strrchr(tmp, '/');
     if (slash)
         *slash = '\0';
