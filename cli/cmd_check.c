@@ -66,7 +66,7 @@ typedef struct check_options {
 static const char *lump_name(const bspkit_map *map, int lump)
 {
     bspkit_lump_info info;
-    if (lump < 0 || bspkit_lump_info_get(map, lump, &info) != BSPKIT_OK || info.name == NULL)
+    if (lump < 0 || bspkit_get_lump_info(map, lump, &info) != BSPKIT_OK || info.name == NULL)
         return NULL;
     return info.name;
 }

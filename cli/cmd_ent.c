@@ -430,7 +430,7 @@ static int run_edits(const options *o, bspkit_map *map, const bspkit_entities *e
     }
     if (status == CLI_EXIT_OK) {
         bspkit_entlist_changes c;
-        bspkit_entlist_changes_get(list, &c);
+        bspkit_entlist_get_changes(list, &c);
         const char *note = "";
         if (!differs)
             note = " (entity lump unchanged)";

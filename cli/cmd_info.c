@@ -115,7 +115,7 @@ static int gather(bspkit_map *map, info_data *d)
 
     for (int i = 0; i < d->lump_count; i++) {
         lump_row *row = &d->lumps[i];
-        bspkit_result r = bspkit_lump_info_get(map, i, &row->info);
+        bspkit_result r = bspkit_get_lump_info(map, i, &row->info);
         if (r != BSPKIT_OK) {
             fprintf(stderr, "bspkit: %s: lump %d: %s\n", d->file, i, bspkit_strerror(r));
             return CLI_EXIT_UNREADABLE;

@@ -414,7 +414,7 @@ int cli_pak_unpack(const char *map_path, bspkit_map *map, const char *dir, size_
         return rc;
     pak_args a = {.map = map_path, .out = dir, .extracted = extracted};
     rc = do_extract(&a, p);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     return rc;
 }
 
@@ -572,7 +572,7 @@ int cmd_pak(int argc, char **argv)
     if (rc == CLI_EXIT_OK && (a.sub == SUB_ADD || a.sub == SUB_REMOVE || a.sub == SUB_REPACK))
         rc = write_map(&a, map, p, zip_size);
 
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     bspkit_close(map);
     free(a.items);
     if (cli_finish_output() != 0 && rc == CLI_EXIT_OK)

@@ -82,8 +82,8 @@ static inline void ex_lumps(exercise *ex, bspkit_map *map)
     /* One past each end as well: out-of-range indices must fail cleanly. */
     for (int i = -1; i <= count; i++) {
         bspkit_lump_info info;
-        bspkit_result r = bspkit_lump_info_get(map, i, &info);
-        ex_note(ex, "bspkit_lump_info_get", r, NULL);
+        bspkit_result r = bspkit_get_lump_info(map, i, &info);
+        ex_note(ex, "bspkit_get_lump_info", r, NULL);
         if (r == BSPKIT_OK) {
             ex_touch_str(ex, info.name);
             ex_touch_str(ex, info.key);

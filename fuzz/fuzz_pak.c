@@ -43,10 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 exercise_fail("bspkit_pak_write", "written archive does not open");
             if (bspkit_pak_count(again) > count)
                 exercise_fail("bspkit_pak_write", "written archive has more entries");
-            bspkit_pak_free(again);
+            bspkit_pak_close(again);
         }
         free(zip);
     }
-    bspkit_pak_free(pak);
+    bspkit_pak_close(pak);
     return 0;
 }

@@ -337,12 +337,12 @@ static void sample_variants(const char *sample, const uint8_t *data, size_t size
     char name[96];
     bspkit_lump_info info;
     /* TEXINFO has index 6 in every family. */
-    if (bspkit_lump_info_get(map, BSPKIT_Q_TEXINFO, &info) == BSPKIT_OK && !info.compressed && info.length >= 4) {
+    if (bspkit_get_lump_info(map, BSPKIT_Q_TEXINFO, &info) == BSPKIT_OK && !info.compressed && info.length >= 4) {
         snprintf(name, sizeof name, "%s-nan-texinfo", sample);
         emit_patched(name, data, size, info.offset, 4);
     }
     for (int i = 0; i < bspkit_lump_count(map); i++) {
-        if (bspkit_lump_info_get(map, i, &info) == BSPKIT_OK && info.compressed) {
+        if (bspkit_get_lump_info(map, i, &info) == BSPKIT_OK && info.compressed) {
             snprintf(name, sizeof name, "%s-huge-lzma-dictionary", sample);
             emit_patched(name, data, size, (size_t)info.offset + 13, 4);
             break;
@@ -359,7 +359,7 @@ static void lzma_seeds(const char *sample, const uint8_t *data, size_t size)
         return;
     bspkit_lump_info info;
     for (int i = 0; i < bspkit_lump_count(map); i++) {
-        if (bspkit_lump_info_get(map, i, &info) != BSPKIT_OK || !info.compressed ||
+        if (bspkit_get_lump_info(map, i, &info) != BSPKIT_OK || !info.compressed ||
             (uint64_t)info.offset + info.length > size)
             continue;
         uint8_t *seed = malloc((size_t)info.length + 1);
@@ -499,7 +499,7 @@ static void pak_seeds(void)
             write_seed("pak", names[m], zip, size);
         }
         free(zip);
-        bspkit_pak_free(pak);
+        bspkit_pak_close(pak);
     }
 }
 

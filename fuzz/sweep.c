@@ -334,7 +334,7 @@ static int sweep_map(void *ctx, const char *path)
     if (m.lump_count > 64)
         m.lump_count = 64;
     for (int i = 0; i < m.lump_count; i++)
-        bspkit_lump_info_get(map, i, &m.lumps[i]);
+        bspkit_get_lump_info(map, i, &m.lumps[i]);
     bspkit_close(map);
     if (m.fmt.family == BSPKIT_FAMILY_SOURCE) {
         m.dir_start = 8;

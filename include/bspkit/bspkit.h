@@ -39,6 +39,13 @@ extern "C" {
 #define BSPKIT_API
 #endif
 
+/* Marks a name kept for programs written against earlier releases. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BSPKIT_DEPRECATED(replacement) __attribute__((deprecated("use " replacement)))
+#else
+#define BSPKIT_DEPRECATED(replacement)
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Results and errors                                                        */
 /* ------------------------------------------------------------------------ */
@@ -230,7 +237,10 @@ typedef struct bspkit_lump_info {
 BSPKIT_API int bspkit_lump_count(const bspkit_map *map);
 
 /** Directory entry of lump `index`. */
-BSPKIT_API bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out);
+BSPKIT_API bspkit_result bspkit_get_lump_info(const bspkit_map *map, int index, bspkit_lump_info *out);
+/** Former name of bspkit_get_lump_info(). */
+BSPKIT_API bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out)
+    BSPKIT_DEPRECATED("bspkit_get_lump_info");
 
 /** Lump index for a name ("PLANES") or key ("planes"), or -1. Case-insensitive. */
 BSPKIT_API int bspkit_lump_find(const bspkit_map *map, const char *name);

@@ -59,8 +59,12 @@ typedef struct bspkit_bspx_decoupled_lm {
  * DECOUPLED_LM: one record per face of FACES. A lump whose length is not
  * 40 bytes per face gives BSPKIT_ERR_LUMP_SIZE; count 0 when absent.
  */
-BSPKIT_API bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
+BSPKIT_API bspkit_result bspkit_get_bspx_decoupled_lm(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
                                            bspkit_error *err);
+/** Former name of bspkit_get_bspx_decoupled_lm(). */
+BSPKIT_API bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
+                                           bspkit_error *err)
+    BSPKIT_DEPRECATED("bspkit_get_bspx_decoupled_lm");
 
 /** BRUSHLIST model header: {int32 ver, modelnum, numbrushes, numfaces}. */
 typedef struct bspkit_bspx_brush_model {
@@ -101,7 +105,10 @@ typedef struct bspkit_bspx_brushlist {
  * model whose numfaces differs from the sum over its brushes, gives
  * BSPKIT_ERR_LUMP_SIZE with the lump offset. Empty when absent.
  */
-BSPKIT_API bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_get_bspx_brushlist(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err);
+/** Former name of bspkit_get_bspx_brushlist(). */
+BSPKIT_API bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err)
+    BSPKIT_DEPRECATED("bspkit_get_bspx_brushlist");
 
 #ifdef __cplusplus
 }

@@ -140,7 +140,10 @@ typedef struct bspkit_entlist_changes {
  * current one is no change. A list made with bspkit_entlist_new() or
  * bspkit_entlist_parse() has no originals: its entities all count as added.
  */
-BSPKIT_API void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out);
+BSPKIT_API void bspkit_entlist_get_changes(const bspkit_entlist *list, bspkit_entlist_changes *out);
+/** Former name of bspkit_entlist_get_changes(). */
+BSPKIT_API void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out)
+    BSPKIT_DEPRECATED("bspkit_entlist_get_changes");
 
 /* ------------------------------------------------------------------------ */
 /* Selectors                                                                 */

@@ -81,7 +81,9 @@ BSPKIT_API bspkit_result bspkit_pak_open(const void *zip, size_t size, const bsp
                               bspkit_error *err);
 
 /** Release the archive and everything borrowed from it. NULL is allowed. */
-BSPKIT_API void bspkit_pak_free(bspkit_pak *p);
+BSPKIT_API void bspkit_pak_close(bspkit_pak *p);
+/** Former name of bspkit_pak_close(). */
+BSPKIT_API void bspkit_pak_free(bspkit_pak *p) BSPKIT_DEPRECATED("bspkit_pak_close");
 
 /** Number of entries, directory entries ("name/") included. */
 BSPKIT_API size_t bspkit_pak_count(const bspkit_pak *p);

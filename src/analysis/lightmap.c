@@ -172,7 +172,7 @@ static bspkit_result load_geometry(lm_ctx *c, bspkit_error *err)
             return r;
         if ((r = bspkit_get_vertexes(map, &c->verts, &c->verts_n, err)) != BSPKIT_OK)
             return r;
-        if ((r = bspkit_bspx_decoupled_lm_get(map, &c->decoupled, &c->decoupled_n, err)) != BSPKIT_OK)
+        if ((r = bspkit_get_bspx_decoupled_lm(map, &c->decoupled, &c->decoupled_n, err)) != BSPKIT_OK)
             return r;
         if (c->decoupled_n == 0)
             c->decoupled = NULL;

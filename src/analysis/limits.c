@@ -191,7 +191,7 @@ static uint64_t miptex_count(bspkit_map *map)
 static void fill_row(bspkit_map *map, const limit_row *def, bool no_limits, bspkit_limit_usage *out)
 {
     bspkit_lump_info info = {0};
-    bool have = bspkit_lump_info_get(map, def->lump, &info) == BSPKIT_OK;
+    bool have = bspkit_get_lump_info(map, def->lump, &info) == BSPKIT_OK;
 
     out->name = def->name;
     out->lump = def->lump;

@@ -836,7 +836,7 @@ static void check_limits(vctx *c)
 static void load_all(vctx *c)
 {
     for (int i = 0; i < BSPKIT_S_LUMP_COUNT && i < bspkit_lump_count(c->map); i++)
-        c->info_ok[i] = bspkit_lump_info_get(c->map, i, &c->info[i]) == BSPKIT_OK;
+        c->info_ok[i] = bspkit_get_lump_info(c->map, i, &c->info[i]) == BSPKIT_OK;
 
     /* Lump indices shared by both numbering schemes use the S_ names. */
     LOAD(c, c->planes, bspkit_plane, bspkit_get_planes, BSPKIT_S_PLANES);

@@ -384,7 +384,7 @@ uint64_t bspkit_map_memory_used(const bspkit_map *map) { return map ? map->memor
 
 int bspkit_lump_count(const bspkit_map *map) { return map ? map->lump_count : 0; }
 
-bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out)
+bspkit_result bspkit_get_lump_info(const bspkit_map *map, int index, bspkit_lump_info *out)
 {
     if (!map || !out || index < 0 || index >= map->lump_count)
         return BSPKIT_ERR_ARGUMENT;
@@ -634,4 +634,10 @@ bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, 
     }
     *out = map->entities;
     return BSPKIT_OK;
+}
+
+/* Former name, kept for programs built against earlier releases. */
+bspkit_result bspkit_lump_info_get(const bspkit_map *map, int index, bspkit_lump_info *out)
+{
+    return bspkit_get_lump_info(map, index, out);
 }

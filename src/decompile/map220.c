@@ -292,9 +292,9 @@ static bspkit_result load(dctx *c)
         c->nmiptex = 0;
     }
     bspkit_lump_info li;
-    if (bspkit_lump_info_get(c->map, BSPKIT_Q_NODES, &li) == BSPKIT_OK)
+    if (bspkit_get_lump_info(c->map, BSPKIT_Q_NODES, &li) == BSPKIT_OK)
         c->node_record = li.record_size;
-    if (bspkit_lump_info_get(c->map, BSPKIT_Q_PLANES, &li) == BSPKIT_OK)
+    if (bspkit_get_lump_info(c->map, BSPKIT_Q_PLANES, &li) == BSPKIT_OK)
         c->plane_record = li.record_size;
     /* Clip brushes are a nicety too: without a readable clip hull there are none. */
     r = bspkit_get_clipnodes(c->map, &c->clipnodes, &c->nclipnodes, c->err);
@@ -304,7 +304,7 @@ static bspkit_result load(dctx *c)
         c->clipnodes = NULL;
         c->nclipnodes = 0;
     }
-    if (bspkit_lump_info_get(c->map, BSPKIT_Q_CLIPNODES, &li) == BSPKIT_OK)
+    if (bspkit_get_lump_info(c->map, BSPKIT_Q_CLIPNODES, &li) == BSPKIT_OK)
         c->clipnode_record = li.record_size;
     c->clip_visited = calloc(c->nclipnodes + 1, 1);
     c->visited = calloc(c->nnodes + 1, 1);

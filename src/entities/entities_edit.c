@@ -598,7 +598,7 @@ bspkit_result bspkit_entlist_serialize(const bspkit_entlist *list, char **text, 
     return BSPKIT_OK;
 }
 
-void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out)
+void bspkit_entlist_get_changes(const bspkit_entlist *list, bspkit_entlist_changes *out)
 {
     if (!out)
         return;
@@ -751,4 +751,10 @@ bool bspkit_selector_match(const bspkit_selector *sel, const bspkit_entlist *lis
 {
     const ent *e = get_ent(list, entity);
     return e && bspkit_selector_match_pairs(sel, e->pairs, e->count);
+}
+
+/* Former name, kept for programs built against earlier releases. */
+void bspkit_entlist_changes_get(const bspkit_entlist *list, bspkit_entlist_changes *out)
+{
+    bspkit_entlist_get_changes(list, out);
 }

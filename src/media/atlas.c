@@ -397,7 +397,7 @@ bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atla
     if (lm[face].decoupled) {
         const bspkit_bspx_decoupled_lm *d;
         size_t dn;
-        if (bspkit_bspx_decoupled_lm_get(map, &d, &dn, &err) != BSPKIT_OK || face >= dn)
+        if (bspkit_get_bspx_decoupled_lm(map, &d, &dn, &err) != BSPKIT_OK || face >= dn)
             return false;
         vec[0] = d[face].world_to_lm[0];
         vec[1] = d[face].world_to_lm[1];

@@ -61,7 +61,7 @@ void bspkit_textures_free(bspkit_textures *t)
     free(t->wads);
     free(t->missing);
     free(t->entries);
-    bspkit_pak_free(t->pak);
+    bspkit_pak_close(t->pak);
     free(t);
 }
 

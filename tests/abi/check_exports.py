@@ -44,8 +44,8 @@ def declarations(text):
             head = text[start:m.start()].split()
             if 'typedef' in head or 'static' in head or not head:
                 continue
-            if tok == 'extern' or tok.startswith('__'):
-                continue
+            if tok == 'extern' or tok.startswith('__') or tok.isupper():
+                continue  # keywords and attribute macros (BSPKIT_DEPRECATED(...))
             out.append((tok, 'BSPKIT_API' in head))
     return out
 

@@ -164,7 +164,7 @@ static void check_compression(const char *rel, bspkit_map *map)
             bspkit_lump_info li;
             const uint8_t *plain;
             size_t plain_size;
-            if (bspkit_lump_info_get(mp, i, &li) != BSPKIT_OK || !li.compressed)
+            if (bspkit_get_lump_info(mp, i, &li) != BSPKIT_OK || !li.compressed)
                 continue;
             if (bspkit_lump_bytes(map, i, &plain, &plain_size, &err) != BSPKIT_OK ||
                 !valve_lzma_lump_equals(packed + li.offset, li.length, plain, plain_size)) {

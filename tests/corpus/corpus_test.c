@@ -104,7 +104,7 @@ static int compare_info_bytes(bspkit_map *map, const char *rel, const char *line
             continue;
         bspkit_lump_info li;
         int lump = bspkit_lump_find(map, INFO_BYTES[k].lump);
-        if (lump < 0 || bspkit_lump_info_get(map, lump, &li) != BSPKIT_OK)
+        if (lump < 0 || bspkit_get_lump_info(map, lump, &li) != BSPKIT_OK)
             return 0;
         char exception[1200];
         snprintf(exception, sizeof exception, "%s#%s", rel, name);

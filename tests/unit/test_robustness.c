@@ -117,7 +117,7 @@ static int setup_sample(void **state)
     s->lumps_end = 0;
     for (int i = 0; i < bspkit_lump_count(map); i++) {
         bspkit_lump_info info;
-        if (bspkit_lump_info_get(map, i, &info) == BSPKIT_OK && info.length > 0 &&
+        if (bspkit_get_lump_info(map, i, &info) == BSPKIT_OK && info.length > 0 &&
             (size_t)info.offset + info.length > s->lumps_end)
             s->lumps_end = (size_t)info.offset + info.length;
     }

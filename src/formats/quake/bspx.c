@@ -227,12 +227,12 @@ static bspkit_result build_decoupled(bspkit_map *map, const void **value, bspkit
     return BSPKIT_OK;
 }
 
-bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
+bspkit_result bspkit_get_bspx_decoupled_lm(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
                                            bspkit_error *err)
 {
     bk_error_clear(err);
     if (!map || !out || !count)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_bspx_decoupled_lm_get: NULL argument");
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_bspx_decoupled_lm: NULL argument");
     *out = NULL;
     *count = 0;
     const void *v;
@@ -345,15 +345,27 @@ static bspkit_result build_brushlist(bspkit_map *map, const void **value, bspkit
     return r;
 }
 
-bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err)
+bspkit_result bspkit_get_bspx_brushlist(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err)
 {
     bk_error_clear(err);
     if (!map || !out)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_bspx_brushlist_get: NULL argument");
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_bspx_brushlist: NULL argument");
     *out = NULL;
     const void *v;
     bspkit_result r = bk_extra_get(map, EX_BSPX_BRUSHLIST, build_brushlist, &v, err);
     if (r == BSPKIT_OK)
         *out = v;
     return r;
+}
+
+/* Former names, kept for programs built against earlier releases. */
+bspkit_result bspkit_bspx_decoupled_lm_get(bspkit_map *map, const bspkit_bspx_decoupled_lm **out, size_t *count,
+                                           bspkit_error *err)
+{
+    return bspkit_get_bspx_decoupled_lm(map, out, count, err);
+}
+
+bspkit_result bspkit_bspx_brushlist_get(bspkit_map *map, const bspkit_bspx_brushlist **out, bspkit_error *err)
+{
+    return bspkit_get_bspx_brushlist(map, out, err);
 }

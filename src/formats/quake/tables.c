@@ -60,12 +60,12 @@ static bspkit_result bspx_tables(bspkit_map *map, bspkit_dump *out, bspkit_error
     if (strcmp(name, "DECOUPLED_LM") == 0) {
         const bspkit_bspx_decoupled_lm *d;
         size_t n;
-        if ((r = bspkit_bspx_decoupled_lm_get(map, &d, &n, err)) != BSPKIT_OK)
+        if ((r = bspkit_get_bspx_decoupled_lm(map, &d, &n, err)) != BSPKIT_OK)
             return r;
         bk_dump_add_table(out, "faces", DECOUPLED_FIELDS, BK_COUNT_OF(DECOUPLED_FIELDS), d, sizeof *d, n);
     } else if (strcmp(name, "BRUSHLIST") == 0) {
         const bspkit_bspx_brushlist *bl;
-        if ((r = bspkit_bspx_brushlist_get(map, &bl, err)) != BSPKIT_OK)
+        if ((r = bspkit_get_bspx_brushlist(map, &bl, err)) != BSPKIT_OK)
             return r;
         bk_dump_add_table(out, "models", BRUSH_MODEL_FIELDS, BK_COUNT_OF(BRUSH_MODEL_FIELDS), bl->models,
                           sizeof *bl->models, bl->model_count);

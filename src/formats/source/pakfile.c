@@ -178,7 +178,7 @@ static void item_clear(pak_item *it)
     memset(it, 0, sizeof *it);
 }
 
-void bspkit_pak_free(bspkit_pak *p)
+void bspkit_pak_close(bspkit_pak *p)
 {
     if (!p)
         return;
@@ -287,13 +287,13 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
     const uint8_t *raw = zip;
     zip_end end;
     if (!pak_find_end(raw, size, &end)) {
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return pak_fail(err, BSPKIT_ERR_UNKNOWN_FORMAT,
                         "not a zip archive (no end-of-central-directory record in %zu bytes)", size);
     }
     p->bytes = malloc(size);
     if (!p->bytes) {
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return pak_no_memory(err);
     }
     memcpy(p->bytes, raw, size);
@@ -301,7 +301,7 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
     bool xzp2 = pak_is_xzp2(raw, &end);
     bspkit_result r;
     if (xzp2 && (r = pak_normalise_xzp2(&p->bytes, &p->size, &end, err)) != BSPKIT_OK) {
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return r;
     }
 
@@ -309,13 +309,13 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
     zip_error_init(&ze);
     zip_source_t *src = zip_source_buffer_create(p->bytes, p->size, 0, &ze);
     if (!src) {
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return libzip_open_failed(err, &ze);
     }
     p->za = zip_open_from_source(src, ZIP_RDONLY, &ze);
     if (!p->za) {
         zip_source_free(src);
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return libzip_open_failed(err, &ze);
     }
     zip_error_fini(&ze);
@@ -332,7 +332,7 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
         !pak_holds_end_signature((const uint8_t *)comment, (size_t)clen)) {
         p->comment = malloc((size_t)clen);
         if (!p->comment) {
-            bspkit_pak_free(p);
+            bspkit_pak_close(p);
             return pak_no_memory(err);
         }
         memcpy(p->comment, comment, (size_t)clen);
@@ -342,7 +342,7 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
     /* The raw walk runs over the caller's bytes: in an XZP2 archive the
      * extra lengths there are the ones the engine uses. */
     if ((r = load_items(p, raw, size, &end, xzp2, err)) != BSPKIT_OK) {
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         return r;
     }
     *out = p;
@@ -593,4 +593,10 @@ bspkit_result bspkit_pak_remove(bspkit_pak *p, const char *glob, size_t *removed
     if (removed)
         *removed = gone;
     return BSPKIT_OK;
+}
+
+/* Former name, kept for programs built against earlier releases. */
+void bspkit_pak_free(bspkit_pak *p)
+{
+    bspkit_pak_close(p);
 }

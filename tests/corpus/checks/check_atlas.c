@@ -369,7 +369,7 @@ static void visit(const char *root, const char *rel)
         bspkit_get_vertexes(d.m, &d.geo.verts, &d.geo.nverts, &err) != BSPKIT_OK ||
         bspkit_get_edges(d.m, &d.geo.edges, &d.geo.nedges, &err) != BSPKIT_OK ||
         bspkit_get_surfedges(d.m, &d.geo.surfedges, &d.geo.nsurfedges, &err) != BSPKIT_OK ||
-        bspkit_bspx_decoupled_lm_get(d.m, &d.dec, &d.ndec, &err) != BSPKIT_OK) {
+        bspkit_get_bspx_decoupled_lm(d.m, &d.dec, &d.ndec, &err) != BSPKIT_OK) {
         printf("note %s: geometry does not decode: %s\n", rel, err.message);
         bspkit_close(d.m);
         return;

@@ -33,7 +33,7 @@ static int tile_maps, tile_ok, source_tile_maps, source_tile_ok;
 static uint32_t lump_length(bspkit_map *m, int lump)
 {
     bspkit_lump_info li;
-    if (bspkit_lump_info_get(m, lump, &li) != BSPKIT_OK)
+    if (bspkit_get_lump_info(m, lump, &li) != BSPKIT_OK)
         return 0;
     return li.compressed ? li.uncompressed_length : li.length;
 }
@@ -146,10 +146,10 @@ static void check_bspx(const char *rel, bspkit_map *m)
     }
     const bspkit_bspx_decoupled_lm *d;
     size_t dn;
-    if (bspkit_bspx_decoupled_lm_get(m, &d, &dn, &err) != BSPKIT_OK)
+    if (bspkit_get_bspx_decoupled_lm(m, &d, &dn, &err) != BSPKIT_OK)
         FAIL(rel, "DECOUPLED_LM: %s", err.message);
     const bspkit_bspx_brushlist *bl;
-    if (bspkit_bspx_brushlist_get(m, &bl, &err) != BSPKIT_OK)
+    if (bspkit_get_bspx_brushlist(m, &bl, &err) != BSPKIT_OK)
         FAIL(rel, "BRUSHLIST: %s", err.message);
     else if (bl->model_count)
         printf("bspx %s: BRUSHLIST %zu models, %zu brushes, %zu planes\n", rel, bl->model_count, bl->brush_count,

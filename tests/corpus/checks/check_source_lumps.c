@@ -246,7 +246,7 @@ static void check_physics(const char *rel, bspkit_map *map, size_t nmodels)
     GET(bspkit_get_physdisp(map, &pd, &npd, &err), "physdisp");
     GET(bspkit_lump_bytes(map, BSPKIT_S_PHYSDISP, &bytes, &size, &err), "physdisp bytes");
     bspkit_lump_info li;
-    bspkit_lump_info_get(map, BSPKIT_S_PHYSDISP, &li);
+    bspkit_get_lump_info(map, BSPKIT_S_PHYSDISP, &li);
     uint64_t w = (bspkit_map_format(map)->variant & BSPKIT_VARIANT_WIDE_LUMPS) && li.version >= 2 ? 4 : 2;
     uint64_t expect = size ? w + w * npd : 0;
     for (size_t i = 0; i < npd; i++) {

@@ -194,7 +194,7 @@ static void check_pak_vtfs(const char *rel, bspkit_map *map)
         }
         free(data);
     }
-    bspkit_pak_free(pak);
+    bspkit_pak_close(pak);
 }
 
 static void visit(const char *root, const char *rel)

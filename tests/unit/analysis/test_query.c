@@ -395,7 +395,7 @@ static void test_sample_vis(void **state)
         assert_int_equal(st.min_visible, 1);
         assert_int_equal(st.max_visible, 1);
         bspkit_lump_info li;
-        CHECK(bspkit_lump_info_get(o.map, BSPKIT_Q_VISIBILITY, &li));
+        CHECK(bspkit_get_lump_info(o.map, BSPKIT_Q_VISIBILITY, &li));
         assert_int_equal(st.compressed_size, li.uncompressed_length);
         int32_t dummy;
         assert_int_equal(bspkit_leaf_cluster(o.map, 5000, &dummy, ERR), BSPKIT_ERR_ARGUMENT);
@@ -466,7 +466,7 @@ static void test_quake_vis(void **state)
     assert_int_equal(st.max_visible, 4);
     assert_int_equal(st.uncompressed_size, 4);
     bspkit_lump_info li;
-    CHECK(bspkit_lump_info_get(m, BSPKIT_Q_VISIBILITY, &li));
+    CHECK(bspkit_get_lump_info(m, BSPKIT_Q_VISIBILITY, &li));
     assert_int_equal(st.compressed_size, li.length);
     close_opened(&o);
 }
@@ -526,7 +526,7 @@ static void test_source_vis(void **state)
         assert_int_equal(st.max_visible, 2);
         assert_int_equal(st.uncompressed_size, 4 + 8 * 10 + 2 * 10 * 2);
         bspkit_lump_info li;
-        CHECK(bspkit_lump_info_get(m, BSPKIT_S_VISIBILITY, &li));
+        CHECK(bspkit_get_lump_info(m, BSPKIT_S_VISIBILITY, &li));
         assert_int_equal(st.compressed_size, li.uncompressed_length);
         close_opened(&o);
     }

@@ -150,7 +150,7 @@ static void compressed_map(bool big)
     assert_int_equal(bspkit_open_memory(f, size, NULL, &map, &e), BSPKIT_OK);
     assert_true(bspkit_map_format(map)->variant & BSPKIT_VARIANT_COMPRESSED);
     bspkit_lump_info li;
-    assert_int_equal(bspkit_lump_info_get(map, BSPKIT_S_VERTEXES, &li), BSPKIT_OK);
+    assert_int_equal(bspkit_get_lump_info(map, BSPKIT_S_VERTEXES, &li), BSPKIT_OK);
     assert_true(li.compressed);
     assert_int_equal(li.length, packed_size);
     assert_int_equal(li.uncompressed_length, n);

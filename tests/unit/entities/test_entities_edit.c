@@ -71,7 +71,7 @@ static void assert_reparsed(const bspkit_entlist *list, size_t n_ents, const cha
 static void assert_changes(const bspkit_entlist *list, size_t changed, size_t removed, size_t added)
 {
     bspkit_entlist_changes c;
-    bspkit_entlist_changes_get(list, &c);
+    bspkit_entlist_get_changes(list, &c);
     assert_int_equal(c.changed, changed);
     assert_int_equal(c.removed, removed);
     assert_int_equal(c.added, added);

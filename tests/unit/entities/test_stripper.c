@@ -403,7 +403,7 @@ static void test_changes(void **state)
     assert_int_equal(st.added, 1);
     assert_int_equal(st.modified, 3); /* door1 twice, door2 once */
     bspkit_entlist_changes c;
-    bspkit_entlist_changes_get(list, &c);
+    bspkit_entlist_get_changes(list, &c);
     assert_int_equal(c.changed, 2);
     assert_int_equal(c.removed, 1);
     assert_int_equal(c.added, 1);

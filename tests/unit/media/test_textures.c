@@ -279,7 +279,7 @@ static void check_source_pakfile(bspkit_sample_kind kind)
     uint8_t *zip;
     size_t zip_size;
     CHECK(bspkit_pak_write(pak, BSPKIT_PAK_STORE, &zip, &zip_size, ERR));
-    bspkit_pak_free(pak);
+    bspkit_pak_close(pak);
 
     bspkit_builder *b;
     bspkit_write_options wo;

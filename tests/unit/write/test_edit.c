@@ -95,7 +95,7 @@ static void same_size_edit_moves_nothing(void **state)
     (void)state;
     sample s = load_sample(BSPKIT_SAMPLE_SOURCE_ROOM);
     bspkit_lump_info li;
-    CHECK(bspkit_lump_info_get(s.map, BSPKIT_S_PLANES, &li));
+    CHECK(bspkit_get_lump_info(s.map, BSPKIT_S_PLANES, &li));
     assert_true(li.length >= 20);
     uint8_t *planes = malloc(li.length);
     memcpy(planes, s.bytes + li.offset, li.length);
@@ -130,7 +130,7 @@ static int lump_order(bspkit_map *m, int *order)
     uint32_t offs[64];
     for (int i = 0; i < count; i++) {
         bspkit_lump_info li;
-        CHECK(bspkit_lump_info_get(m, i, &li));
+        CHECK(bspkit_get_lump_info(m, i, &li));
         if (!li.length)
             continue;
         int k = n++;
@@ -180,7 +180,7 @@ static void grown_entities_keep_everything_else(void **state)
             CHECK(bspkit_map_crc(m, &c2, ERR));
             assert_int_equal(c1, c2);
             bspkit_lump_info pak;
-            CHECK(bspkit_lump_info_get(m, BSPKIT_S_PAKFILE, &pak));
+            CHECK(bspkit_get_lump_info(m, BSPKIT_S_PAKFILE, &pak));
             assert_int_equal(pak.offset % 2048, 0);
             assert_int_equal(((uint64_t)pak.offset + pak.length + 3) & ~3ull, n); /* last, then padding */
             assert_int_equal(bspkit_map_format(m)->revision, f->revision);
@@ -193,7 +193,7 @@ static void grown_entities_keep_everything_else(void **state)
             assert_memory_equal(before, after, (size_t)nb * sizeof *before);
         for (int i = 0; i < bspkit_lump_count(m); i++) {
             bspkit_lump_info li;
-            CHECK(bspkit_lump_info_get(m, i, &li));
+            CHECK(bspkit_get_lump_info(m, i, &li));
             if (li.length)
                 assert_int_equal(li.offset % 4, 0);
         }
@@ -263,7 +263,7 @@ static void game_lump_entries(void **state)
         uint8_t *out = save_edit(e, NULL, &n);
         bspkit_map *m = open_valid(out, n);
         bspkit_lump_info gl;
-        CHECK(bspkit_lump_info_get(m, BSPKIT_S_GAME_LUMP, &gl));
+        CHECK(bspkit_get_lump_info(m, BSPKIT_S_GAME_LUMP, &gl));
         /* The directory read here by hand: one entry, data right after it, absolute offset. */
         const uint8_t *d = out + gl.offset;
         assert_int_equal(rd_u32(d, be), 1);
@@ -304,7 +304,7 @@ static void compressed_lumps_stay_compressed(void **state)
     (void)state;
     sample s = load_sample(BSPKIT_SAMPLE_SOURCE_ROOM_LZMA);
     bspkit_lump_info li;
-    CHECK(bspkit_lump_info_get(s.map, BSPKIT_S_PLANES, &li));
+    CHECK(bspkit_get_lump_info(s.map, BSPKIT_S_PLANES, &li));
     assert_true(li.compressed);
     const uint8_t *planes;
     size_t size;
@@ -318,7 +318,7 @@ static void compressed_lumps_stay_compressed(void **state)
     size_t n;
     uint8_t *out = save_edit(e, NULL, &n);
     bspkit_map *m = open_valid(out, n);
-    CHECK(bspkit_lump_info_get(m, BSPKIT_S_PLANES, &li));
+    CHECK(bspkit_get_lump_info(m, BSPKIT_S_PLANES, &li));
     assert_true(li.compressed);
     /* The directory entry read by hand: {offset, length, version, fourCC}. */
     const uint8_t *dir = out + 8 + 16 * BSPKIT_S_PLANES;
@@ -461,7 +461,7 @@ static void lump_files(void **state)
         size_t size;
         CHECK(bspkit_lmp_make(e, BSPKIT_S_PLANES, &lmp, &size, ERR));
         bspkit_lump_info li;
-        CHECK(bspkit_lump_info_get(s.map, BSPKIT_S_PLANES, &li));
+        CHECK(bspkit_get_lump_info(s.map, BSPKIT_S_PLANES, &li));
         /* Header fields read by hand, in the map's byte order. */
         assert_int_equal(size, 20 + li.length);
         assert_int_equal(rd_u32(lmp, be), 20);
@@ -485,7 +485,7 @@ static void lump_files(void **state)
         size_t count;
         CHECK(bspkit_get_planes(m, &p, &count, ERR));
         assert_true(p[1].dist == -77.25f);
-        CHECK(bspkit_lump_info_get(m, BSPKIT_S_PLANES, &li));
+        CHECK(bspkit_get_lump_info(m, BSPKIT_S_PLANES, &li));
         assert_int_equal(li.version, 7);
 
         /* Malformed lump files. */

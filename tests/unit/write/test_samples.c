@@ -568,12 +568,12 @@ static void check_source_room(bspkit_sample_kind kind, bool be, bool lzma)
     assert_int_equal(pak_size, 22);
     assert_memory_equal(pak, "PK\x05\x06", 4);
     bspkit_lump_info info;
-    CHECK(bspkit_lump_info_get(m, BSPKIT_S_PAKFILE, &info));
+    CHECK(bspkit_get_lump_info(m, BSPKIT_S_PAKFILE, &info));
     assert_int_equal(info.offset % 2048, 0);
     assert_true(info.offset + info.length <= s.size && s.size - (info.offset + info.length) < 4);
     for (int i = 0; i < bspkit_lump_count(m); i++) {
         bspkit_lump_info li;
-        CHECK(bspkit_lump_info_get(m, i, &li));
+        CHECK(bspkit_get_lump_info(m, i, &li));
         if (li.length && i != BSPKIT_S_PAKFILE)
             assert_true(li.offset + li.length <= info.offset); /* PAKFILE last */
         assert_int_equal(li.offset % 4, 0);

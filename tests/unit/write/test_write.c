@@ -464,7 +464,7 @@ static void check_source_map(bspkit_map *m, int32_t version, bool be, bool compr
     CHECK(bspkit_get_game_lumps(m, &games, &n, ERR));
     assert_int_equal(n, 2);
     bspkit_lump_info gl;
-    CHECK(bspkit_lump_info_get(m, BSPKIT_S_GAME_LUMP, &gl));
+    CHECK(bspkit_get_lump_info(m, BSPKIT_S_GAME_LUMP, &gl));
     assert_false(gl.compressed);
     assert_int_equal(games[0].id, 0x73707270u);
     assert_int_equal(games[0].version, 10);
@@ -481,7 +481,7 @@ static void check_source_map(bspkit_map *m, int32_t version, bool be, bool compr
     assert_int_equal(size, sizeof EMPTY_ZIP);
     assert_memory_equal(bytes, EMPTY_ZIP, sizeof EMPTY_ZIP);
     bspkit_lump_info pk;
-    CHECK(bspkit_lump_info_get(m, BSPKIT_S_PAKFILE, &pk));
+    CHECK(bspkit_get_lump_info(m, BSPKIT_S_PAKFILE, &pk));
     assert_false(pk.compressed);
     assert_int_equal(pk.offset % 2048, 0);
 }

@@ -155,7 +155,7 @@ static void test_bspx_decoders(void **state)
     assert_int_equal(bspkit_bspx_luxel_lump(m, "BRUSHLIST", &data, &luxels, ERR), BSPKIT_ERR_ARGUMENT);
 
     const bspkit_bspx_decoupled_lm *d;
-    CHECK(bspkit_bspx_decoupled_lm_get(m, &d, &n, ERR));
+    CHECK(bspkit_get_bspx_decoupled_lm(m, &d, &n, ERR));
     assert_int_equal(n, nfaces);
     assert_int_equal(d[0].lmwidth, 2);
     assert_int_equal(d[0].lmheight, 3);
@@ -177,7 +177,7 @@ static void test_bspx_decoders(void **state)
     assert_false(lm[1].lit);
 
     const bspkit_bspx_brushlist *b;
-    CHECK(bspkit_bspx_brushlist_get(m, &b, ERR));
+    CHECK(bspkit_get_bspx_brushlist(m, &b, ERR));
     assert_int_equal(b->model_count, 2);
     assert_int_equal(b->brush_count, 3);
     assert_int_equal(b->plane_count, 3);
@@ -283,11 +283,11 @@ static void test_bspx_malformed_lumps(void **state)
     bspkit_map *m;
     CHECK(bspkit_open_memory(file, total, NULL, &m, ERR));
     const bspkit_bspx_brushlist *b;
-    assert_int_equal(bspkit_bspx_brushlist_get(m, &b, ERR), BSPKIT_ERR_LUMP_SIZE);
+    assert_int_equal(bspkit_get_bspx_brushlist(m, &b, ERR), BSPKIT_ERR_LUMP_SIZE);
     assert_int_equal(g_err.lump_offset, 16 + 28);
     const bspkit_bspx_decoupled_lm *d;
     size_t n;
-    assert_int_equal(bspkit_bspx_decoupled_lm_get(m, &d, &n, ERR), BSPKIT_ERR_LUMP_SIZE);
+    assert_int_equal(bspkit_get_bspx_decoupled_lm(m, &d, &n, ERR), BSPKIT_ERR_LUMP_SIZE);
     const uint8_t *data;
     assert_int_equal(bspkit_bspx_luxel_lump(m, "RGBLIGHTING", &data, &n, ERR), BSPKIT_ERR_LUMP_SIZE);
     /* A broken DECOUPLED_LM makes the face lightmaps fail rather than guess. */
@@ -313,7 +313,7 @@ static void test_no_bspx(void **state)
     CHECK(bspkit_bspx_entries(m, &e, &n, ERR));
     assert_int_equal(n, 0);
     const bspkit_bspx_brushlist *b;
-    CHECK(bspkit_bspx_brushlist_get(m, &b, ERR));
+    CHECK(bspkit_get_bspx_brushlist(m, &b, ERR));
     assert_int_equal(b->model_count, 0);
     bspkit_dump dump;
     memset(&dump, 0, sizeof dump);

@@ -511,7 +511,7 @@ static void test_empty_lump_and_empty_zip(void **state)
     assert_int_equal(n, 22);
     static const uint8_t eocd[22] = {'P', 'K', 5, 6};
     assert_memory_equal(z, eocd, 22);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* An empty zip as Valve's tools write it keeps its "XZP1 0" comment. */
     uint8_t valve[54] = {'P', 'K', 5, 6};
@@ -524,7 +524,7 @@ static void test_empty_lump_and_empty_zip(void **state)
     assert_int_equal(n, sizeof valve);
     assert_memory_equal(z, valve, sizeof valve);
     free(z);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 }
 
 static void test_read_infozip(void **state)
@@ -577,7 +577,7 @@ static void test_read_infozip(void **state)
         assert_int_equal(bspkit_pak_find(p, "materials/brick", &idx, ERR), BSPKIT_OK); /* the directory entry */
         assert_int_equal(bspkit_pak_find(p, "materials/brick/wall.vtf", &idx, ERR), BSPKIT_ERR_NOT_FOUND);
         assert_int_equal(g_err.lump, BSPKIT_S_PAKFILE);
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         free(z);
     }
     free(text);
@@ -658,9 +658,9 @@ static void test_add_remove_write(void **state)
     assert_memory_equal(again, out, out_size);
 
     free(again);
-    bspkit_pak_free(q);
+    bspkit_pak_close(q);
     free(out);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(z);
     free(text);
     free(noise);
@@ -738,9 +738,9 @@ static void test_repack_lzma_and_back(void **state)
 
     free(st);
     free(kept);
-    bspkit_pak_free(q);
+    bspkit_pak_close(q);
     free(lz);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(z);
     free(text);
     free(noise);
@@ -778,7 +778,7 @@ static void test_lzma_entries_from_elsewhere(void **state)
     assert_int_equal(zfind(&a, "eos.txt")->flags & 0x0002, 0x0002);
     assert_int_equal(zfind(&a, "plain.txt")->flags & 0x0002, 0);
     assert_memory_equal(zfind(&a, "eos.txt")->data, with_eos, a_size);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(out);
 
     /* Intact LZMA data under a wrong CRC: only the CRC check can tell. */
@@ -792,7 +792,7 @@ static void test_lzma_entries_from_elsewhere(void **state)
     assert_int_equal(bspkit_pak_read(p, 0, &bad, &bad_size, ERR), BSPKIT_ERR_COMPRESSION);
     assert_non_null(strstr(g_err.message, "CRC"));
     assert_null(bad);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* A corrupt LZMA stream fails cleanly, and so does a write that would copy it. */
     with_eos[a_size / 2] ^= 0x55;
@@ -807,7 +807,7 @@ static void test_lzma_entries_from_elsewhere(void **state)
     assert_non_null(strstr(g_err.message, "eos.txt"));
     assert_int_equal(bspkit_pak_write(p, BSPKIT_PAK_KEEP, &out, &out_size, ERR), BSPKIT_ERR_COMPRESSION);
     assert_null(out);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* Python writes LZMA with an end marker and flag bit 1. */
     if (have("python3")) {
@@ -821,7 +821,7 @@ static void test_lzma_entries_from_elsewhere(void **state)
         z = slurp(path_in("py.zip"), &n);
         p = open_bytes(z, n);
         assert_entry_bytes(p, "py/text.bin", text, 70000);
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
     }
     free(z);
     free(with_eos);
@@ -861,7 +861,7 @@ static void test_limits_and_bombs(void **state)
     assert_int_equal(bspkit_pak_read(p, 0, &got, &got_size, ERR), BSPKIT_ERR_LIMIT);
     assert_non_null(strstr(g_err.message, "zeros.bin"));
     assert_null(got);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* Data that inflates past its declared size is cut off, not followed,
      * even when its first bytes match the declared CRC. */
@@ -870,7 +870,7 @@ static void test_limits_and_bombs(void **state)
     assert_int_equal(bspkit_pak_read(p, 0, &got, &got_size, ERR), BSPKIT_ERR_COMPRESSION);
     assert_non_null(strstr(g_err.message, "past its declared"));
     assert_null(got);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* A lower limit from the options. */
     free(z);
@@ -884,7 +884,7 @@ static void test_limits_and_bombs(void **state)
     uint8_t *out = NULL;
     size_t out_size = 0;
     assert_int_equal(bspkit_pak_write(p, BSPKIT_PAK_KEEP, &out, &out_size, ERR), BSPKIT_ERR_LIMIT);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(z);
     free(zeros);
 }
@@ -913,7 +913,7 @@ static void test_corrupt_archives(void **state)
     /* Every truncation fails cleanly or opens what is left. */
     for (size_t cut = 0; cut < n; cut += 7) {
         if (bspkit_pak_open(z, cut, NULL, &p, ERR) == BSPKIT_OK)
-            bspkit_pak_free(p);
+            bspkit_pak_close(p);
     }
 
     /* A flipped data byte: the CRC catches it, on read and on write. */
@@ -935,7 +935,7 @@ static void test_corrupt_archives(void **state)
     CHECK(bspkit_pak_remove(p, "a.txt", NULL, ERR));
     CHECK(bspkit_pak_write(p, BSPKIT_PAK_KEEP, &out, &out_size, ERR));
     free(out);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     /* Encrypted and unknown methods are reported, not guessed at. */
     zspec odd[2] = {stored("locked.txt", text, 10), stored("weird.bin", text, 10)};
@@ -950,7 +950,7 @@ static void test_corrupt_archives(void **state)
     bspkit_pak_entry e;
     CHECK(bspkit_pak_entry_info(p, 1, &e, ERR));
     assert_false(e.engine_readable);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 
     free(bad);
     free(z);
@@ -988,7 +988,7 @@ static void test_xzp2(void **state)
     unzip_test(out, out_size, "x360.zip");
     unzip_same("x360.zip", "materials/x.vtf", b, 1500);
     free(out);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(z);
     free(a);
     free(b);
@@ -1069,7 +1069,7 @@ static void test_names_and_globs(void **state)
     assert_string_equal(bspkit_pak_method_name(14), "lzma");
     assert_string_equal(bspkit_pak_method_name(0), "store");
     assert_null(bspkit_pak_method_name(4242));
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
 }
 
 static void test_duplicates_and_comment(void **state)
@@ -1099,7 +1099,7 @@ static void test_duplicates_and_comment(void **state)
     CHECK(bspkit_pak_entry_info(p, 0, &e, ERR));
     assert_string_equal(e.name, "dup.txt");
     assert_entry_bytes(p, "dup.txt", (const uint8_t *)"third", 5);
-    bspkit_pak_free(p);
+    bspkit_pak_close(p);
     free(z);
 }
 
@@ -1198,9 +1198,9 @@ static void test_real_maps(void **state)
             assert_int_equal(e1.crc32, e2.crc32);
             assert_true(e2.engine_readable);
         }
-        bspkit_pak_free(q);
+        bspkit_pak_close(q);
         free(out);
-        bspkit_pak_free(p);
+        bspkit_pak_close(p);
         bspkit_close(map);
         maps++;
     }

@@ -688,7 +688,7 @@ static void expect_overrun(bool be, int lump, const enc *e, int32_t version, pro
     assert_int_equal(g_err.lump, lump);
     assert_int_equal(g_err.lump_offset, lump_ofs);
     bspkit_lump_info li;
-    CHECK(bspkit_lump_info_get(map, lump, &li));
+    CHECK(bspkit_get_lump_info(map, lump, &li));
     assert_int_equal(g_err.offset, (int64_t)li.offset + lump_ofs);
     assert_non_null(strstr(g_err.message, bk_lump_name(map, lump)));
     /* The failure is cached: asking again gives the same answer. */

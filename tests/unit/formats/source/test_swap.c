@@ -271,7 +271,7 @@ static void test_sample_room_orders_convert_into_each_other(void **state)
         assert_int_equal(bspkit_lump_bytes(be_map, lump, &be, &bs, &err), BSPKIT_OK);
         assert_int_equal(ls, bs);
         bspkit_lump_info info;
-        assert_int_equal(bspkit_lump_info_get(be_map, lump, &info), BSPKIT_OK);
+        assert_int_equal(bspkit_get_lump_info(be_map, lump, &info), BSPKIT_OK);
         uint8_t *buf = malloc(bs + 1);
         assert_non_null(buf);
         bool known;
@@ -1034,7 +1034,7 @@ static void test_x360_lumps_decode_the_same(void **state)
         if (size == 0)
             continue;
         bspkit_lump_info info;
-        bspkit_lump_info_get(map, lump, &info);
+        bspkit_get_lump_info(map, lump, &info);
         uint8_t *le = copy_of(be, size);
         bool known = false;
         if (bk_swap_lump(&target, lump, info.version, le, size, true, &known, &err) != BSPKIT_OK)
@@ -1280,7 +1280,7 @@ static void test_x360_truncated_and_mutated(void **state)
         bspkit_error err;
         assert_int_equal(bspkit_lump_bytes(map, lumps[li], &be, &size, &err), BSPKIT_OK);
         bspkit_lump_info info;
-        bspkit_lump_info_get(map, lumps[li], &info);
+        bspkit_get_lump_info(map, lumps[li], &info);
         size_t step = size > 2000 ? size / 1000 : 1;
         for (size_t n = 0; n < size; n += step) {
             uint8_t *buf = copy_of(be, n);
