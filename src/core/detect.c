@@ -157,7 +157,7 @@ bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err)
                        bspkit_family_name(map->format.family));
     map->lump_count = map->format.lump_count;
     map->family_ops->read_directory(map);
-    for (int d = 0; d < DEC_COUNT; d++)
+    for (int d = 0; d < BK_REC_COUNT; d++)
         map->dec_lump[d] = -1;
     for (int i = 0; i < map->lump_count; i++) {
         bspkit_result r = check_lump(map, i, err);

@@ -343,7 +343,7 @@ void bspkit_close(bspkit_map *map)
         return;
     for (int i = 0; i < BK_MAX_LUMPS; i++)
         free(map->bytes[i].owned);
-    for (int i = 0; i < DEC_COUNT; i++)
+    for (int i = 0; i < BK_REC_COUNT; i++)
         free(map->arrays[i].items);
     free(map->miptex.items);
     if (map->game_lump_bytes) {
@@ -497,7 +497,7 @@ bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data
     return bk_lump_bytes(map, index, data, size, err);
 }
 
-bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void **items, size_t *count,
+bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
                            bspkit_error *err)
 {
     bk_array_cache *c = &map->arrays[dec];
@@ -555,27 +555,27 @@ bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void
         return r;                                                                                      \
     }
 
-ACCESSOR(bspkit_get_planes, bspkit_plane, DEC_PLANES)
-ACCESSOR(bspkit_get_vertexes, bspkit_vec3, DEC_VERTEXES)
-ACCESSOR(bspkit_get_edges, bspkit_edge, DEC_EDGES)
-ACCESSOR(bspkit_get_surfedges, int32_t, DEC_SURFEDGES)
-ACCESSOR(bspkit_get_faces, bspkit_face, DEC_FACES)
-ACCESSOR(bspkit_get_orig_faces, bspkit_face, DEC_ORIG_FACES)
-ACCESSOR(bspkit_get_hdr_faces, bspkit_face, DEC_HDR_FACES)
-ACCESSOR(bspkit_get_nodes, bspkit_node, DEC_NODES)
-ACCESSOR(bspkit_get_leafs, bspkit_leaf, DEC_LEAFS)
-ACCESSOR(bspkit_get_models, bspkit_model, DEC_MODELS)
-ACCESSOR(bspkit_get_texinfo, bspkit_texinfo, DEC_TEXINFO)
-ACCESSOR(bspkit_get_leaf_faces, uint32_t, DEC_LEAF_FACES)
-ACCESSOR(bspkit_get_leaf_brushes, uint32_t, DEC_LEAF_BRUSHES)
-ACCESSOR(bspkit_get_clipnodes, bspkit_clipnode, DEC_CLIPNODES)
-ACCESSOR(bspkit_get_brushes, bspkit_brush, DEC_BRUSHES)
-ACCESSOR(bspkit_get_brushsides, bspkit_brushside, DEC_BRUSHSIDES)
-ACCESSOR(bspkit_get_texdata, bspkit_texdata, DEC_TEXDATA)
-ACCESSOR(bspkit_get_texdata_string_table, int32_t, DEC_STRING_TABLE)
-ACCESSOR(bspkit_get_areas, bspkit_area, DEC_AREAS)
-ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, DEC_AREAPORTALS)
-ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, DEC_CUBEMAPS)
+ACCESSOR(bspkit_get_planes, bspkit_plane, BK_REC_PLANES)
+ACCESSOR(bspkit_get_vertexes, bspkit_vec3, BK_REC_VERTEXES)
+ACCESSOR(bspkit_get_edges, bspkit_edge, BK_REC_EDGES)
+ACCESSOR(bspkit_get_surfedges, int32_t, BK_REC_SURFEDGES)
+ACCESSOR(bspkit_get_faces, bspkit_face, BK_REC_FACES)
+ACCESSOR(bspkit_get_orig_faces, bspkit_face, BK_REC_ORIG_FACES)
+ACCESSOR(bspkit_get_hdr_faces, bspkit_face, BK_REC_HDR_FACES)
+ACCESSOR(bspkit_get_nodes, bspkit_node, BK_REC_NODES)
+ACCESSOR(bspkit_get_leafs, bspkit_leaf, BK_REC_LEAFS)
+ACCESSOR(bspkit_get_models, bspkit_model, BK_REC_MODELS)
+ACCESSOR(bspkit_get_texinfo, bspkit_texinfo, BK_REC_TEXINFO)
+ACCESSOR(bspkit_get_leaf_faces, uint32_t, BK_REC_LEAF_FACES)
+ACCESSOR(bspkit_get_leaf_brushes, uint32_t, BK_REC_LEAF_BRUSHES)
+ACCESSOR(bspkit_get_clipnodes, bspkit_clipnode, BK_REC_CLIPNODES)
+ACCESSOR(bspkit_get_brushes, bspkit_brush, BK_REC_BRUSHES)
+ACCESSOR(bspkit_get_brushsides, bspkit_brushside, BK_REC_BRUSHSIDES)
+ACCESSOR(bspkit_get_texdata, bspkit_texdata, BK_REC_TEXDATA)
+ACCESSOR(bspkit_get_texdata_string_table, int32_t, BK_REC_STRING_TABLE)
+ACCESSOR(bspkit_get_areas, bspkit_area, BK_REC_AREAS)
+ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, BK_REC_AREAPORTALS)
+ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, BK_REC_CUBEMAPS)
 
 bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
 {

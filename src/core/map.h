@@ -21,13 +21,14 @@
 #define BK_DEFAULT_MEMORY_BASE (64ull << 20)
 #define BK_DEFAULT_MEMORY_PER_FILE_BYTE 16u
 
-/* Decoded-array caches, one per accessor. */
-typedef enum bk_decoded {
-    DEC_PLANES, DEC_VERTEXES, DEC_EDGES, DEC_SURFEDGES, DEC_FACES, DEC_ORIG_FACES, DEC_HDR_FACES,
-    DEC_NODES, DEC_LEAFS, DEC_MODELS, DEC_TEXINFO, DEC_LEAF_FACES, DEC_LEAF_BRUSHES, DEC_CLIPNODES,
-    DEC_BRUSHES, DEC_BRUSHSIDES, DEC_TEXDATA, DEC_STRING_TABLE, DEC_AREAS, DEC_AREAPORTALS,
-    DEC_CUBEMAPS, DEC_COUNT
-} bk_decoded;
+/* The record kinds of the native structs: one decoded-array cache per kind
+ * in a map, and the arrays the builder holds and encodes. */
+typedef enum bk_rec {
+    BK_REC_PLANES, BK_REC_VERTEXES, BK_REC_EDGES, BK_REC_SURFEDGES, BK_REC_FACES, BK_REC_ORIG_FACES, BK_REC_HDR_FACES,
+    BK_REC_NODES, BK_REC_LEAFS, BK_REC_MODELS, BK_REC_TEXINFO, BK_REC_LEAF_FACES, BK_REC_LEAF_BRUSHES, BK_REC_CLIPNODES,
+    BK_REC_BRUSHES, BK_REC_BRUSHSIDES, BK_REC_TEXDATA, BK_REC_STRING_TABLE, BK_REC_AREAS, BK_REC_AREAPORTALS,
+    BK_REC_CUBEMAPS, BK_REC_COUNT
+} bk_rec;
 
 /* Converts `count` records of the file layout at `src` into native structs. */
 typedef void (*bk_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);
@@ -38,7 +39,7 @@ typedef struct bk_layout {
     uint32_t record_size; /* file bytes per record; 0 = not an array lump */
     size_t native_size;   /* sizeof the native struct */
     bk_decode_fn decode;  /* NULL when bspkit does not decode the records */
-    int decoded;          /* bk_decoded slot, or -1 */
+    int decoded;          /* bk_rec slot, or -1 */
     const bk_schema *schema; /* the record layout's declaration (core/schema.h), or NULL */
 } bk_layout;
 
@@ -114,8 +115,8 @@ struct bspkit_map {
     int lump_count;
     bk_lump lumps[BK_MAX_LUMPS];
     bk_bytes_cache bytes[BK_MAX_LUMPS];
-    bk_array_cache arrays[DEC_COUNT];
-    int dec_lump[DEC_COUNT]; /* the lump each decoded slot comes from in this map, or -1 */
+    bk_array_cache arrays[BK_REC_COUNT];
+    int dec_lump[BK_REC_COUNT]; /* the lump each decoded slot comes from in this map, or -1 */
 
     /* Caches that are not plain record arrays. */
     bk_array_cache miptex;
@@ -203,7 +204,7 @@ bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, siz
 /* Decompressed lump bytes (cached). */
 bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err);
 /* Decoded record array for slot `dec` (cached). */
-bspkit_result bk_get_array(bspkit_map *map, bk_decoded dec, int lump, const void **items, size_t *count,
+bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
                            bspkit_error *err);
 
 /* ---- record field readers shared by the family decoders ---- */

@@ -34,7 +34,7 @@ static bspkit_result schema_table(bspkit_map *map, int lump, bspkit_dump *out, b
     const bk_layout *l = &map->lumps[lump].layout;
     const void *items;
     size_t n, nf;
-    bspkit_result r = bk_get_array(map, (bk_decoded)l->decoded, lump, &items, &n, err);
+    bspkit_result r = bk_get_array(map, (bk_rec)l->decoded, lump, &items, &n, err);
     if (r != BSPKIT_OK)
         return r;
     const bspkit_field *fields = l->schema->dump_fields(&nf);

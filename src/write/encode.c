@@ -17,9 +17,17 @@
 /* ------------------------------------------------------------------------ */
 
 static const char *const REC_NAMES[BK_REC_COUNT] = {
-    "plane", "vertex", "edge", "surfedge", "face", "node", "leaf", "model", "texinfo", "clipnode",
-    "leaf face", "leaf brush", "brush", "brush side", "texdata", "string table entry", "area", "area portal",
-    "cubemap",
+    [BK_REC_PLANES] = "plane",           [BK_REC_VERTEXES] = "vertex",
+    [BK_REC_EDGES] = "edge",             [BK_REC_SURFEDGES] = "surfedge",
+    [BK_REC_FACES] = "face",             [BK_REC_ORIG_FACES] = "original face",
+    [BK_REC_HDR_FACES] = "HDR face",     [BK_REC_NODES] = "node",
+    [BK_REC_LEAFS] = "leaf",             [BK_REC_MODELS] = "model",
+    [BK_REC_TEXINFO] = "texinfo",        [BK_REC_CLIPNODES] = "clipnode",
+    [BK_REC_LEAF_FACES] = "leaf face",   [BK_REC_LEAF_BRUSHES] = "leaf brush",
+    [BK_REC_BRUSHES] = "brush",          [BK_REC_BRUSHSIDES] = "brush side",
+    [BK_REC_TEXDATA] = "texdata",        [BK_REC_STRING_TABLE] = "string table entry",
+    [BK_REC_AREAS] = "area",             [BK_REC_AREAPORTALS] = "area portal",
+    [BK_REC_CUBEMAPS] = "cubemap",
 };
 
 typedef struct rec_info {
@@ -38,6 +46,8 @@ static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_EDGES] = {sizeof(bspkit_edge), BSPKIT_S_EDGES, Q(bk_edge16_schema, BSPKIT_Q_EDGES)},
     [BK_REC_SURFEDGES] = {sizeof(int32_t), BSPKIT_S_SURFEDGES, Q(bk_surfedge_schema, BSPKIT_Q_SURFEDGES)},
     [BK_REC_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES, Q(bk_quake_face29, BSPKIT_Q_FACES)},
+    [BK_REC_ORIG_FACES] = {sizeof(bspkit_face), BSPKIT_S_ORIGINALFACES, NO_QUAKE},
+    [BK_REC_HDR_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES_HDR, NO_QUAKE},
     [BK_REC_NODES] = {sizeof(bspkit_node), BSPKIT_S_NODES, Q(bk_quake_node29, BSPKIT_Q_NODES)},
     [BK_REC_LEAFS] = {sizeof(bspkit_leaf), BSPKIT_S_LEAFS, Q(bk_quake_leaf29, BSPKIT_Q_LEAFS)},
     [BK_REC_MODELS] = {sizeof(bspkit_model), BSPKIT_S_MODELS, Q(bk_quake_model, BSPKIT_Q_MODELS)},

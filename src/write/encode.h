@@ -7,30 +7,6 @@
 #include "core/bytes.h"
 #include "core/map.h"
 
-/* Record arrays the builder can hold and encode. */
-typedef enum bk_rec {
-    BK_REC_PLANES,
-    BK_REC_VERTEXES,
-    BK_REC_EDGES,
-    BK_REC_SURFEDGES,
-    BK_REC_FACES,
-    BK_REC_NODES,
-    BK_REC_LEAFS,
-    BK_REC_MODELS,
-    BK_REC_TEXINFO,
-    BK_REC_CLIPNODES,
-    BK_REC_LEAF_FACES,
-    BK_REC_LEAF_BRUSHES,
-    BK_REC_BRUSHES,
-    BK_REC_BRUSHSIDES,
-    BK_REC_TEXDATA,
-    BK_REC_STRING_TABLE,
-    BK_REC_AREAS,
-    BK_REC_AREAPORTALS,
-    BK_REC_CUBEMAPS,
-    BK_REC_COUNT
-} bk_rec;
-
 /* Everything that decides a record's file layout. */
 typedef struct bk_target {
     bspkit_family family;

@@ -151,26 +151,26 @@ static const char *lump_key(const bspkit_map *map, int index)
 static int decoded_slot(int lump)
 {
     switch (lump) {
-    case BSPKIT_S_PLANES: return DEC_PLANES;
-    case BSPKIT_S_TEXDATA: return DEC_TEXDATA;
-    case BSPKIT_S_VERTEXES: return DEC_VERTEXES;
-    case BSPKIT_S_NODES: return DEC_NODES;
-    case BSPKIT_S_TEXINFO: return DEC_TEXINFO;
-    case BSPKIT_S_FACES: return DEC_FACES;
-    case BSPKIT_S_ORIGINALFACES: return DEC_ORIG_FACES;
-    case BSPKIT_S_FACES_HDR: return DEC_HDR_FACES;
-    case BSPKIT_S_LEAFS: return DEC_LEAFS;
-    case BSPKIT_S_EDGES: return DEC_EDGES;
-    case BSPKIT_S_SURFEDGES: return DEC_SURFEDGES;
-    case BSPKIT_S_MODELS: return DEC_MODELS;
-    case BSPKIT_S_LEAFFACES: return DEC_LEAF_FACES;
-    case BSPKIT_S_LEAFBRUSHES: return DEC_LEAF_BRUSHES;
-    case BSPKIT_S_BRUSHES: return DEC_BRUSHES;
-    case BSPKIT_S_BRUSHSIDES: return DEC_BRUSHSIDES;
-    case BSPKIT_S_AREAS: return DEC_AREAS;
-    case BSPKIT_S_AREAPORTALS: return DEC_AREAPORTALS;
-    case BSPKIT_S_CUBEMAPS: return DEC_CUBEMAPS;
-    case BSPKIT_S_TEXDATA_STRING_TABLE: return DEC_STRING_TABLE;
+    case BSPKIT_S_PLANES: return BK_REC_PLANES;
+    case BSPKIT_S_TEXDATA: return BK_REC_TEXDATA;
+    case BSPKIT_S_VERTEXES: return BK_REC_VERTEXES;
+    case BSPKIT_S_NODES: return BK_REC_NODES;
+    case BSPKIT_S_TEXINFO: return BK_REC_TEXINFO;
+    case BSPKIT_S_FACES: return BK_REC_FACES;
+    case BSPKIT_S_ORIGINALFACES: return BK_REC_ORIG_FACES;
+    case BSPKIT_S_FACES_HDR: return BK_REC_HDR_FACES;
+    case BSPKIT_S_LEAFS: return BK_REC_LEAFS;
+    case BSPKIT_S_EDGES: return BK_REC_EDGES;
+    case BSPKIT_S_SURFEDGES: return BK_REC_SURFEDGES;
+    case BSPKIT_S_MODELS: return BK_REC_MODELS;
+    case BSPKIT_S_LEAFFACES: return BK_REC_LEAF_FACES;
+    case BSPKIT_S_LEAFBRUSHES: return BK_REC_LEAF_BRUSHES;
+    case BSPKIT_S_BRUSHES: return BK_REC_BRUSHES;
+    case BSPKIT_S_BRUSHSIDES: return BK_REC_BRUSHSIDES;
+    case BSPKIT_S_AREAS: return BK_REC_AREAS;
+    case BSPKIT_S_AREAPORTALS: return BK_REC_AREAPORTALS;
+    case BSPKIT_S_CUBEMAPS: return BK_REC_CUBEMAPS;
+    case BSPKIT_S_TEXDATA_STRING_TABLE: return BK_REC_STRING_TABLE;
     default: return -1;
     }
 }
