@@ -74,7 +74,7 @@ typedef bspkit_result (*bk_schema_encode_fn)(const void *item, uint8_t *dst, boo
                                              const bk_field_ctx *c);
 
 typedef struct bk_schema {
-    const char *name;        /* record name in messages: "node" */
+    const char *name;        /* record name in messages ("node", "leaf face"): the builder's errors use it */
     uint32_t record_size;    /* file bytes per record */
     size_t native_size;      /* sizeof the native struct */
     bk_schema_decode_fn decode;
@@ -190,7 +190,6 @@ typedef struct bk_schema {
     } while (0);
 #define BK_NEED_U16(c, name, idx, v) BK_NEED(c, name, idx, v, 0, 0xFFFF, "unsigned 16-bit")
 #define BK_NEED_I16(c, name, idx, v) BK_NEED(c, name, idx, v, INT16_MIN, INT16_MAX, "signed 16-bit")
-#define BK_CHK_NONE(r, m, n, c, name)
 #define BK_CHK_U8(r, m, n, c, name) BK_NEED(c, name, -1, (r) m, 0, 255, "unsigned 8-bit")
 #define BK_CHK_I16(r, m, n, c, name) BK_NEED_I16(c, name, -1, (r) m)
 #define BK_CHK_U16(r, m, n, c, name) BK_NEED_U16(c, name, -1, (r) m)

@@ -16,20 +16,6 @@
 /* Record arrays                                                             */
 /* ------------------------------------------------------------------------ */
 
-static const char *const REC_NAMES[BK_REC_COUNT] = {
-    [BK_REC_PLANES] = "plane",           [BK_REC_VERTEXES] = "vertex",
-    [BK_REC_EDGES] = "edge",             [BK_REC_SURFEDGES] = "surfedge",
-    [BK_REC_FACES] = "face",             [BK_REC_ORIG_FACES] = "original face",
-    [BK_REC_HDR_FACES] = "HDR face",     [BK_REC_NODES] = "node",
-    [BK_REC_LEAFS] = "leaf",             [BK_REC_MODELS] = "model",
-    [BK_REC_TEXINFO] = "texinfo",        [BK_REC_CLIPNODES] = "clipnode",
-    [BK_REC_LEAF_FACES] = "leaf face",   [BK_REC_LEAF_BRUSHES] = "leaf brush",
-    [BK_REC_BRUSHES] = "brush",          [BK_REC_BRUSHSIDES] = "brush side",
-    [BK_REC_TEXDATA] = "texdata",        [BK_REC_STRING_TABLE] = "string table entry",
-    [BK_REC_AREAS] = "area",             [BK_REC_AREAPORTALS] = "area portal",
-    [BK_REC_CUBEMAPS] = "cubemap",
-};
-
 typedef struct rec_info {
     size_t native_size;
     int source_lump;        /* -1: Source lacks the kind */
@@ -77,6 +63,16 @@ static const bk_schema *target_schema(const bk_target *t, bk_rec kind)
     return bk_source_schema(t->version, 0, RECS[kind].source_lump, t->lump_version);
 }
 
+/* What a record of `kind` is called in messages: its layout's name, taken
+ * from whichever family has the kind. */
+static const char *kind_name(bk_rec kind)
+{
+    if (kind >= BK_REC_COUNT)
+        return "record";
+    const bk_schema *s = RECS[kind].quake ? RECS[kind].quake : bk_source_schema(20, 0, RECS[kind].source_lump, 1);
+    return s ? s->name : "record";
+}
+
 size_t bk_rec_native_size(bk_rec kind)
 {
     return kind < BK_REC_COUNT ? RECS[kind].native_size : 0;
@@ -101,9 +97,9 @@ bspkit_result bk_encode_records(const bk_target *t, bk_rec kind, const void *ite
     const bk_schema *s = target_schema(t, kind);
     if (!s)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1, "%s records do not exist in %s maps",
-                       REC_NAMES[kind], bspkit_family_name(t->family));
+                       kind_name(kind), bspkit_family_name(t->family));
     const uint8_t *src = items;
-    bk_field_ctx c = {REC_NAMES[kind], lump, 0, err};
+    bk_field_ctx c = {s->name, lump, 0, err};
     for (size_t i = 0; i < count; i++) {
         c.record = i;
         bspkit_result rc = s->encode(src + i * s->native_size, dst ? dst + i * s->record_size : NULL,

@@ -1180,8 +1180,10 @@ static void test_rejects_values_the_layout_cannot_hold(void **state)
     /* Kinds a family lacks, and options a family lacks. */
     bspkit_brush br = {0, 0, 0};
     assert_int_equal(bspkit_builder_set_brushes(g, &br, 1, &err), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "brush records do not exist in goldsrc maps"));
     bspkit_clipnode c = {0, {0, 0}};
     assert_int_equal(bspkit_builder_set_clipnodes(s, &c, 1, &err), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "clipnode records do not exist in source maps"));
     assert_int_equal(bspkit_builder_set_miptex(s, NULL, 0, &err), BSPKIT_ERR_UNSUPPORTED);
     uint8_t *out;
     size_t size;
