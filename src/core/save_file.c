@@ -40,6 +40,25 @@ static int write_all(int fd, const uint8_t *data, size_t size)
     return 0;
 }
 
+/* Creates a new file named `name` + ".<pid>.<salt>.tmp" (written back into
+ * `name`, which has room for 32 more bytes) in `dir` (AT_FDCWD: `name` is a
+ * path), trying fresh salts while the name is taken. Returns the descriptor,
+ * or -1 with errno set. */
+static int create_temp(int dir, char *name, size_t cap, int flags)
+{
+    static _Atomic unsigned counter;
+    size_t base = strlen(name);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned salt = (unsigned)time(NULL) ^ (counter++ * 2654435761u);
+        snprintf(name + base, cap - base, ".%ld.%08x.tmp", (long)getpid(), salt);
+        int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | flags, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -67,16 +86,8 @@ bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, 
     }
 
     bspkit_result rc = BSPKIT_OK;
-    static _Atomic unsigned counter;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        unsigned salt = (unsigned)time(NULL) ^ (counter++ * 2654435761u);
-        snprintf(tmp, tmp_cap, "%.*s%s.%s.%ld.%08x.tmp", (int)dir_len, path, slash ? "/" : "", base,
-                 (long)getpid(), salt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
+    snprintf(tmp, tmp_cap, "%.*s%s.%s", (int)dir_len, path, slash ? "/" : "", base);
+    int fd = create_temp(AT_FDCWD, tmp, tmp_cap, 0);
     if (fd < 0) {
         rc = io_fail(err, "cannot create a temporary file for", path, errno);
         goto done;
@@ -211,16 +222,8 @@ bspkit_result bspkit_write_file_under(const char *dir, const char *rel, const vo
     }
     /* A temporary name beside the file, renamed over it once complete: no
      * reader ever sees a half-written file. */
-    static _Atomic unsigned counter;
-    char tmp[64];
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(tmp, sizeof tmp, ".bspkit.%ld.%08x.tmp", (long)getpid(),
-                 (unsigned)time(NULL) ^ (counter++ * 2654435761u));
-        fd = openat(cur, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
+    char tmp[64] = ".bspkit";
+    int fd = create_temp(cur, tmp, sizeof tmp, O_NOFOLLOW);
     if (fd < 0) {
         rc = under_fail(err, dir, rel, errno, false);
         goto done;
