@@ -9,6 +9,7 @@
 
 #include "bspkit/dump.h"
 #include "core/map.h"
+#include "core/schema.h"
 
 /* Lumps the core's accessors need by what they hold, not by number. */
 typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE } bk_lump_role;
@@ -47,6 +48,13 @@ typedef struct bk_family_ops {
     /* Why a directory lump without tables is shown raw, or NULL. */
     const char *(*raw_note)(const bspkit_map *map, int lump);
 } bk_family_ops;
+
+/* The layout of a lump whose records follow schema `s`, cached in the
+ * decoded-array slot `kind` (a bk_rec, or -1 for none). */
+static inline bk_layout bk_schema_layout(const bk_schema *s, int kind)
+{
+    return (bk_layout){s->record_size, s->native_size, s->decode, kind, s};
+}
 
 /* The registered families, in the order detection asks them (registry.c). */
 extern const bk_family_ops *const bk_families[];

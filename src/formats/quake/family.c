@@ -146,11 +146,6 @@ static const char *lump_key(const bspkit_map *map, int lump)
     return Q_KEYS[lump];
 }
 
-static bk_layout schema_layout(const bk_schema *s, bk_rec dec)
-{
-    return (bk_layout){s->record_size, s->native_size, s->decode, (int)dec, s};
-}
-
 /* The variant (BSP29/BSP30, BSP2, 2PSB) picks one of the schemas in records.c. */
 static bk_layout layout(const bspkit_map *map, int lump)
 {
@@ -158,21 +153,21 @@ static bk_layout layout(const bspkit_map *map, int lump)
     bool rmq = map->format.variant & BSPKIT_VARIANT_2PSB;
     bool wide = bsp2 || rmq;
     switch (lump) {
-    case BSPKIT_Q_PLANES: return schema_layout(&bk_plane_schema, BK_REC_PLANES);
-    case BSPKIT_Q_VERTEXES: return schema_layout(&bk_vertex_schema, BK_REC_VERTEXES);
+    case BSPKIT_Q_PLANES: return bk_schema_layout(&bk_plane_schema, BK_REC_PLANES);
+    case BSPKIT_Q_VERTEXES: return bk_schema_layout(&bk_vertex_schema, BK_REC_VERTEXES);
     case BSPKIT_Q_NODES:
-        return schema_layout(bsp2 ? &bk_quake_node_bsp2 : rmq ? &bk_quake_node_2psb : &bk_quake_node29, BK_REC_NODES);
-    case BSPKIT_Q_TEXINFO: return schema_layout(&bk_quake_texinfo, BK_REC_TEXINFO);
-    case BSPKIT_Q_FACES: return schema_layout(wide ? &bk_quake_face_bsp2 : &bk_quake_face29, BK_REC_FACES);
+        return bk_schema_layout(bsp2 ? &bk_quake_node_bsp2 : rmq ? &bk_quake_node_2psb : &bk_quake_node29, BK_REC_NODES);
+    case BSPKIT_Q_TEXINFO: return bk_schema_layout(&bk_quake_texinfo, BK_REC_TEXINFO);
+    case BSPKIT_Q_FACES: return bk_schema_layout(wide ? &bk_quake_face_bsp2 : &bk_quake_face29, BK_REC_FACES);
     case BSPKIT_Q_CLIPNODES:
-        return schema_layout(wide ? &bk_quake_clipnode_bsp2 : &bk_quake_clipnode29, BK_REC_CLIPNODES);
+        return bk_schema_layout(wide ? &bk_quake_clipnode_bsp2 : &bk_quake_clipnode29, BK_REC_CLIPNODES);
     case BSPKIT_Q_LEAFS:
-        return schema_layout(bsp2 ? &bk_quake_leaf_bsp2 : rmq ? &bk_quake_leaf_2psb : &bk_quake_leaf29, BK_REC_LEAFS);
+        return bk_schema_layout(bsp2 ? &bk_quake_leaf_bsp2 : rmq ? &bk_quake_leaf_2psb : &bk_quake_leaf29, BK_REC_LEAFS);
     case BSPKIT_Q_MARKSURFACES:
-        return schema_layout(wide ? &bk_quake_marksurface_bsp2 : &bk_quake_marksurface29, BK_REC_LEAF_FACES);
-    case BSPKIT_Q_EDGES: return schema_layout(wide ? &bk_edge32_schema : &bk_edge16_schema, BK_REC_EDGES);
-    case BSPKIT_Q_SURFEDGES: return schema_layout(&bk_surfedge_schema, BK_REC_SURFEDGES);
-    case BSPKIT_Q_MODELS: return schema_layout(&bk_quake_model, BK_REC_MODELS);
+        return bk_schema_layout(wide ? &bk_quake_marksurface_bsp2 : &bk_quake_marksurface29, BK_REC_LEAF_FACES);
+    case BSPKIT_Q_EDGES: return bk_schema_layout(wide ? &bk_edge32_schema : &bk_edge16_schema, BK_REC_EDGES);
+    case BSPKIT_Q_SURFEDGES: return bk_schema_layout(&bk_surfedge_schema, BK_REC_SURFEDGES);
+    case BSPKIT_Q_MODELS: return bk_schema_layout(&bk_quake_model, BK_REC_MODELS);
     default: return (bk_layout){0, 0, NULL, -1, NULL};
     }
 }

@@ -183,7 +183,7 @@ static bk_layout layout(const bspkit_map *map, int lump)
     int32_t v = map->lumps[lump].version;
     const bk_schema *s = bk_source_schema(map->format.version, map->format.variant, lump, v);
     if (s)
-        return (bk_layout){s->record_size, s->native_size, s->decode, decoded_slot(lump), s};
+        return bk_schema_layout(s, decoded_slot(lump));
     bool wide = (map->format.variant & BSPKIT_VARIANT_WIDE_LUMPS) && v >= 1;
     switch (lump) {
     /* Record arrays decoded elsewhere or later; their sizes are still checked at open. */

@@ -99,12 +99,6 @@ bspkit_result bk_source_dump_tables(bspkit_map *map, int lump, uint32_t game_id,
     return bk_tables_first(PROVIDERS, BK_COUNT_OF(PROVIDERS), map, lump, game_id, out, err);
 }
 
-static uint32_t fourcc_of(const char *s)
-{
-    return ((uint32_t)(uint8_t)s[0] << 24) | ((uint32_t)(uint8_t)s[1] << 16) | ((uint32_t)(uint8_t)s[2] << 8) |
-           (uint8_t)s[3];
-}
-
 /* A game lump by its four-character id. */
 bspkit_result bk_source_dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
 {
@@ -115,7 +109,7 @@ bspkit_result bk_source_dump_named(bspkit_map *map, const char *which, bspkit_du
     bspkit_result r = bspkit_get_game_lumps(map, &gl, &n, err);
     if (r != BSPKIT_OK)
         return r;
-    uint32_t id = fourcc_of(which);
+    uint32_t id = rd_be32((const uint8_t *)which); /* first character in the high byte */
     for (size_t i = 0; i < n; i++) {
         if (gl[i].id != id)
             continue;
