@@ -215,14 +215,6 @@ static inline void bk_rd_vec3(const uint8_t *p, bool be, bspkit_vec3 *v)
     v->z = rd_f32(p + 8, be);
 }
 
-/* Three int16 bounds widened to floats. */
-static inline void bk_rd_short3(const uint8_t *p, bool be, bspkit_vec3 *v)
-{
-    v->x = rd_i16(p, be);
-    v->y = rd_i16(p + 2, be);
-    v->z = rd_i16(p + 4, be);
-}
-
 /* ---- decoders shared by every family (endian-aware) ---- */
 void bk_decode_vertexes(const uint8_t *src, size_t n, bool be, void *dst);
 void bk_decode_i32(const uint8_t *src, size_t n, bool be, void *dst);
