@@ -5,12 +5,14 @@
  * cross-index checks covers every family, and whatever the accessors accept
  * is exactly what gets checked. Opening a map only checks lump ranges and
  * record sizes; this file checks that the records point at each other
- * correctly. */
+ * correctly. The plain index and first/count fields come from the reference
+ * table (core/refs.h); the checks here add what a table cannot say. */
 #include "bspkit/bspkit.h"
 #include "bspkit/displacement.h"
 #include "bspkit/lighting.h"
 #include "bspkit/props.h"
 #include "bspkit/source_lumps.h"
+#include "core/refs.h"
 #include "core/surfedge.h"
 
 #include <inttypes.h>
@@ -36,7 +38,7 @@
 /* A decoded array, or ok=false when its accessor failed (already reported). */
 typedef struct varr {
     const void *items;
-    size_t n;
+    size_t n, item_size;
     bool ok;
 } varr;
 
@@ -60,11 +62,8 @@ typedef struct vctx {
      * HDR-only maps (Xbox 360), whose FACES lump is empty. */
     const varr *tree_faces;
 
-    /* Record counts that come from the directory, not from a decoder. */
-    bool have_dispinfo;
-    uint64_t dispinfo_n;
-    bool have_clipverts;
-    uint64_t clipverts_n;
+    /* Record counts that come from the directory, not from a decoder (no items). */
+    varr dispinfo, clipverts;
 
     bool have_vis;
     uint32_t vis_rows, vis_row_bytes;
@@ -173,6 +172,7 @@ static bool loaded(vctx *c, bspkit_result r, const bspkit_error *e, int lump)
         e_.offset = -1;                                                                    \
         bspkit_result r_ = getter((c)->map, &items_, &n_, &e_);                            \
         (arr).items = items_;                                                              \
+        (arr).item_size = sizeof(type);                                                    \
         (arr).n = r_ == BSPKIT_OK ? n_ : 0;                                                \
         (arr).ok = loaded((c), r_, &e_, (lump_index));                                           \
     } while (0)
@@ -190,32 +190,163 @@ static bool range_ok(const varr *a, int64_t first, int64_t num)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Geometry                                                                  */
+/* References from the table                                                 */
 /* ------------------------------------------------------------------------ */
 
-static void check_edges(vctx *c)
+/* The decoded records of one kind. */
+static const varr *records_of(const vctx *c, int kind)
 {
-    const bspkit_edge *edges = c->edges.items;
-    if (!c->edges.ok || !c->vertexes.ok)
-        return;
-    for (size_t i = 0; i < c->edges.n; i++)
-        for (int k = 0; k < 2; k++)
-            if (edges[i].v[k] >= c->vertexes.n)
-                index_error(c, BSPKIT_S_EDGES, i, "edge", "v[%d] %" PRIu32 " exceeds %zu vertexes", k,
-                            edges[i].v[k], c->vertexes.n);
+    switch (kind) {
+    case BK_REC_PLANES: return &c->planes;
+    case BK_REC_VERTEXES: return &c->vertexes;
+    case BK_REC_EDGES: return &c->edges;
+    case BK_REC_SURFEDGES: return &c->surfedges;
+    case BK_REC_FACES: return &c->faces;
+    case BK_REC_ORIG_FACES: return &c->orig_faces;
+    case BK_REC_HDR_FACES: return &c->hdr_faces;
+    case BK_REC_NODES: return &c->nodes;
+    case BK_REC_LEAFS: return &c->leafs;
+    case BK_REC_MODELS: return &c->models;
+    case BK_REC_TEXINFO: return &c->texinfo;
+    case BK_REC_LEAF_FACES: return &c->leaf_faces;
+    case BK_REC_LEAF_BRUSHES: return &c->leaf_brushes;
+    case BK_REC_CLIPNODES: return &c->clipnodes;
+    case BK_REC_BRUSHES: return &c->brushes;
+    case BK_REC_BRUSHSIDES: return &c->brushsides;
+    case BK_REC_TEXDATA: return &c->texdata;
+    case BK_REC_STRING_TABLE: return &c->string_table;
+    case BK_REC_AREAS: return &c->areas;
+    case BK_REC_AREAPORTALS: return &c->areaportals;
+    case BK_REF_TO_DISPINFO: return &c->dispinfo;
+    case BK_REF_TO_CLIPPORTALVERTS: return &c->clipverts;
+    default: return NULL;
+    }
 }
 
-static void check_surfedges(vctx *c)
+/* What a reference points into: the face tree's faces may be FACES_HDR. */
+static const varr *target_of(const vctx *c, int target)
 {
-    const int32_t *se = c->surfedges.items;
-    if (!c->surfedges.ok || !c->edges.ok)
+    return target == BK_REC_FACES ? c->tree_faces : records_of(c, target);
+}
+
+/* Names in messages: one record of a kind, and the records a reference points into. */
+static const char *record_name(const vctx *c, int kind)
+{
+    switch (kind) {
+    case BK_REC_EDGES: return "edge";
+    case BK_REC_SURFEDGES: return "surfedge";
+    case BK_REC_FACES: return "face";
+    case BK_REC_ORIG_FACES: return "origface";
+    case BK_REC_HDR_FACES: return "hdr face";
+    case BK_REC_NODES: return "node";
+    case BK_REC_LEAFS: return "leaf";
+    case BK_REC_MODELS: return "model";
+    case BK_REC_LEAF_FACES: return c->source ? "leafface" : "marksurface";
+    case BK_REC_LEAF_BRUSHES: return "leafbrush";
+    case BK_REC_CLIPNODES: return "clipnode";
+    case BK_REC_BRUSHES: return "brush";
+    case BK_REC_BRUSHSIDES: return "brushside";
+    case BK_REC_AREAS: return "area";
+    case BK_REC_AREAPORTALS: return "areaportal";
+    default: return "record";
+    }
+}
+
+static const char *target_name(const vctx *c, int target)
+{
+    switch (target) {
+    case BK_REC_PLANES: return "planes";
+    case BK_REC_VERTEXES: return "vertexes";
+    case BK_REC_EDGES: return "edges";
+    case BK_REC_SURFEDGES: return "surfedges";
+    case BK_REC_FACES: return "faces";
+    case BK_REC_TEXINFO: return "texinfos";
+    case BK_REC_LEAF_FACES: return c->source ? "leaffaces" : "marksurfaces";
+    case BK_REC_LEAF_BRUSHES: return "leafbrushes";
+    case BK_REC_BRUSHES: return "brushes";
+    case BK_REC_BRUSHSIDES: return "brushsides";
+    case BK_REC_AREAS: return "areas";
+    case BK_REC_AREAPORTALS: return "areaportals";
+    case BK_REF_TO_DISPINFO: return "dispinfos";
+    case BK_REF_TO_CLIPPORTALVERTS: return "clipportalverts";
+    default: return "records";
+    }
+}
+
+/* The lump a record kind is read from, in this map's numbering. */
+static int lump_of(const vctx *c, int kind)
+{
+    switch (kind) {
+    case BK_REC_EDGES: return BSPKIT_S_EDGES;
+    case BK_REC_SURFEDGES: return BSPKIT_S_SURFEDGES;
+    case BK_REC_FACES: return BSPKIT_S_FACES;
+    case BK_REC_ORIG_FACES: return BSPKIT_S_ORIGINALFACES;
+    case BK_REC_HDR_FACES: return BSPKIT_S_FACES_HDR;
+    case BK_REC_NODES: return BSPKIT_S_NODES;
+    case BK_REC_LEAFS: return BSPKIT_S_LEAFS;
+    case BK_REC_MODELS: return BSPKIT_S_MODELS;
+    case BK_REC_LEAF_FACES: return c->lump_leaffaces;
+    case BK_REC_LEAF_BRUSHES: return BSPKIT_S_LEAFBRUSHES;
+    case BK_REC_CLIPNODES: return BSPKIT_Q_CLIPNODES;
+    case BK_REC_BRUSHES: return BSPKIT_S_BRUSHES;
+    case BK_REC_BRUSHSIDES: return BSPKIT_S_BRUSHSIDES;
+    case BK_REC_AREAS: return BSPKIT_S_AREAS;
+    case BK_REC_AREAPORTALS: return BSPKIT_S_AREAPORTALS;
+    default: return -1;
+    }
+}
+
+static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *rec)
+{
+    const varr *t = target_of(c, r->target);
+    int lump = lump_of(c, kind);
+    const char *what = record_name(c, kind);
+    if (r->kind == BK_REF_SPAN) {
+        int64_t first = bk_ref_value(r, rec, 0), num = bk_ref_count(r, rec);
+        if (first < 0 || num < 0)
+            index_error(c, lump, i, what, "%s %" PRId64 " / %s %" PRId64 " negative", r->name, first,
+                        r->count_name, num);
+        else if (!range_ok(t, first, num))
+            index_error(c, lump, i, what, "%s+%s %" PRId64 " exceeds %zu %s", r->name, r->count_name, first + num,
+                        t->n, target_name(c, r->target));
         return;
-    for (size_t i = 0; i < c->surfedges.n; i++) {
-        /* |INT32_MIN| does not fit in int32_t. */
-        int64_t e = se[i] < 0 ? -(int64_t)se[i] : se[i];
-        if ((uint64_t)e >= c->edges.n)
-            index_error(c, BSPKIT_S_SURFEDGES, i, "surfedge", "edge %" PRId32 " exceeds %zu edges", se[i],
-                        c->edges.n);
+    }
+    for (int k = 0; k < r->elements; k++) {
+        int64_t v = bk_ref_value(r, rec, k);
+        if (((r->flags & BK_REF_NONE_MINUS1) && v == -1) || ((r->flags & BK_REF_NONE_ZERO) && v == 0))
+            continue;
+        /* |INT32_MIN| still fits an int64_t. */
+        int64_t index = (r->flags & BK_REF_SIGN_IS_DIRECTION) && v < 0 ? -v : v;
+        if (in_range(t, index))
+            continue;
+        if (r->elements > 1)
+            index_error(c, lump, i, what, "%s[%d] %" PRId64 " exceeds %zu %s", r->name, k, v, t->n,
+                        target_name(c, r->target));
+        else
+            index_error(c, lump, i, what, "%s %" PRId64 " exceeds %zu %s", r->name, v, t->n,
+                        target_name(c, r->target));
+    }
+}
+
+/* Checks that go with one record, before or after its table references. */
+typedef void (*record_check_fn)(vctx *c, size_t i, const void *rec, void *arg);
+
+/* Every record of `kind`: `before`, its references in table order, `after`. */
+static void check_records(vctx *c, int kind, record_check_fn before, record_check_fn after, void *arg)
+{
+    const varr *a = records_of(c, kind);
+    size_t nrefs = 0;
+    const bk_ref *refs = bk_refs_of(kind, &nrefs);
+    if (!a || !a->ok)
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        const void *rec = (const uint8_t *)a->items + i * a->item_size;
+        if (before)
+            before(c, i, rec, arg);
+        for (size_t k = 0; k < nrefs; k++)
+            check_ref(c, kind, i, &refs[k], rec);
+        if (after)
+            after(c, i, rec, arg);
     }
 }
 
@@ -283,38 +414,34 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
                     f->light_offset, need, ld->size, ld->name);
 }
 
-/* Faces of one lump; `lms` (count `lm_n`) holds their lightmap geometry, or
- * is NULL when it is unavailable or the faces are not checked for lighting. */
-static void check_faces(vctx *c, const varr *faces, int lump, const char *what, const light_data *ld,
-                        const bspkit_face_lightmap *lms, size_t lm_n)
+/* What the face checks after the table references need: the lighting the
+ * faces point into and their lightmap geometry (`lms`, count `lm_n`, NULL
+ * when unavailable); ld is NULL when the faces are not checked for lighting. */
+typedef struct face_pass {
+    int kind;
+    const light_data *ld;
+    const bspkit_face_lightmap *lms;
+    size_t lm_n;
+} face_pass;
+
+static void check_face(vctx *c, size_t i, const void *rec, void *arg)
 {
-    const bspkit_face *fs = faces->items;
-    if (!faces->ok)
-        return;
-    for (size_t i = 0; i < faces->n; i++) {
-        const bspkit_face *f = &fs[i];
-        if (!in_range(&c->planes, f->plane))
-            index_error(c, lump, i, what, "plane %" PRIu32 " exceeds %zu planes", f->plane, c->planes.n);
-        if (f->first_edge < 0 || f->num_edges < 0)
-            index_error(c, lump, i, what, "first_edge %" PRId32 " / num_edges %" PRId32 " negative",
-                        f->first_edge, f->num_edges);
-        else if (!range_ok(&c->surfedges, f->first_edge, f->num_edges))
-            index_error(c, lump, i, what, "first_edge+num_edges %" PRId64 " exceeds %zu surfedges",
-                        (int64_t)f->first_edge + f->num_edges, c->surfedges.n);
-        else if (f->num_edges < 3 && f->dispinfo == -1)
-            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
-                        "%s %zu: only %" PRId32 " edges", what, i, f->num_edges);
-        /* vbsp compacts TEXINFO after writing ORIGINALFACES without
-         * remapping them, so their texinfo may be stale; nothing reads it. */
-        if (lump != BSPKIT_S_ORIGINALFACES && f->texinfo != -1 && !in_range(&c->texinfo, f->texinfo))
-            index_error(c, lump, i, what, "texinfo %" PRId32 " exceeds %zu texinfos", f->texinfo, c->texinfo.n);
-        if (c->source && f->dispinfo != -1 && c->have_dispinfo &&
-            (f->dispinfo < 0 || (uint64_t)f->dispinfo >= c->dispinfo_n))
-            index_error(c, lump, i, what, "dispinfo %" PRId32 " exceeds %" PRIu64 " dispinfos", f->dispinfo,
-                        c->dispinfo_n);
-        if (ld)
-            check_face_lightmap(c, lump, i, what, f, ld, lms && i < lm_n ? &lms[i] : NULL);
-    }
+    const face_pass *fp = arg;
+    const bspkit_face *f = rec;
+    int lump = lump_of(c, fp->kind);
+    const char *what = record_name(c, fp->kind);
+    if (f->first_edge >= 0 && f->num_edges >= 0 && range_ok(&c->surfedges, f->first_edge, f->num_edges) &&
+        f->num_edges < 3 && f->dispinfo == -1)
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
+                    "%s %zu: only %" PRId32 " edges", what, i, f->num_edges);
+    if (fp->ld)
+        check_face_lightmap(c, lump, i, what, f, fp->ld, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
+}
+
+static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
+{
+    face_pass fp = {kind, ld, lms, lm_n};
+    check_records(c, kind, NULL, check_face, &fp);
 }
 
 /* Source stores LDR and HDR lighting separately; HDR-only maps keep the
@@ -331,21 +458,21 @@ static void check_all_faces(vctx *c)
     if (bspkit_get_face_lightmaps(c->map, false, &lms, &lm_n, &ignore) != BSPKIT_OK)
         lms = NULL;
     if (!c->source) {
-        check_faces(c, &c->faces, BSPKIT_Q_FACES, "face", &ldr, lms, lm_n);
+        check_faces(c, BK_REC_FACES, &ldr, lms, lm_n);
         return;
     }
     light_data hdr = load_lighting(c, true);
     const light_data *for_faces = &ldr;
     if (ldr.ok && ldr.size == 0 && hdr.ok && hdr.size > 0)
         for_faces = &hdr;
-    check_faces(c, &c->faces, BSPKIT_S_FACES, "face", for_faces, lms, lm_n);
+    check_faces(c, BK_REC_FACES, for_faces, lms, lm_n);
     /* Original faces are never lit; their light fields are leftovers. */
-    check_faces(c, &c->orig_faces, BSPKIT_S_ORIGINALFACES, "origface", NULL, NULL, 0);
+    check_faces(c, BK_REC_ORIG_FACES, NULL, NULL, 0);
     /* With FACES_HDR present the HDR table describes exactly those faces. */
     if (c->hdr_faces.ok && c->hdr_faces.n > 0 &&
         bspkit_get_face_lightmaps(c->map, true, &hdr_lms, &hdr_lm_n, &ignore) != BSPKIT_OK)
         hdr_lms = NULL;
-    check_faces(c, &c->hdr_faces, BSPKIT_S_FACES_HDR, "hdr face", &hdr, hdr_lms, hdr_lm_n);
+    check_faces(c, BK_REC_HDR_FACES, &hdr, hdr_lms, hdr_lm_n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -421,164 +548,82 @@ static void check_texdata(vctx *c)
 /* BSP tree                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void check_nodes(vctx *c)
+/* Node children >= 0 are nodes, < 0 leafs -(child + 1). */
+static void check_node_children(vctx *c, size_t i, const void *rec, void *arg)
 {
-    const bspkit_node *nodes = c->nodes.items;
-    if (!c->nodes.ok)
-        return;
-    for (size_t i = 0; i < c->nodes.n; i++) {
-        const bspkit_node *n = &nodes[i];
-        if (!in_range(&c->planes, n->plane))
-            index_error(c, BSPKIT_S_NODES, i, "node", "plane %" PRId32 " exceeds %zu planes", n->plane, c->planes.n);
-        for (int k = 0; k < 2; k++) {
-            int32_t ch = n->children[k];
-            if (ch >= 0 && (size_t)ch >= c->nodes.n)
-                index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " exceeds %zu nodes", k, ch,
-                            c->nodes.n);
-            else if (ch < 0 && !in_range(&c->leafs, -((int64_t)ch + 1)))
-                index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " is leaf %" PRId64
-                            " but there are %zu leafs", k, ch, -((int64_t)ch + 1), c->leafs.n);
-        }
-        if (!range_ok(c->tree_faces, n->first_face, n->num_faces))
-            index_error(c, BSPKIT_S_NODES, i, "node", "first_face+num_faces %" PRIu64 " exceeds %zu faces",
-                        (uint64_t)n->first_face + n->num_faces, c->tree_faces->n);
-    }
-}
-
-static void check_leafs(vctx *c)
-{
-    const bspkit_leaf *leafs = c->leafs.items;
-    if (!c->leafs.ok)
-        return;
-    uint32_t vis_size = lump_size(c, BSPKIT_Q_VISIBILITY);
-    for (size_t i = 0; i < c->leafs.n; i++) {
-        const bspkit_leaf *l = &leafs[i];
-        if (!range_ok(&c->leaf_faces, l->first_leaf_face, l->num_leaf_faces))
-            index_error(c, BSPKIT_S_LEAFS, i, "leaf", "first_leaf_face+num_leaf_faces %" PRIu64 " exceeds %zu %s",
-                        (uint64_t)l->first_leaf_face + l->num_leaf_faces, c->leaf_faces.n,
-                        c->source ? "leaffaces" : "marksurfaces");
-        if (c->source) {
-            if (!range_ok(&c->leaf_brushes, l->first_leaf_brush, l->num_leaf_brushes))
-                index_error(c, BSPKIT_S_LEAFS, i, "leaf",
-                            "first_leaf_brush+num_leaf_brushes %" PRIu64 " exceeds %zu leafbrushes",
-                            (uint64_t)l->first_leaf_brush + l->num_leaf_brushes, c->leaf_brushes.n);
-            if (c->have_vis && c->vis_rows > 0 && l->cluster != -1 &&
-                (l->cluster < 0 || (uint32_t)l->cluster >= c->vis_rows))
-                index_error(c, BSPKIT_S_LEAFS, i, "leaf", "cluster %" PRId32 " exceeds %" PRIu32 " clusters",
-                            l->cluster, c->vis_rows);
-        } else if (i > 0 && vis_size > 0 && l->vis_offset != -1 &&
-                   (l->vis_offset < 0 || (uint32_t)l->vis_offset >= vis_size)) {
-            /* Leaf 0 is the shared solid leaf, never looked up, and an
-             * empty VISIBILITY lump makes engines ignore every offset; both
-             * often carry 0 rather than -1. */
-            index_error(c, BSPKIT_Q_LEAFS, i, "leaf", "vis_offset %" PRId32 " outside %" PRIu32 " bytes of VISIBILITY",
-                        l->vis_offset, vis_size);
-        }
-    }
-
-    const uint32_t *lf = c->leaf_faces.items;
-    if (c->leaf_faces.ok && c->tree_faces->ok)
-        for (size_t i = 0; i < c->leaf_faces.n; i++)
-            if (lf[i] >= c->tree_faces->n)
-                index_error(c, c->lump_leaffaces, i, c->source ? "leafface" : "marksurface",
-                            "face %" PRIu32 " exceeds %zu faces", lf[i], c->tree_faces->n);
-
-    const uint32_t *lb = c->leaf_brushes.items;
-    if (c->source && c->leaf_brushes.ok && c->brushes.ok)
-        for (size_t i = 0; i < c->leaf_brushes.n; i++)
-            if (lb[i] >= c->brushes.n)
-                index_error(c, BSPKIT_S_LEAFBRUSHES, i, "leafbrush", "brush %" PRIu32 " exceeds %zu brushes", lb[i],
-                            c->brushes.n);
-}
-
-static void check_models(vctx *c)
-{
-    const bspkit_model *models = c->models.items;
-    if (!c->models.ok)
-        return;
-    for (size_t i = 0; i < c->models.n; i++) {
-        const bspkit_model *m = &models[i];
-        /* Source point-sized brush entities (no faces) may carry a head
-         * node that is not in the tree. */
-        bool skip_head = c->source && m->num_faces == 0;
-        if (!skip_head && !in_range(&c->nodes, m->headnode[0]))
-            index_error(c, BSPKIT_S_MODELS, i, "model", "headnode[0] %" PRId32 " exceeds %zu nodes", m->headnode[0],
+    (void)arg;
+    const bspkit_node *n = rec;
+    for (int k = 0; k < 2; k++) {
+        int32_t ch = n->children[k];
+        if (ch >= 0 && (size_t)ch >= c->nodes.n)
+            index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " exceeds %zu nodes", k, ch,
                         c->nodes.n);
-        if (!c->source && c->clipnodes.ok && c->clipnodes.n > 0)
-            for (int h = 1; h < 4; h++) {
-                int32_t hn = m->headnode[h];
-                /* A negative head node is a hull that is all one contents.
-                 * hlbsp leaves the head node of a hull it did not write
-                 * (non-solid models such as func_illusionary) at the clipnode
-                 * count; nothing traces those hulls. */
-                bool ok = hn < 0 ? hn >= Q_CONTENTS_MIN : (size_t)hn <= c->clipnodes.n;
-                if (!ok)
-                    index_error(c, BSPKIT_Q_MODELS, i, "model", "headnode[%d] %" PRId32 " exceeds %zu clipnodes", h,
-                                hn, c->clipnodes.n);
-            }
-        if (m->first_face < 0 || m->num_faces < 0)
-            index_error(c, BSPKIT_S_MODELS, i, "model", "first_face %" PRId32 " / num_faces %" PRId32 " negative",
-                        m->first_face, m->num_faces);
-        else if (!range_ok(c->tree_faces, m->first_face, m->num_faces))
-            index_error(c, BSPKIT_S_MODELS, i, "model", "first_face+num_faces %" PRId64 " exceeds %zu faces",
-                        (int64_t)m->first_face + m->num_faces, c->tree_faces->n);
+        else if (ch < 0 && !in_range(&c->leafs, -((int64_t)ch + 1)))
+            index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " is leaf %" PRId64
+                        " but there are %zu leafs", k, ch, -((int64_t)ch + 1), c->leafs.n);
     }
 }
 
-static void check_clipnodes(vctx *c)
+/* A leaf's visibility: a Source cluster, or a Quake/GoldSrc byte offset. */
+static void check_leaf_vis(vctx *c, size_t i, const void *rec, void *arg)
 {
-    const bspkit_clipnode *cn = c->clipnodes.items;
-    if (c->source || !c->clipnodes.ok)
+    (void)arg;
+    const bspkit_leaf *l = rec;
+    if (c->source) {
+        if (c->have_vis && c->vis_rows > 0 && l->cluster != -1 &&
+            (l->cluster < 0 || (uint32_t)l->cluster >= c->vis_rows))
+            index_error(c, BSPKIT_S_LEAFS, i, "leaf", "cluster %" PRId32 " exceeds %" PRIu32 " clusters", l->cluster,
+                        c->vis_rows);
         return;
-    for (size_t i = 0; i < c->clipnodes.n; i++) {
-        if (!in_range(&c->planes, cn[i].plane))
-            index_error(c, BSPKIT_Q_CLIPNODES, i, "clipnode", "plane %" PRId32 " exceeds %zu planes", cn[i].plane,
-                        c->planes.n);
-        for (int k = 0; k < 2; k++) {
-            int32_t ch = cn[i].children[k];
-            if (ch >= 0 && (size_t)ch >= c->clipnodes.n)
-                index_error(c, BSPKIT_Q_CLIPNODES, i, "clipnode", "children[%d] %" PRId32 " exceeds %zu clipnodes",
-                            k, ch, c->clipnodes.n);
-            else if (ch < 0 && ch < Q_CONTENTS_MIN)
-                index_error(c, BSPKIT_Q_CLIPNODES, i, "clipnode",
-                            "children[%d] %" PRId32 " is not a contents value (-15..-1)", k, ch);
-        }
+    }
+    uint32_t vis_size = lump_size(c, BSPKIT_Q_VISIBILITY);
+    /* Leaf 0 is the shared solid leaf, never looked up, and an empty
+     * VISIBILITY lump makes engines ignore every offset; both often carry 0
+     * rather than -1. */
+    if (i > 0 && vis_size > 0 && l->vis_offset != -1 && (l->vis_offset < 0 || (uint32_t)l->vis_offset >= vis_size))
+        index_error(c, BSPKIT_Q_LEAFS, i, "leaf", "vis_offset %" PRId32 " outside %" PRIu32 " bytes of VISIBILITY",
+                    l->vis_offset, vis_size);
+}
+
+static void check_model_heads(vctx *c, size_t i, const void *rec, void *arg)
+{
+    (void)arg;
+    const bspkit_model *m = rec;
+    /* Source point-sized brush entities (no faces) may carry a head node
+     * that is not in the tree. */
+    bool skip_head = c->source && m->num_faces == 0;
+    if (!skip_head && !in_range(&c->nodes, m->headnode[0]))
+        index_error(c, BSPKIT_S_MODELS, i, "model", "headnode[0] %" PRId32 " exceeds %zu nodes", m->headnode[0],
+                    c->nodes.n);
+    if (c->source || !c->clipnodes.ok || c->clipnodes.n == 0)
+        return;
+    for (int h = 1; h < 4; h++) {
+        int32_t hn = m->headnode[h];
+        /* A negative head node is a hull that is all one contents. hlbsp
+         * leaves the head node of a hull it did not write (non-solid models
+         * such as func_illusionary) at the clipnode count; nothing traces
+         * those hulls. */
+        bool ok = hn < 0 ? hn >= Q_CONTENTS_MIN : (size_t)hn <= c->clipnodes.n;
+        if (!ok)
+            index_error(c, BSPKIT_Q_MODELS, i, "model", "headnode[%d] %" PRId32 " exceeds %zu clipnodes", h, hn,
+                        c->clipnodes.n);
     }
 }
 
-/* ------------------------------------------------------------------------ */
-/* Source brushes and areas                                                  */
-/* ------------------------------------------------------------------------ */
-
-static void check_brushes(vctx *c)
+/* Clipnode children >= 0 are clipnodes, < 0 contents values. */
+static void check_clipnode_children(vctx *c, size_t i, const void *rec, void *arg)
 {
-    const bspkit_brush *b = c->brushes.items;
-    if (c->brushes.ok)
-        for (size_t i = 0; i < c->brushes.n; i++) {
-            if (b[i].first_side < 0 || b[i].num_sides < 0)
-                index_error(c, BSPKIT_S_BRUSHES, i, "brush", "first_side %" PRId32 " / num_sides %" PRId32 " negative",
-                            b[i].first_side, b[i].num_sides);
-            else if (!range_ok(&c->brushsides, b[i].first_side, b[i].num_sides))
-                index_error(c, BSPKIT_S_BRUSHES, i, "brush", "first_side+num_sides %" PRId64 " exceeds %zu brushsides",
-                            (int64_t)b[i].first_side + b[i].num_sides, c->brushsides.n);
-        }
-
-    const bspkit_brushside *s = c->brushsides.items;
-    if (c->brushsides.ok)
-        for (size_t i = 0; i < c->brushsides.n; i++) {
-            if (!in_range(&c->planes, s[i].plane))
-                index_error(c, BSPKIT_S_BRUSHSIDES, i, "brushside", "plane %" PRIu32 " exceeds %zu planes",
-                            s[i].plane, c->planes.n);
-            if (s[i].texinfo != -1 && !in_range(&c->texinfo, s[i].texinfo))
-                index_error(c, BSPKIT_S_BRUSHSIDES, i, "brushside", "texinfo %" PRId32 " exceeds %zu texinfos",
-                            s[i].texinfo, c->texinfo.n);
-            /* vbsp writes 0, not -1, for sides without a displacement, so
-             * 0 is only an index when the map has displacements. */
-            if (s[i].dispinfo != -1 && s[i].dispinfo != 0 && c->have_dispinfo &&
-                (s[i].dispinfo < 0 || (uint64_t)s[i].dispinfo >= c->dispinfo_n))
-                index_error(c, BSPKIT_S_BRUSHSIDES, i, "brushside", "dispinfo %" PRId32 " exceeds %" PRIu64 " dispinfos",
-                            s[i].dispinfo, c->dispinfo_n);
-        }
+    (void)arg;
+    const bspkit_clipnode *cn = rec;
+    for (int k = 0; k < 2; k++) {
+        int32_t ch = cn->children[k];
+        if (ch >= 0 && (size_t)ch >= c->clipnodes.n)
+            index_error(c, BSPKIT_Q_CLIPNODES, i, "clipnode", "children[%d] %" PRId32 " exceeds %zu clipnodes", k,
+                        ch, c->clipnodes.n);
+        else if (ch < 0 && ch < Q_CONTENTS_MIN)
+            index_error(c, BSPKIT_Q_CLIPNODES, i, "clipnode", "children[%d] %" PRId32 " is not a contents value (-15..-1)",
+                        k, ch);
+    }
 }
 
 /* ---- lumps outside the core: props, overlays, displacements, ambient ---- */
@@ -679,32 +724,6 @@ static void check_leaf_ambient(vctx *c)
             add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, -1, -1,
                         "%s: %zu entries for %zu leafs", name, la->index_count, c->leafs.n);
     }
-}
-
-static void check_areas(vctx *c)
-{
-    const bspkit_area *a = c->areas.items;
-    if (c->areas.ok)
-        for (size_t i = 0; i < c->areas.n; i++)
-            if (a[i].first_portal < 0 || a[i].num_portals < 0 ||
-                !range_ok(&c->areaportals, a[i].first_portal, a[i].num_portals))
-                index_error(c, BSPKIT_S_AREAS, i, "area", "first_portal %" PRId32 " + num_portals %" PRId32
-                            " exceeds %zu areaportals", a[i].first_portal, a[i].num_portals, c->areaportals.n);
-
-    const bspkit_areaportal *p = c->areaportals.items;
-    if (c->areaportals.ok)
-        for (size_t i = 0; i < c->areaportals.n; i++) {
-            if (!in_range(&c->areas, p[i].other_area))
-                index_error(c, BSPKIT_S_AREAPORTALS, i, "areaportal", "other_area %" PRIu32 " exceeds %zu areas",
-                            p[i].other_area, c->areas.n);
-            if (!in_range(&c->planes, p[i].plane))
-                index_error(c, BSPKIT_S_AREAPORTALS, i, "areaportal", "plane %" PRId32 " exceeds %zu planes",
-                            p[i].plane, c->planes.n);
-            if (c->have_clipverts && (uint64_t)p[i].first_clip_vert + p[i].num_clip_verts > c->clipverts_n)
-                index_error(c, BSPKIT_S_AREAPORTALS, i, "areaportal",
-                            "first_clip_vert+num_clip_verts %" PRIu64 " exceeds %" PRIu64 " clipportalverts",
-                            (uint64_t)p[i].first_clip_vert + p[i].num_clip_verts, c->clipverts_n);
-        }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -863,11 +882,13 @@ static void load_all(vctx *c)
 
         if (c->faces.ok && c->faces.n == 0 && c->hdr_faces.ok && c->hdr_faces.n > 0)
             c->tree_faces = &c->hdr_faces;
-        c->have_dispinfo = bspkit_lump_record_count(c->map, BSPKIT_S_DISPINFO, &c->dispinfo_n) == BSPKIT_OK;
+        uint64_t n = 0;
+        c->dispinfo.ok = bspkit_lump_record_count(c->map, BSPKIT_S_DISPINFO, &n) == BSPKIT_OK;
+        c->dispinfo.n = (size_t)n;
         /* CLIPPORTALVERTS is a plain array of 12-byte vectors. */
         if (c->info_ok[BSPKIT_S_CLIPPORTALVERTS]) {
-            c->have_clipverts = true;
-            c->clipverts_n = c->info[BSPKIT_S_CLIPPORTALVERTS].uncompressed_length / 12u;
+            c->clipverts.ok = true;
+            c->clipverts.n = c->info[BSPKIT_S_CLIPPORTALVERTS].uncompressed_length / 12u;
         }
     } else {
         LOAD(c, c->clipnodes, bspkit_clipnode, bspkit_get_clipnodes, BSPKIT_Q_CLIPNODES);
@@ -910,24 +931,28 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
     c->lump_leaffaces = c->source ? BSPKIT_S_LEAFFACES : BSPKIT_Q_MARKSURFACES;
 
     load_all(c);
-    check_edges(c);
-    check_surfedges(c);
+    check_records(c, BK_REC_EDGES, NULL, NULL, NULL);
+    check_records(c, BK_REC_SURFEDGES, NULL, NULL, NULL);
     check_all_faces(c);
     check_texinfo(c);
     if (c->source) {
         check_texdata(c);
-        check_brushes(c);
-        check_areas(c);
+        check_records(c, BK_REC_BRUSHES, NULL, NULL, NULL);
+        check_records(c, BK_REC_BRUSHSIDES, NULL, NULL, NULL);
+        check_records(c, BK_REC_AREAS, NULL, NULL, NULL);
+        check_records(c, BK_REC_AREAPORTALS, NULL, NULL, NULL);
         check_static_props(c);
         check_overlays(c);
         check_displacements(c);
         check_leaf_ambient(c);
     } else {
-        check_clipnodes(c);
+        check_records(c, BK_REC_CLIPNODES, NULL, check_clipnode_children, NULL);
     }
-    check_nodes(c);
-    check_leafs(c);
-    check_models(c);
+    check_records(c, BK_REC_NODES, NULL, check_node_children, NULL);
+    check_records(c, BK_REC_LEAFS, NULL, check_leaf_vis, NULL);
+    check_records(c, BK_REC_LEAF_FACES, NULL, NULL, NULL);
+    check_records(c, BK_REC_LEAF_BRUSHES, NULL, NULL, NULL);
+    check_records(c, BK_REC_MODELS, check_model_heads, NULL, NULL);
     check_vis_rows(c);
     check_entities(c);
     check_limits(c);

@@ -7,6 +7,7 @@
 #include "core/bytes.h"
 #include "core/crc32.h"
 #include "core/lzma.h"
+#include "core/record_kinds.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,14 +22,6 @@
 #define BK_DEFAULT_MEMORY_BASE (64ull << 20)
 #define BK_DEFAULT_MEMORY_PER_FILE_BYTE 16u
 
-/* The record kinds of the native structs: one decoded-array cache per kind
- * in a map, and the arrays the builder holds and encodes. */
-typedef enum bk_rec {
-    BK_REC_PLANES, BK_REC_VERTEXES, BK_REC_EDGES, BK_REC_SURFEDGES, BK_REC_FACES, BK_REC_ORIG_FACES, BK_REC_HDR_FACES,
-    BK_REC_NODES, BK_REC_LEAFS, BK_REC_MODELS, BK_REC_TEXINFO, BK_REC_LEAF_FACES, BK_REC_LEAF_BRUSHES, BK_REC_CLIPNODES,
-    BK_REC_BRUSHES, BK_REC_BRUSHSIDES, BK_REC_TEXDATA, BK_REC_STRING_TABLE, BK_REC_AREAS, BK_REC_AREAPORTALS,
-    BK_REC_CUBEMAPS, BK_REC_COUNT
-} bk_rec;
 
 /* Converts `count` records of the file layout at `src` into native structs. */
 typedef void (*bk_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);

@@ -1,7 +1,9 @@
-/* Validation of the lumps outside the core: a static prop naming a model
- * past the dictionary, an overlay on a face that does not exist and a
- * displacement whose vertices run past DISP_VERTS are each reported as an
- * index error on their lump; the intact sample reports none of them. */
+/* Validation of Source maps built from the sample room with one broken
+ * index each: a static prop naming a model past the dictionary, an overlay
+ * on a face that does not exist, a displacement whose vertices run past
+ * DISP_VERTS, and the brush, side, area, portal and leaf-brush references
+ * are each reported as an index error on their lump, with the message the
+ * format's field names give; the intact sample reports none of them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -110,6 +112,82 @@ static void bad_displacement(bspkit_builder *b)
     assert_int_equal(bspkit_builder_set_lump(b, BSPKIT_S_DISP_VERTS, verts, sizeof verts, 0, &err), BSPKIT_OK);
 }
 
+/* Brushes, sides, areas, portals and leaf brushes small enough to state:
+ * every index valid except the one a case breaks. Planes 0 and 1 and
+ * texinfo 0 exist in the sample room. */
+static bspkit_brush brushes[1];
+static bspkit_brushside sides[2];
+static bspkit_area areas[2];
+static bspkit_areaportal portals[1];
+/* The sample's leafs use the first 8 leaf brushes. */
+static uint32_t leaf_brushes[8];
+
+static void reset_refs(void)
+{
+    brushes[0] = (bspkit_brush){.first_side = 0, .num_sides = 2, .contents = 1};
+    sides[0] = (bspkit_brushside){.plane = 0, .texinfo = 0, .dispinfo = 0};
+    sides[1] = (bspkit_brushside){.plane = 1, .texinfo = -1, .dispinfo = -1};
+    areas[0] = (bspkit_area){.num_portals = 0, .first_portal = 0};
+    areas[1] = (bspkit_area){.num_portals = 1, .first_portal = 0};
+    portals[0] = (bspkit_areaportal){.portal_key = 1, .other_area = 1, .first_clip_vert = 0, .num_clip_verts = 0,
+                                     .plane = 0};
+    memset(leaf_brushes, 0, sizeof leaf_brushes);
+}
+
+static void set_refs(bspkit_builder *b)
+{
+    bspkit_error err;
+    assert_int_equal(bspkit_builder_set_brushes(b, brushes, 1, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_builder_set_brushsides(b, sides, 2, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_builder_set_areas(b, areas, 2, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_builder_set_areaportals(b, portals, 1, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_builder_set_leaf_brushes(b, leaf_brushes, 8, &err), BSPKIT_OK);
+}
+
+static size_t ref_problems(int lump, const char *needle)
+{
+    size_t n = problems_with(set_refs, lump, needle);
+    reset_refs();
+    return n;
+}
+
+static void test_references(void **state)
+{
+    (void)state;
+    reset_refs();
+    /* The references as given are valid. */
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHES, ""), 0);
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHSIDES, ""), 0);
+    assert_int_equal(ref_problems(BSPKIT_S_AREAS, ""), 0);
+    assert_int_equal(ref_problems(BSPKIT_S_AREAPORTALS, ""), 0);
+    assert_int_equal(ref_problems(BSPKIT_S_LEAFBRUSHES, ""), 0);
+    assert_int_equal(ref_problems(BSPKIT_S_LEAFS, ""), 0);
+
+    brushes[0].num_sides = 3;
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHES, "brush 0: first_side+num_sides 3 exceeds 2 brushsides"), 1);
+    brushes[0].first_side = -1;
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHES, "brush 0: first_side -1 / num_sides 2 negative"), 1);
+
+    sides[1].plane = 60000;
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHSIDES, "brushside 1: plane 60000 exceeds"), 1);
+    sides[1].texinfo = 5000;
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHSIDES, "brushside 1: texinfo 5000 exceeds"), 1);
+    /* No DISPINFO records: any displacement other than the "none" values -1 and 0 is out of range. */
+    sides[1].dispinfo = 1;
+    assert_int_equal(ref_problems(BSPKIT_S_BRUSHSIDES, "brushside 1: dispinfo 1 exceeds 0 dispinfos"), 1);
+
+    areas[1].first_portal = 1;
+    assert_int_equal(ref_problems(BSPKIT_S_AREAS, "area 1: first_portal+num_portals 2 exceeds 1 areaportals"), 1);
+    portals[0].other_area = 2;
+    assert_int_equal(ref_problems(BSPKIT_S_AREAPORTALS, "areaportal 0: other_area 2 exceeds 2 areas"), 1);
+    portals[0].plane = -2;
+    assert_int_equal(ref_problems(BSPKIT_S_AREAPORTALS, "areaportal 0: plane -2 exceeds"), 1);
+    portals[0].num_clip_verts = 4;
+    assert_int_equal(ref_problems(BSPKIT_S_AREAPORTALS, "areaportal 0: first_clip_vert+num_clip_verts 4 exceeds 0 clipportalverts"), 1);
+    leaf_brushes[5] = 1;
+    assert_int_equal(ref_problems(BSPKIT_S_LEAFBRUSHES, "leafbrush 5: brush 1 exceeds 1 brushes"), 1);
+}
+
 static void test_intact(void **state)
 {
     (void)state;
@@ -143,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_static_prop),
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_displacement),
+        cmocka_unit_test(test_references),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
