@@ -146,6 +146,19 @@ enum {
     BSPKIT_OPEN_COPY = 1u << 1     /**< open_memory: copy the caller's bytes */
 };
 
+/**
+ * Where a map's own memory comes from: the map itself, a copy of the file,
+ * decompressed lumps and every decoded array, table and cache it keeps until
+ * bspkit_close(). Set both functions or neither (all-zero: malloc and free).
+ * Objects handed to the caller to release (buffers for bspkit_free, entity
+ * lists, pak archives, reports) come from malloc whatever is set here.
+ */
+typedef struct bspkit_allocator {
+    void *(*alloc)(void *user, size_t size); /**< NULL on failure; never called with 0 */
+    void (*free)(void *user, void *ptr);     /**< ptr came from alloc (never NULL) */
+    void *user;                              /**< passed to both */
+} bspkit_allocator;
+
 /** Open options; all-zero selects the defaults given per field. */
 typedef struct bspkit_options {
     uint64_t max_file_size; /**< largest input accepted; 0 = 4 GiB - 1 */
@@ -153,6 +166,7 @@ typedef struct bspkit_options {
     uint64_t max_memory;    /**< total bytes a map may allocate for decoded data;
                                  0 = 64 MiB + 16 x the file size (real maps need at most ~4.2 x) */
     unsigned flags;         /**< BSPKIT_OPEN_* */
+    bspkit_allocator allocator; /**< all-zero: malloc and free */
 } bspkit_options;
 
 typedef struct bspkit_map bspkit_map;

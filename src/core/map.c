@@ -99,13 +99,36 @@ static bool charge(bspkit_map *map, size_t size, int lump, bspkit_error *err)
     return true;
 }
 
+void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero)
+{
+    const bspkit_allocator *a = &map->opts.allocator;
+    if (!a->alloc)
+        /* calloc: large blocks come as fresh pages the kernel already zeroed. */
+        return zero ? calloc(1, size) : malloc(size);
+    void *p = a->alloc(a->user, size ? size : 1);
+    if (p && zero)
+        memset(p, 0, size);
+    return p;
+}
+
+void bk_raw_free(const bspkit_map *map, void *ptr)
+{
+    if (!ptr)
+        return;
+    const bspkit_allocator *a = &map->opts.allocator;
+    if (a->free)
+        a->free(a->user, ptr);
+    else
+        free(ptr);
+}
+
 void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err)
 {
     if (size == 0)
         size = 1; /* a valid pointer for empty arrays */
     if (!charge(map, size, lump, err))
         return NULL;
-    void *p = malloc(size);
+    void *p = bk_raw_alloc(map, size, false);
     if (!p) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
                 bk_lump_name(map, lump), size);
@@ -127,8 +150,7 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
         bytes = 1;
     if (!charge(map, bytes, lump, err))
         return NULL;
-    /* calloc: large blocks come as fresh pages the kernel already zeroed. */
-    void *p = calloc(1, bytes);
+    void *p = bk_raw_alloc(map, bytes, true);
     if (!p) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
                 bk_lump_name(map, lump), bytes);
@@ -150,7 +172,7 @@ void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit
     size_t bytes = head + count * elem;
     if (!charge(map, bytes, lump, err))
         return NULL;
-    bk_kept *k = calloc(1, bytes);
+    bk_kept *k = bk_raw_alloc(map, bytes, true);
     if (!k) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
                 bk_lump_name(map, lump), bytes);
@@ -186,7 +208,7 @@ void bk_free(bspkit_map *map, void *ptr, size_t size)
     if (size == 0)
         size = 1;
     map->memory_used -= size < map->memory_used ? size : map->memory_used;
-    free(ptr);
+    bk_raw_free(map, ptr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -223,14 +245,22 @@ static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error
     return BSPKIT_OK;
 }
 
+/* NULL with `err` filled when the options are inconsistent or memory is short. */
 static bspkit_map *new_map(const bspkit_options *opts, bspkit_error *err)
 {
-    bspkit_map *map = calloc(1, sizeof *map);
+    bspkit_map proto;
+    memset(&proto, 0, sizeof proto);
+    resolve_options(&proto.opts, opts);
+    if (!proto.opts.allocator.alloc != !proto.opts.allocator.free) {
+        bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "options: the allocator needs both alloc and free, or neither");
+        return NULL;
+    }
+    bspkit_map *map = bk_raw_alloc(&proto, sizeof *map, true);
     if (!map) {
         bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         return NULL;
     }
-    resolve_options(&map->opts, opts);
+    map->opts = proto.opts;
     return map;
 }
 
@@ -243,7 +273,7 @@ bspkit_result bspkit_open_memory(const void *data, size_t size, const bspkit_opt
     *out = NULL;
     bspkit_map *map = new_map(opts, err);
     if (!map)
-        return BSPKIT_ERR_NOMEM;
+        return err ? err->code : BSPKIT_ERR_NOMEM;
     if (size > map->opts.max_file_size) {
         uint64_t limit = map->opts.max_file_size;
         bspkit_close(map);
@@ -251,7 +281,7 @@ bspkit_result bspkit_open_memory(const void *data, size_t size, const bspkit_opt
                        size, (unsigned long long)limit);
     }
     if (map->opts.flags & BSPKIT_OPEN_COPY) {
-        map->owned = malloc(size ? size : 1);
+        map->owned = bk_raw_alloc(map, size ? size : 1, false);
         if (!map->owned) {
             bspkit_close(map);
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory copying %zu bytes", size);
@@ -288,7 +318,7 @@ bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bsp
     bspkit_map *map = new_map(opts, err);
     if (!map) {
         close(fd);
-        return BSPKIT_ERR_NOMEM;
+        return err ? err->code : BSPKIT_ERR_NOMEM;
     }
     uint64_t fsize = (uint64_t)st.st_size;
     if (fsize > map->opts.max_file_size || fsize > SIZE_MAX) {
@@ -310,7 +340,7 @@ bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bsp
         }
     }
     if (!map->data) { /* read fallback: NO_MMAP, or mmap refused (e.g. special filesystems) */
-        map->owned = malloc(map->size);
+        map->owned = bk_raw_alloc(map, map->size, false);
         if (!map->owned) {
             close(fd);
             bspkit_close(map);
@@ -342,27 +372,32 @@ void bspkit_close(bspkit_map *map)
     if (!map)
         return;
     for (int i = 0; i < BK_MAX_LUMPS; i++)
-        free(map->bytes[i].owned);
+        bk_raw_free(map, map->bytes[i].owned);
     for (int i = 0; i < BK_REC_COUNT; i++)
-        free(map->arrays[i].items);
-    free(map->miptex.items);
+        bk_raw_free(map, map->arrays[i].items);
+    bk_raw_free(map, map->miptex.items);
     if (map->game_lump_bytes) {
         for (size_t i = 0; i < map->game_lumps.count; i++)
-            free(map->game_lump_bytes[i].owned);
-        free(map->game_lump_bytes);
+            bk_raw_free(map, map->game_lump_bytes[i].owned);
+        bk_raw_free(map, map->game_lump_bytes);
     }
-    free(map->game_lumps.items);
+    bk_raw_free(map, map->game_lumps.items);
     for (bk_kept *k = map->kept, *next; k; k = next) {
         next = k->next;
-        free(k);
+        bk_raw_free(map, k);
     }
     bspkit_entities_free(map->entities);
     if (!map->string_data_borrowed)
-        free(map->string_data);
+        bk_raw_free(map, map->string_data);
     if (map->mapping)
         munmap(map->mapping, map->mapping_size);
-    free(map->owned);
-    free(map);
+    bk_raw_free(map, map->owned);
+    /* The allocator lives in the block being freed. */
+    bspkit_allocator a = map->opts.allocator;
+    if (a.free)
+        a.free(a.user, map);
+    else
+        free(map);
 }
 
 const bspkit_format *bspkit_map_format(const bspkit_map *map) { return map ? &map->format : NULL; }

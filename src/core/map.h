@@ -140,7 +140,10 @@ bspkit_result bk_fail(bspkit_error *err, bspkit_result code, int lump, int64_t o
     ;
 void bk_error_copy(bspkit_error *dst, const bspkit_error *src);
 
-/* ---- memory accounting against opts.max_memory ---- */
+/* ---- memory: the options' allocator (or malloc), accounted against opts.max_memory ---- */
+/* A block from the map's allocator, not charged (zeroed when `zero`); bk_raw_free releases it. */
+void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero);
+void bk_raw_free(const bspkit_map *map, void *ptr);
 void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err);
 void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
 void bk_free(bspkit_map *map, void *ptr, size_t size);

@@ -138,7 +138,7 @@ bspkit_result bspkit_game_lump_bytes(bspkit_map *map, size_t index, const uint8_
         return bk_fail(err, BSPKIT_ERR_NOT_FOUND, BSPKIT_S_GAME_LUMP, -1, -1, "game lump %zu of %zu does not exist",
                        index, count);
     if (!map->game_lump_bytes) {
-        map->game_lump_bytes = calloc(count, sizeof *map->game_lump_bytes);
+        map->game_lump_bytes = bk_raw_alloc(map, count * sizeof *map->game_lump_bytes, true);
         if (!map->game_lump_bytes)
             return bk_fail(err, BSPKIT_ERR_NOMEM, BSPKIT_S_GAME_LUMP, -1, -1, "out of memory");
     }
