@@ -24,8 +24,8 @@ void cmd_vis_help(FILE *out)
             "  --json      print one JSON object instead of text\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Source maps store a PVS and a PAS row per cluster. Quake and GoldSrc\n"
-            "store a PVS row per visible leaf (each such leaf is its own cluster,\n"
+            "Source and Quake 2 maps store a PVS and a PAS (PHS) row per cluster.\n"
+            "Quake and GoldSrc store a PVS row per visible leaf (each such leaf is its own cluster,\n"
             "cluster = leaf - 1; leaf 0 is the shared solid leaf and has none) and\n"
             "no PAS: it is computed as QuakeWorld's server does, the PVS row ORed\n"
             "with the rows of every leaf it marks visible. A leaf without a cluster\n"
@@ -74,7 +74,7 @@ static bspkit_result query_at(bspkit_map *map, bspkit_vec3 p, at_result *r, bspk
 
 static int print_at(const char *file, bspkit_family family, bspkit_vec3 p, const at_result *r, bool json)
 {
-    bool computed = family != BSPKIT_FAMILY_SOURCE;
+    bool computed = family == BSPKIT_FAMILY_QUAKE || family == BSPKIT_FAMILY_GOLDSRC;
     if (json) {
         json_t *root = json_object();
         bool ok = cli_json_set(root, "file", cli_json_string(file)) &&
@@ -137,7 +137,7 @@ static int print_stats(const char *file, bspkit_family family, const struct bspk
         printf("%-18s%s\n", "clusters:", "0 (the map has no visibility data)");
         return CLI_EXIT_OK;
     }
-    printf("%-18s%" PRIu32 "%s\n", "clusters:", st->rows, family == BSPKIT_FAMILY_SOURCE ? "" : " (visible leafs)");
+    printf("%-18s%" PRIu32 "%s\n", "clusters:", st->rows, family == BSPKIT_FAMILY_QUAKE || family == BSPKIT_FAMILY_GOLDSRC ? " (visible leafs)" : "");
     printf("%-18s%.2f%%\n", "average visible:", st->average_visible);
     printf("%-18s%" PRIu32 "\n", "min visible:", st->min_visible);
     printf("%-18s%" PRIu32 "\n", "max visible:", st->max_visible);

@@ -102,7 +102,8 @@ typedef enum bspkit_family {
     BSPKIT_FAMILY_UNKNOWN = 0,
     BSPKIT_FAMILY_QUAKE,   /**< Quake BSP29, BSP2, 2PSB */
     BSPKIT_FAMILY_GOLDSRC, /**< Half-Life BSP30 (and v29 files with GoldSrc lumps) */
-    BSPKIT_FAMILY_SOURCE   /**< Source VBSP, either byte order */
+    BSPKIT_FAMILY_SOURCE,  /**< Source VBSP, either byte order */
+    BSPKIT_FAMILY_QUAKE2   /**< Quake 2 IBSP 38, Daikatana IBSP 41 */
 } bspkit_family;
 
 /** Variant bits in bspkit_format.variant. */
@@ -127,7 +128,7 @@ typedef struct bspkit_format {
     char name[40];     /**< e.g. "GoldSrc BSP30", "Source VBSP 20 (big-endian)" */
 } bspkit_format;
 
-/** "quake", "goldsrc", "source" or "unknown". */
+/** "quake", "goldsrc", "source", "quake2" or "unknown". */
 BSPKIT_API const char *bspkit_family_name(bspkit_family family);
 
 /**
@@ -205,6 +206,15 @@ enum {
     BSPKIT_Q_VISIBILITY, BSPKIT_Q_NODES, BSPKIT_Q_TEXINFO, BSPKIT_Q_FACES, BSPKIT_Q_LIGHTING,
     BSPKIT_Q_CLIPNODES, BSPKIT_Q_LEAFS, BSPKIT_Q_MARKSURFACES, BSPKIT_Q_EDGES,
     BSPKIT_Q_SURFEDGES, BSPKIT_Q_MODELS, BSPKIT_Q_LUMP_COUNT
+};
+
+/** Quake 2 lump indices; Daikatana (IBSP 41) adds two lumps after them. */
+enum {
+    BSPKIT_Q2_ENTITIES = 0, BSPKIT_Q2_PLANES, BSPKIT_Q2_VERTEXES, BSPKIT_Q2_VISIBILITY, BSPKIT_Q2_NODES,
+    BSPKIT_Q2_TEXINFO, BSPKIT_Q2_FACES, BSPKIT_Q2_LIGHTING, BSPKIT_Q2_LEAFS, BSPKIT_Q2_LEAFFACES,
+    BSPKIT_Q2_LEAFBRUSHES, BSPKIT_Q2_EDGES, BSPKIT_Q2_SURFEDGES, BSPKIT_Q2_MODELS, BSPKIT_Q2_BRUSHES,
+    BSPKIT_Q2_BRUSHSIDES, BSPKIT_Q2_POP, BSPKIT_Q2_AREAS, BSPKIT_Q2_AREAPORTALS, BSPKIT_Q2_LUMP_COUNT,
+    BSPKIT_DK_LUMP_COUNT = BSPKIT_Q2_LUMP_COUNT + 2
 };
 
 /** Source lump indices. */
@@ -343,7 +353,10 @@ typedef struct bspkit_texinfo {
     float texture_vecs[2][4];  /**< s and t: xyz scale + offset */
     float lightmap_vecs[2][4]; /**< Source */
     int32_t flags;
-    int32_t texture;           /**< Source: texdata index; Quake/GoldSrc: miptex index */
+    int32_t texture;           /**< Source: texdata index; Quake/GoldSrc: miptex index; Quake 2: -1 */
+    int32_t value;             /**< Quake 2: light emitted (with SURF_LIGHT) */
+    int32_t next_texinfo;      /**< Quake 2: next frame of an animated texture, -1 = none */
+    char texture_name[33];     /**< Quake 2: texture path under textures/, NUL-terminated */
 } bspkit_texinfo;
 
 typedef struct bspkit_clipnode {

@@ -20,13 +20,16 @@ extern "C" {
 enum {
     BSPKIT_TEX_SPECIAL = 0x1,       /**< Quake/GoldSrc: sky and liquids, never lightmapped */
     BSPKIT_SURF_NOLIGHT = 0x400,    /**< Source: no lightmap */
-    BSPKIT_SURF_BUMPLIGHT = 0x800   /**< Source: three extra bump-direction lightmaps */
+    BSPKIT_SURF_BUMPLIGHT = 0x800,  /**< Source: three extra bump-direction lightmaps */
+    BSPKIT_Q2_SURF_SKY = 0x4,       /**< Quake 2: sky, never lightmapped */
+    BSPKIT_Q2_SURF_WARP = 0x8       /**< Quake 2: warped liquid, never lightmapped */
 };
 
 /** Where one face's lightmap samples are. */
 typedef struct bspkit_face_lightmap {
     bool lit;             /**< the face has samples: light offset != -1, at least one style, and
-                               (Quake/GoldSrc) not TEX_SPECIAL, (Source) not SURF_NOLIGHT */
+                               (Quake/GoldSrc) not TEX_SPECIAL, (Quake 2) not SURF_SKY or
+                               SURF_WARP, (Source) not SURF_NOLIGHT */
     bool in_range;        /**< lit and every sample (Source: and the averages) inside the lighting lump */
     bool decoupled;       /**< size and offset come from BSPX DECOUPLED_LM */
     int32_t mins[2];      /**< luxel coordinates of the first luxel (s, t); 0 when decoupled */

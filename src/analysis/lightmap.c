@@ -2,7 +2,7 @@
  * lump belong to which face, and whether they are all there. */
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
-#include "core/map.h"
+#include "core/family.h"
 #include "core/surfedge.h"
 
 #include <math.h>
@@ -97,10 +97,12 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 
 static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
 {
-    bool goldsrc = c->map->format.family == BSPKIT_FAMILY_GOLDSRC;
-    o->bytes_per_luxel = goldsrc ? 3 : 1;
+    bool rgb = bk_map_traits(c->map) & BK_TRAIT_RGB_LIGHTMAPS;
+    o->bytes_per_luxel = rgb ? 3 : 1;
     const bspkit_texinfo *ti = texinfo_of(c, f);
-    if (!ti || (ti->flags & BSPKIT_TEX_SPECIAL) || o->styles == 0)
+    int32_t unlit = c->map->format.family == BSPKIT_FAMILY_QUAKE2 ? BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP
+                                                                   : BSPKIT_TEX_SPECIAL;
+    if (!ti || (ti->flags & unlit) || o->styles == 0)
         return;
     int64_t offset = f->light_offset;
     int32_t mins[2] = {0, 0}, size[2] = {0, 0};
@@ -124,7 +126,7 @@ static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_f
     uint64_t luxels = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)o->styles;
     o->bytes = luxels * (uint64_t)o->bytes_per_luxel;
     o->in_range = range_ok((uint64_t)offset, o->bytes, c->light_size);
-    if (c->has_rgb && !goldsrc) {
+    if (c->has_rgb && !rgb) {
         o->rgb_offset = offset * 3;
         o->rgb_in_range = range_ok((uint64_t)o->rgb_offset, luxels * 3, c->rgb_size);
     }
@@ -221,7 +223,7 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     if ((r = load_geometry(&c, err)) != BSPKIT_OK)
         return r;
 
-    set->items = bk_keep_alloc(map, n, sizeof *set->items, source ? BSPKIT_S_FACES : BSPKIT_Q_FACES, err);
+    set->items = bk_keep_alloc(map, n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
     if (!set->items)
         return err->code;
     for (size_t i = 0; i < n; i++) {

@@ -3,7 +3,7 @@
  * from the file is checked on the way and every walk is bounded by the size
  * of the array it walks, so hostile trees end in an error, never a loop. */
 #include "bspkit/query.h"
-#include "core/map.h"
+#include "core/family.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +36,15 @@ static const char *const SOURCE_CONTENTS[32] = {
     "HITBOX",       NULL,
 };
 
+/* Bit names from Quake 2's qfiles.h (bits 7-14 are unused there). */
+static const char *const QUAKE2_CONTENTS[32] = {
+    "SOLID",      "WINDOW",     "AUX",         "LAVA",        "SLIME",      "WATER",       "MIST",
+    NULL,         NULL,         NULL,          NULL,          NULL,         NULL,          NULL,
+    NULL,         "AREAPORTAL", "PLAYERCLIP",  "MONSTERCLIP", "CURRENT_0",  "CURRENT_90",  "CURRENT_180",
+    "CURRENT_270", "CURRENT_UP", "CURRENT_DOWN", "ORIGIN",     "MONSTER",    "DEADMONSTER", "DETAIL",
+    "TRANSLUCENT", "LADDER",    NULL,          NULL,
+};
+
 const char *bspkit_source_contents_bit_name(unsigned bit)
 {
     return bit < 32 ? SOURCE_CONTENTS[bit] : NULL;
@@ -59,7 +68,8 @@ size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *bu
         buf[0] = '\0';
     else
         buf = NULL, size = 0;
-    if (family != BSPKIT_FAMILY_SOURCE) {
+    const char *const *bit_names = family == BSPKIT_FAMILY_QUAKE2 ? QUAKE2_CONTENTS : SOURCE_CONTENTS;
+    if (family != BSPKIT_FAMILY_SOURCE && family != BSPKIT_FAMILY_QUAKE2) {
         const char *name = bspkit_quake_contents_name(contents);
         return name ? append(buf, size, 0, "%s", name) : append(buf, size, 0, "UNKNOWN(%d)", (int)contents);
     }
@@ -71,8 +81,8 @@ size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *bu
         if (!(bits & (1u << bit)))
             continue;
         const char *sep = len ? "|" : "";
-        if (SOURCE_CONTENTS[bit])
-            len = append(buf, size, len, "%s%s", sep, SOURCE_CONTENTS[bit]);
+        if (bit_names[bit])
+            len = append(buf, size, len, "%s%s", sep, bit_names[bit]);
         else
             len = append(buf, size, len, "%s0x%x", sep, 1u << bit);
     }
@@ -134,7 +144,8 @@ static int32_t widen_child(int32_t child, size_t count, bool narrow)
 static bool narrow_children(const bspkit_map *map, int lump)
 {
     uint32_t rs = map->lumps[lump].layout.record_size;
-    return map->format.family != BSPKIT_FAMILY_SOURCE && (rs == 24 || rs == 8);
+    return (map->format.family == BSPKIT_FAMILY_QUAKE || map->format.family == BSPKIT_FAMILY_GOLDSRC) &&
+           (rs == 24 || rs == 8);
 }
 
 static bspkit_result get_model(bspkit_map *map, int model, const bspkit_model **out, bspkit_error *err)
@@ -145,7 +156,7 @@ static bspkit_result get_model(bspkit_map *map, int model, const bspkit_model **
     if (r != BSPKIT_OK)
         return r;
     if (model < 0 || (size_t)model >= n)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_Q_MODELS, -1, -1, "model %d does not exist (the map has %zu)",
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, map->dec_lump[BK_REC_MODELS], -1, -1, "model %d does not exist (the map has %zu)",
                        model, n);
     *out = &models[model];
     return BSPKIT_OK;
@@ -176,7 +187,7 @@ static bspkit_result walk(bspkit_map *map, const walk_tree *t, int32_t head, int
     for (size_t steps = 0; num >= 0; steps++) {
         if ((size_t)num >= t->count) {
             if (from < 0)
-                return bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_MODELS, -1, -1,
+                return bk_fail(err, BSPKIT_ERR_INDEX, map->dec_lump[BK_REC_MODELS], -1, -1,
                                "MODELS: model %d head node %d is outside %s (%zu records)", model, (int)num,
                                bk_lump_name(map, t->lump), t->count);
             return bad_record(map, err, t->lump, (uint64_t)from, "record %lld has child %d, outside %zu records",
@@ -206,7 +217,8 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
     const bspkit_model *m = NULL;
     const bspkit_leaf *leafs;
     size_t nleafs;
-    walk_tree t = {BSPKIT_Q_NODES, 0, narrow_children(map, BSPKIT_Q_NODES), NULL, NULL};
+    int nodes_lump = map->dec_lump[BK_REC_NODES];
+    walk_tree t = {nodes_lump, 0, nodes_lump >= 0 && narrow_children(map, nodes_lump), NULL, NULL};
     bspkit_result r;
     if ((r = get_model(map, model, &m, err)) != BSPKIT_OK ||
         (r = bspkit_get_nodes(map, &t.nodes, &t.count, err)) != BSPKIT_OK ||
@@ -217,7 +229,7 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
         return r;
     int64_t index = -(int64_t)end - 1;
     if ((uint64_t)index >= nleafs)
-        return bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, -1, -1,
+        return bk_fail(err, BSPKIT_ERR_INDEX, nodes_lump, -1, -1,
                        "NODES: walk from model %d ends at leaf %lld, outside %zu leafs", model, (long long)index,
                        nleafs);
     *leaf = (uint32_t)index;
@@ -282,11 +294,13 @@ bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec
     if (!map || !contents)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_point_contents: NULL argument");
     bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    int max_hull = source ? 0 : map->format.family == BSPKIT_FAMILY_GOLDSRC ? 3 : 2;
+    bool brush_collision = source || map->format.family == BSPKIT_FAMILY_QUAKE2;
+    int max_hull = brush_collision ? 0 : map->format.family == BSPKIT_FAMILY_GOLDSRC ? 3 : 2;
     if (hull < 0 || hull > max_hull) {
-        if (source)
+        if (brush_collision)
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1,
-                           "hull %d: Source maps have only hull 0 (collision uses brushes, not clip hulls)", hull);
+                           "hull %d: %s maps have only hull 0 (collision uses brushes, not clip hulls)", hull,
+                           source ? "Source" : "Quake 2");
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "hull %d: %s maps have hulls 0-%d", hull,
                        map->format.family == BSPKIT_FAMILY_GOLDSRC ? "GoldSrc" : "Quake", max_hull);
     }
@@ -354,6 +368,9 @@ static void clear_tail(uint8_t *row, uint32_t rows)
         row[rows / 8] &= (uint8_t)((1u << (rows % 8)) - 1);
 }
 
+/* Source and Quake 2 store rows per cluster; Quake/GoldSrc per visible leaf. */
+static bool by_cluster(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0; }
+
 bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -367,12 +384,12 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
         (r = bspkit_vis_dimensions(map, &rows, &row_bytes, err)) != BSPKIT_OK)
         return r;
     if (leaf >= nleafs)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, BSPKIT_Q_LEAFS, -1, -1, "leaf %u does not exist (the map has %zu)",
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, map->dec_lump[BK_REC_LEAFS], -1, -1, "leaf %u does not exist (the map has %zu)",
                        leaf, nleafs);
-    if (map->format.family == BSPKIT_FAMILY_SOURCE) {
+    if (by_cluster(map)) {
         int32_t c = rows ? leafs[leaf].cluster : -1; /* leaked maps keep clusters but no vis data */
         if (c >= 0 && (uint32_t)c >= rows)
-            return bad_record(map, err, BSPKIT_S_LEAFS, leaf, "leaf %u has cluster %d of %u", leaf, (int)c, rows);
+            return bad_record(map, err, map->dec_lump[BK_REC_LEAFS], leaf, "leaf %u has cluster %d of %u", leaf, (int)c, rows);
         *cluster = c < 0 ? -1 : c;
     } else {
         *cluster = leaf >= 1 && leaf <= rows ? (int32_t)(leaf - 1) : -1;
@@ -384,8 +401,7 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
 static bspkit_result cluster_row(bspkit_map *map, uint32_t c, bspkit_vis_kind kind, uint8_t *out, size_t size,
                                  bspkit_error *err)
 {
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    return bspkit_vis_row(map, source ? c : c + 1, kind, out, size, err);
+    return bspkit_vis_row(map, by_cluster(map) ? c : c + 1, kind, out, size, err);
 }
 
 bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
@@ -404,8 +420,7 @@ bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kin
         memset(out, 0, row_bytes);
     if (cluster < 0)
         return BSPKIT_OK;
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    if (source || kind == BSPKIT_VIS_PVS) {
+    if (by_cluster(map) || kind == BSPKIT_VIS_PVS) {
         if ((r = cluster_row(map, (uint32_t)cluster, kind, out, out_size, err)) != BSPKIT_OK)
             return r;
         clear_tail(out, rows);
@@ -477,7 +492,7 @@ bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_v
     bk_error_clear(err);
     if (!map || !count)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_visible_leafs: NULL argument");
-    if (map->format.family != BSPKIT_FAMILY_SOURCE)
+    if (!by_cluster(map))
         return bspkit_leaf_visible_clusters(map, leaf, kind, count, err);
     const bspkit_leaf *leafs;
     size_t nleafs;
@@ -508,10 +523,9 @@ bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bs
     bspkit_result r = bspkit_vis_dimensions(map, &rows, &row_bytes, err);
     if (r != BSPKIT_OK || rows == 0)
         return r;
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
     const uint8_t *data;
     size_t size;
-    if ((r = bk_lump_bytes(map, source ? BSPKIT_S_VISIBILITY : BSPKIT_Q_VISIBILITY, &data, &size, err)) != BSPKIT_OK)
+    if ((r = bk_lump_bytes(map, bk_map_lump_for(map, BK_ROLE_VISIBILITY), &data, &size, err)) != BSPKIT_OK)
         return r;
     uint8_t *row = malloc(row_bytes);
     if (!row)
@@ -538,6 +552,6 @@ bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bs
     out->max_visible = hi;
     out->visible_pairs = pairs;
     out->compressed_size = size;
-    out->uncompressed_size = source ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
+    out->uncompressed_size = by_cluster(map) ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
     return BSPKIT_OK;
 }

@@ -12,6 +12,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/props.h"
 #include "bspkit/source_lumps.h"
+#include "core/family.h"
 #include "core/refs.h"
 #include "core/surfedge.h"
 
@@ -47,13 +48,14 @@ typedef struct vctx {
     bspkit_report *rep;
     size_t cap;
     bool nomem;
-    bool source;
+    bool source;      /* Source: texdata, props, displacements, HDR lumps */
+    bool quake;       /* Quake/GoldSrc: miptex, clipnodes, per-leaf visibility */
+    bool cluster_vis; /* visibility by cluster (Source, Quake 2) */
     const bspkit_format *fmt;
 
     bspkit_lump_info info[BSPKIT_S_LUMP_COUNT];
     bool info_ok[BSPKIT_S_LUMP_COUNT];
 
-    int lump_leaffaces;
 
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
         texinfo, leaf_faces, leaf_brushes, clipnodes, brushes, brushsides, texdata, string_table,
@@ -182,7 +184,7 @@ static bool loaded(vctx *c, bspkit_result r, const bspkit_error *e, int lump)
 static bool in_range(const varr *a, int64_t v) { return !a->ok || (v >= 0 && (uint64_t)v < a->n); }
 
 /* first + num within an array of n records, computed without overflow. */
-static bool range_ok(const varr *a, int64_t first, int64_t num)
+static bool span_ok(const varr *a, int64_t first, int64_t num)
 {
     if (!a->ok)
         return true;
@@ -241,7 +243,8 @@ static const char *record_name(const vctx *c, int kind)
     case BK_REC_NODES: return "node";
     case BK_REC_LEAFS: return "leaf";
     case BK_REC_MODELS: return "model";
-    case BK_REC_LEAF_FACES: return c->source ? "leafface" : "marksurface";
+    case BK_REC_TEXINFO: return "texinfo";
+    case BK_REC_LEAF_FACES: return c->quake ? "marksurface" : "leafface";
     case BK_REC_LEAF_BRUSHES: return "leafbrush";
     case BK_REC_CLIPNODES: return "clipnode";
     case BK_REC_BRUSHES: return "brush";
@@ -261,7 +264,7 @@ static const char *target_name(const vctx *c, int target)
     case BK_REC_SURFEDGES: return "surfedges";
     case BK_REC_FACES: return "faces";
     case BK_REC_TEXINFO: return "texinfos";
-    case BK_REC_LEAF_FACES: return c->source ? "leaffaces" : "marksurfaces";
+    case BK_REC_LEAF_FACES: return c->quake ? "marksurfaces" : "leaffaces";
     case BK_REC_LEAF_BRUSHES: return "leafbrushes";
     case BK_REC_BRUSHES: return "brushes";
     case BK_REC_BRUSHSIDES: return "brushsides";
@@ -273,27 +276,10 @@ static const char *target_name(const vctx *c, int target)
     }
 }
 
-/* The lump a record kind is read from, in this map's numbering. */
+/* The lump a record kind is read from in this map, or -1. */
 static int lump_of(const vctx *c, int kind)
 {
-    switch (kind) {
-    case BK_REC_EDGES: return BSPKIT_S_EDGES;
-    case BK_REC_SURFEDGES: return BSPKIT_S_SURFEDGES;
-    case BK_REC_FACES: return BSPKIT_S_FACES;
-    case BK_REC_ORIG_FACES: return BSPKIT_S_ORIGINALFACES;
-    case BK_REC_HDR_FACES: return BSPKIT_S_FACES_HDR;
-    case BK_REC_NODES: return BSPKIT_S_NODES;
-    case BK_REC_LEAFS: return BSPKIT_S_LEAFS;
-    case BK_REC_MODELS: return BSPKIT_S_MODELS;
-    case BK_REC_LEAF_FACES: return c->lump_leaffaces;
-    case BK_REC_LEAF_BRUSHES: return BSPKIT_S_LEAFBRUSHES;
-    case BK_REC_CLIPNODES: return BSPKIT_Q_CLIPNODES;
-    case BK_REC_BRUSHES: return BSPKIT_S_BRUSHES;
-    case BK_REC_BRUSHSIDES: return BSPKIT_S_BRUSHSIDES;
-    case BK_REC_AREAS: return BSPKIT_S_AREAS;
-    case BK_REC_AREAPORTALS: return BSPKIT_S_AREAPORTALS;
-    default: return -1;
-    }
+    return kind >= 0 && kind < BK_REC_COUNT ? c->map->dec_lump[kind] : -1;
 }
 
 static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *rec)
@@ -306,7 +292,7 @@ static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *
         if (first < 0 || num < 0)
             index_error(c, lump, i, what, "%s %" PRId64 " / %s %" PRId64 " negative", r->name, first,
                         r->count_name, num);
-        else if (!range_ok(t, first, num))
+        else if (!span_ok(t, first, num))
             index_error(c, lump, i, what, "%s+%s %" PRId64 " exceeds %zu %s", r->name, r->count_name, first + num,
                         t->n, target_name(c, r->target));
         return;
@@ -369,7 +355,7 @@ static light_data load_lighting(vctx *c, bool hdr)
     e.lump = -1;
     e.offset = -1;
     bspkit_result r = bspkit_get_lighting(c->map, hdr, &data, &ld.size, &e);
-    int lump = hdr ? BSPKIT_S_LIGHTING_HDR : (c->source ? BSPKIT_S_LIGHTING : BSPKIT_Q_LIGHTING);
+    int lump = bk_map_lump_for(c->map, hdr ? BK_ROLE_LIGHTING_HDR : BK_ROLE_LIGHTING);
     ld.ok = loaded(c, r, &e, lump);
     if (!ld.ok)
         ld.size = 0;
@@ -393,8 +379,10 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
     if (f->light_offset == -1 || !ld->ok || ld->size == 0)
         return;
     if (!c->source) {
+        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+        int32_t unlit = c->quake ? Q_TEX_SPECIAL : BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP;
         const bspkit_texinfo *ti = face_texinfo(c, f);
-        if (ti && (ti->flags & Q_TEX_SPECIAL))
+        if (ti && (ti->flags & unlit))
             return;
     }
     if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
@@ -430,7 +418,7 @@ static void check_face(vctx *c, size_t i, const void *rec, void *arg)
     const bspkit_face *f = rec;
     int lump = lump_of(c, fp->kind);
     const char *what = record_name(c, fp->kind);
-    if (f->first_edge >= 0 && f->num_edges >= 0 && range_ok(&c->surfedges, f->first_edge, f->num_edges) &&
+    if (f->first_edge >= 0 && f->num_edges >= 0 && span_ok(&c->surfedges, f->first_edge, f->num_edges) &&
         f->num_edges < 3 && f->dispinfo == -1)
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
                     "%s %zu: only %" PRId32 " edges", what, i, f->num_edges);
@@ -482,8 +470,10 @@ static void check_all_faces(vctx *c)
 static void check_texinfo(vctx *c)
 {
     const bspkit_texinfo *ti = c->texinfo.items;
-    if (!c->texinfo.ok)
+    /* Quake 2 texinfo names its texture instead of indexing one. */
+    if (!c->texinfo.ok || (!c->source && !c->quake))
         return;
+    int lump = lump_of(c, BK_REC_TEXINFO);
     const varr *target = c->source ? &c->texdata : &c->miptex;
     const char *name = c->source ? "texdata" : "miptex";
     /* A Source map without any texdata has nothing to point at; that is
@@ -494,11 +484,10 @@ static void check_texinfo(vctx *c)
         if (c->source && ti[i].texture < 0)
             /* The Source engine loads a negative texdata as the empty
              * material (with a developer message); buggy compilers write -1. */
-            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_S_TEXINFO, (int64_t)i,
-                        rec_offset(c, BSPKIT_S_TEXINFO, i), "texinfo %zu: texture %" PRId32 " names no texdata", i,
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i), "texinfo %zu: texture %" PRId32 " names no texdata", i,
                         ti[i].texture);
         else if (ti[i].texture < 0 || (size_t)ti[i].texture >= target->n)
-            index_error(c, BSPKIT_S_TEXINFO, i, "texinfo", "texture %" PRId32 " exceeds %zu %s", ti[i].texture,
+            index_error(c, lump, i, "texinfo", "texture %" PRId32 " exceeds %zu %s", ti[i].texture,
                         target->n, name);
     }
 }
@@ -556,10 +545,10 @@ static void check_node_children(vctx *c, size_t i, const void *rec, void *arg)
     for (int k = 0; k < 2; k++) {
         int32_t ch = n->children[k];
         if (ch >= 0 && (size_t)ch >= c->nodes.n)
-            index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " exceeds %zu nodes", k, ch,
+            index_error(c, lump_of(c, BK_REC_NODES), i, "node", "children[%d] %" PRId32 " exceeds %zu nodes", k, ch,
                         c->nodes.n);
         else if (ch < 0 && !in_range(&c->leafs, -((int64_t)ch + 1)))
-            index_error(c, BSPKIT_S_NODES, i, "node", "children[%d] %" PRId32 " is leaf %" PRId64
+            index_error(c, lump_of(c, BK_REC_NODES), i, "node", "children[%d] %" PRId32 " is leaf %" PRId64
                         " but there are %zu leafs", k, ch, -((int64_t)ch + 1), c->leafs.n);
     }
 }
@@ -569,19 +558,19 @@ static void check_leaf_vis(vctx *c, size_t i, const void *rec, void *arg)
 {
     (void)arg;
     const bspkit_leaf *l = rec;
-    if (c->source) {
+    if (c->cluster_vis) {
         if (c->have_vis && c->vis_rows > 0 && l->cluster != -1 &&
             (l->cluster < 0 || (uint32_t)l->cluster >= c->vis_rows))
-            index_error(c, BSPKIT_S_LEAFS, i, "leaf", "cluster %" PRId32 " exceeds %" PRIu32 " clusters", l->cluster,
+            index_error(c, lump_of(c, BK_REC_LEAFS), i, "leaf", "cluster %" PRId32 " exceeds %" PRIu32 " clusters", l->cluster,
                         c->vis_rows);
         return;
     }
-    uint32_t vis_size = lump_size(c, BSPKIT_Q_VISIBILITY);
+    uint32_t vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
     /* Leaf 0 is the shared solid leaf, never looked up, and an empty
      * VISIBILITY lump makes engines ignore every offset; both often carry 0
      * rather than -1. */
     if (i > 0 && vis_size > 0 && l->vis_offset != -1 && (l->vis_offset < 0 || (uint32_t)l->vis_offset >= vis_size))
-        index_error(c, BSPKIT_Q_LEAFS, i, "leaf", "vis_offset %" PRId32 " outside %" PRIu32 " bytes of VISIBILITY",
+        index_error(c, lump_of(c, BK_REC_LEAFS), i, "leaf", "vis_offset %" PRId32 " outside %" PRIu32 " bytes of VISIBILITY",
                     l->vis_offset, vis_size);
 }
 
@@ -593,9 +582,9 @@ static void check_model_heads(vctx *c, size_t i, const void *rec, void *arg)
      * that is not in the tree. */
     bool skip_head = c->source && m->num_faces == 0;
     if (!skip_head && !in_range(&c->nodes, m->headnode[0]))
-        index_error(c, BSPKIT_S_MODELS, i, "model", "headnode[0] %" PRId32 " exceeds %zu nodes", m->headnode[0],
+        index_error(c, lump_of(c, BK_REC_MODELS), i, "model", "headnode[0] %" PRId32 " exceeds %zu nodes", m->headnode[0],
                     c->nodes.n);
-    if (c->source || !c->clipnodes.ok || c->clipnodes.n == 0)
+    if (!c->quake || !c->clipnodes.ok || c->clipnodes.n == 0)
         return;
     for (int h = 1; h < 4; h++) {
         int32_t hn = m->headnode[h];
@@ -732,7 +721,8 @@ static void check_leaf_ambient(vctx *c)
 
 static void vis_failure(vctx *c, uint32_t index, const char *what, const bspkit_error *e)
 {
-    add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_VISIBILITY, BSPKIT_S_VISIBILITY, index, e->offset,
+    add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_VISIBILITY, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY), index,
+                e->offset,
                 "%s %" PRIu32 ": %s", what, index, e->message[0] ? e->message : bspkit_strerror(e->code));
 }
 
@@ -748,7 +738,7 @@ static void check_vis_rows(vctx *c)
     uint32_t rows = c->vis_rows < MAX_VIS_ROWS ? c->vis_rows : MAX_VIS_ROWS;
     bspkit_error e;
     memset(&e, 0, sizeof e);
-    if (c->source) {
+    if (c->cluster_vis) {
         for (uint32_t i = 0; i < rows && !c->nomem; i++) {
             if (bspkit_vis_row(c->map, i, BSPKIT_VIS_PVS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PVS of cluster", &e);
@@ -757,7 +747,7 @@ static void check_vis_rows(vctx *c)
         }
     } else if (c->leafs.ok) {
         const bspkit_leaf *leafs = c->leafs.items;
-        uint32_t vis_size = lump_size(c, BSPKIT_Q_VISIBILITY);
+        uint32_t vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
         /* Row i is leaf i + 1; leaf 0 is the shared solid leaf. Leaves
          * whose offset is already reported, or absent, are not decoded. */
         for (uint32_t leaf = 1; leaf <= rows && leaf < c->leafs.n && !c->nomem; leaf++) {
@@ -857,29 +847,34 @@ static void load_all(vctx *c)
     for (int i = 0; i < BSPKIT_S_LUMP_COUNT && i < bspkit_lump_count(c->map); i++)
         c->info_ok[i] = bspkit_get_lump_info(c->map, i, &c->info[i]) == BSPKIT_OK;
 
-    /* Lump indices shared by both numbering schemes use the S_ names. */
-    LOAD(c, c->planes, bspkit_plane, bspkit_get_planes, BSPKIT_S_PLANES);
-    LOAD(c, c->vertexes, bspkit_vec3, bspkit_get_vertexes, BSPKIT_S_VERTEXES);
-    LOAD(c, c->edges, bspkit_edge, bspkit_get_edges, BSPKIT_S_EDGES);
-    LOAD(c, c->surfedges, int32_t, bspkit_get_surfedges, BSPKIT_S_SURFEDGES);
-    LOAD(c, c->faces, bspkit_face, bspkit_get_faces, BSPKIT_S_FACES);
-    LOAD(c, c->nodes, bspkit_node, bspkit_get_nodes, BSPKIT_S_NODES);
-    LOAD(c, c->leafs, bspkit_leaf, bspkit_get_leafs, BSPKIT_S_LEAFS);
-    LOAD(c, c->models, bspkit_model, bspkit_get_models, BSPKIT_S_MODELS);
-    LOAD(c, c->texinfo, bspkit_texinfo, bspkit_get_texinfo, BSPKIT_S_TEXINFO);
-    LOAD(c, c->leaf_faces, uint32_t, bspkit_get_leaf_faces, c->lump_leaffaces);
+    /* Each record kind the map's family stores; the others stay "not loaded",
+     * which every check skips. */
+#define LOAD_KIND(arr, type, getter, kind)                                                             \
+    if (lump_of(c, kind) >= 0)                                                                         \
+        LOAD(c, arr, type, getter, lump_of(c, kind));
+    LOAD_KIND(c->planes, bspkit_plane, bspkit_get_planes, BK_REC_PLANES);
+    LOAD_KIND(c->vertexes, bspkit_vec3, bspkit_get_vertexes, BK_REC_VERTEXES);
+    LOAD_KIND(c->edges, bspkit_edge, bspkit_get_edges, BK_REC_EDGES);
+    LOAD_KIND(c->surfedges, int32_t, bspkit_get_surfedges, BK_REC_SURFEDGES);
+    LOAD_KIND(c->faces, bspkit_face, bspkit_get_faces, BK_REC_FACES);
+    LOAD_KIND(c->nodes, bspkit_node, bspkit_get_nodes, BK_REC_NODES);
+    LOAD_KIND(c->leafs, bspkit_leaf, bspkit_get_leafs, BK_REC_LEAFS);
+    LOAD_KIND(c->models, bspkit_model, bspkit_get_models, BK_REC_MODELS);
+    LOAD_KIND(c->texinfo, bspkit_texinfo, bspkit_get_texinfo, BK_REC_TEXINFO);
+    LOAD_KIND(c->leaf_faces, uint32_t, bspkit_get_leaf_faces, BK_REC_LEAF_FACES);
+    LOAD_KIND(c->orig_faces, bspkit_face, bspkit_get_orig_faces, BK_REC_ORIG_FACES);
+    LOAD_KIND(c->hdr_faces, bspkit_face, bspkit_get_hdr_faces, BK_REC_HDR_FACES);
+    LOAD_KIND(c->leaf_brushes, uint32_t, bspkit_get_leaf_brushes, BK_REC_LEAF_BRUSHES);
+    LOAD_KIND(c->brushes, bspkit_brush, bspkit_get_brushes, BK_REC_BRUSHES);
+    LOAD_KIND(c->brushsides, bspkit_brushside, bspkit_get_brushsides, BK_REC_BRUSHSIDES);
+    LOAD_KIND(c->texdata, bspkit_texdata, bspkit_get_texdata, BK_REC_TEXDATA);
+    LOAD_KIND(c->string_table, int32_t, bspkit_get_texdata_string_table, BK_REC_STRING_TABLE);
+    LOAD_KIND(c->areas, bspkit_area, bspkit_get_areas, BK_REC_AREAS);
+    LOAD_KIND(c->areaportals, bspkit_areaportal, bspkit_get_areaportals, BK_REC_AREAPORTALS);
+    LOAD_KIND(c->clipnodes, bspkit_clipnode, bspkit_get_clipnodes, BK_REC_CLIPNODES);
+#undef LOAD_KIND
     c->tree_faces = &c->faces;
     if (c->source) {
-        LOAD(c, c->orig_faces, bspkit_face, bspkit_get_orig_faces, BSPKIT_S_ORIGINALFACES);
-        LOAD(c, c->hdr_faces, bspkit_face, bspkit_get_hdr_faces, BSPKIT_S_FACES_HDR);
-        LOAD(c, c->leaf_brushes, uint32_t, bspkit_get_leaf_brushes, BSPKIT_S_LEAFBRUSHES);
-        LOAD(c, c->brushes, bspkit_brush, bspkit_get_brushes, BSPKIT_S_BRUSHES);
-        LOAD(c, c->brushsides, bspkit_brushside, bspkit_get_brushsides, BSPKIT_S_BRUSHSIDES);
-        LOAD(c, c->texdata, bspkit_texdata, bspkit_get_texdata, BSPKIT_S_TEXDATA);
-        LOAD(c, c->string_table, int32_t, bspkit_get_texdata_string_table, BSPKIT_S_TEXDATA_STRING_TABLE);
-        LOAD(c, c->areas, bspkit_area, bspkit_get_areas, BSPKIT_S_AREAS);
-        LOAD(c, c->areaportals, bspkit_areaportal, bspkit_get_areaportals, BSPKIT_S_AREAPORTALS);
-
         if (c->faces.ok && c->faces.n == 0 && c->hdr_faces.ok && c->hdr_faces.n > 0)
             c->tree_faces = &c->hdr_faces;
         uint64_t n = 0;
@@ -890,17 +885,16 @@ static void load_all(vctx *c)
             c->clipverts.ok = true;
             c->clipverts.n = c->info[BSPKIT_S_CLIPPORTALVERTS].uncompressed_length / 12u;
         }
-    } else {
-        LOAD(c, c->clipnodes, bspkit_clipnode, bspkit_get_clipnodes, BSPKIT_Q_CLIPNODES);
-        LOAD(c, c->miptex, bspkit_miptex, bspkit_get_miptex, BSPKIT_Q_TEXTURES);
     }
+    if (c->quake)
+        LOAD(c, c->miptex, bspkit_miptex, bspkit_get_miptex, BSPKIT_Q_TEXTURES);
 
     bspkit_error e;
     memset(&e, 0, sizeof e);
     e.lump = -1;
     e.offset = -1;
     c->have_vis = loaded(c, bspkit_vis_dimensions(c->map, &c->vis_rows, &c->vis_row_bytes, &e), &e,
-                         BSPKIT_S_VISIBILITY);
+                         bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
 }
 
 bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err)
@@ -928,26 +922,28 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
     c->rep = report;
     c->fmt = bspkit_map_format(map);
     c->source = c->fmt && c->fmt->family == BSPKIT_FAMILY_SOURCE;
-    c->lump_leaffaces = c->source ? BSPKIT_S_LEAFFACES : BSPKIT_Q_MARKSURFACES;
+    c->quake = c->fmt && (c->fmt->family == BSPKIT_FAMILY_QUAKE || c->fmt->family == BSPKIT_FAMILY_GOLDSRC);
+    c->cluster_vis = (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0;
 
     load_all(c);
     check_records(c, BK_REC_EDGES, NULL, NULL, NULL);
     check_records(c, BK_REC_SURFEDGES, NULL, NULL, NULL);
     check_all_faces(c);
     check_texinfo(c);
-    if (c->source) {
+    check_records(c, BK_REC_TEXINFO, NULL, NULL, NULL);
+    if (c->source)
         check_texdata(c);
-        check_records(c, BK_REC_BRUSHES, NULL, NULL, NULL);
-        check_records(c, BK_REC_BRUSHSIDES, NULL, NULL, NULL);
-        check_records(c, BK_REC_AREAS, NULL, NULL, NULL);
-        check_records(c, BK_REC_AREAPORTALS, NULL, NULL, NULL);
+    check_records(c, BK_REC_BRUSHES, NULL, NULL, NULL);
+    check_records(c, BK_REC_BRUSHSIDES, NULL, NULL, NULL);
+    check_records(c, BK_REC_AREAS, NULL, NULL, NULL);
+    check_records(c, BK_REC_AREAPORTALS, NULL, NULL, NULL);
+    if (c->source) {
         check_static_props(c);
         check_overlays(c);
         check_displacements(c);
         check_leaf_ambient(c);
-    } else {
-        check_records(c, BK_REC_CLIPNODES, NULL, check_clipnode_children, NULL);
     }
+    check_records(c, BK_REC_CLIPNODES, NULL, check_clipnode_children, NULL);
     check_records(c, BK_REC_NODES, NULL, check_node_children, NULL);
     check_records(c, BK_REC_LEAFS, NULL, check_leaf_vis, NULL);
     check_records(c, BK_REC_LEAF_FACES, NULL, NULL, NULL);

@@ -12,7 +12,16 @@
 #include "core/schema.h"
 
 /* Lumps the core's accessors need by what they hold, not by number. */
-typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE } bk_lump_role;
+typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE, BK_ROLE_VISIBILITY } bk_lump_role;
+
+/* How a family's maps work where the shared analysis code has to know. */
+enum {
+    /* Visibility rows per cluster, with a PVS and a PAS/PHS offset each
+     * (Source, Quake 2), rather than a PVS offset per leaf (Quake/GoldSrc). */
+    BK_TRAIT_CLUSTER_VIS = 1u << 0,
+    /* Lightmap luxels of 3 bytes (GoldSrc, Quake 2) rather than 1 (Quake). */
+    BK_TRAIT_RGB_LIGHTMAPS = 1u << 1,
+};
 
 typedef struct bk_family_ops {
     /* True for the public family values this family reads. */
@@ -47,6 +56,8 @@ typedef struct bk_family_ops {
     bspkit_result (*dump_named)(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err);
     /* Why a directory lump without tables is shown raw, or NULL. */
     const char *(*raw_note)(const bspkit_map *map, int lump);
+    /* BK_TRAIT_* bits of this map. */
+    unsigned (*traits)(const bspkit_map *map);
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the
@@ -54,6 +65,26 @@ typedef struct bk_family_ops {
 static inline bk_layout bk_schema_layout(const bk_schema *s, int kind)
 {
     return (bk_layout){s->record_size, s->native_size, s->decode, kind, s};
+}
+
+/* lump_may_be_compressed for families that never compress a lump. */
+static inline bool bk_never_compressed(const bspkit_map *map, int lump)
+{
+    (void)map;
+    (void)lump;
+    return false;
+}
+
+/* BK_TRAIT_* bits of an open map (0 before its family is known). */
+static inline unsigned bk_map_traits(const bspkit_map *map)
+{
+    return map->family_ops ? map->family_ops->traits(map) : 0;
+}
+
+/* The lump holding `role` in an open map, or -1. */
+static inline int bk_map_lump_for(const bspkit_map *map, bk_lump_role role)
+{
+    return map->family_ops ? map->family_ops->lump_for(map, role) : -1;
 }
 
 /* The registered families, in the order detection asks them (registry.c). */

@@ -52,6 +52,9 @@ static const bk_ref table[] = {
     INDEX_ARRAY(BK_REC_LEAF_FACES, uint32_t, BK_REC_FACES, 0, "face"),
     INDEX_ARRAY(BK_REC_LEAF_BRUSHES, uint32_t, BK_REC_BRUSHES, 0, "brush"),
 
+    /* Quake 2 animation chains; the other families hold -1. */
+    INDEX(BK_REC_TEXINFO, bspkit_texinfo, next_texinfo, 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1, "next_texinfo"),
+
     SPAN(BK_REC_MODELS, bspkit_model, first_face, num_faces, BK_REC_FACES, "first_face", "num_faces"),
     INDEX(BK_REC_CLIPNODES, bspkit_clipnode, plane, 1, BK_REC_PLANES, 0, "plane"),
 
@@ -65,7 +68,8 @@ static const bk_ref table[] = {
 
     SPAN(BK_REC_AREAS, bspkit_area, first_portal, num_portals, BK_REC_AREAPORTALS, "first_portal", "num_portals"),
     INDEX(BK_REC_AREAPORTALS, bspkit_areaportal, other_area, 1, BK_REC_AREAS, 0, "other_area"),
-    INDEX(BK_REC_AREAPORTALS, bspkit_areaportal, plane, 1, BK_REC_PLANES, 0, "plane"),
+    /* Quake 2 portals have no plane (-1). */
+    INDEX(BK_REC_AREAPORTALS, bspkit_areaportal, plane, 1, BK_REC_PLANES, BK_REF_NONE_MINUS1, "plane"),
     SPAN(BK_REC_AREAPORTALS, bspkit_areaportal, first_clip_vert, num_clip_verts, BK_REF_TO_CLIPPORTALVERTS,
          "first_clip_vert", "num_clip_verts"),
 };

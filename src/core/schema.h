@@ -38,6 +38,8 @@
  *   ABSENT    no bytes: as DEFAULT, but dumped, for a native field this layout lacks
  *             and whose column the other layouts of the record show
  *   ABSENT_ARRAY  the same for an array: every byte of MEMBER set to N
+ *   CHARS     N bytes of text -> char[N + 1], always NUL-terminated; the encoder
+ *             refuses a longer string and pads with NULs
  * Integers that do not fit a narrower file field are refused by the encoder
  * naming the record, field and value.
  */
@@ -117,6 +119,7 @@ typedef struct bk_schema {
 #define BK_SZ_SKIP32(n) (4 * (n))
 #define BK_SZ_ABSENT(n) 0
 #define BK_SZ_ABSENT_ARRAY(n) 0
+#define BK_SZ_CHARS(n) (n)
 
 /* Scalar readers from p (file bytes) in byte order be. */
 #define BK_RD_U8(p, be) ((p)[0])
@@ -180,6 +183,9 @@ typedef struct bk_schema {
 #define BK_DEC_SKIP32(o, m, n, p, off, be)
 #define BK_DEC_ABSENT(o, m, n, p, off, be) (o) m = (n);
 #define BK_DEC_ABSENT_ARRAY(o, m, n, p, off, be) memset((o) m, (n), sizeof (o) m);
+#define BK_DEC_CHARS(o, m, n, p, off, be)                                                              \
+    memcpy((o) m, (p) + (off), (n));                                                                   \
+    (o) m[(n)] = '\0';
 
 /* Encode checks, before any byte is written. `name` is the member's name. */
 #define BK_NEED(c, name, idx, v, lo, hi, what)                                                         \
@@ -234,6 +240,9 @@ typedef struct bk_schema {
 #define BK_CHK_SKIP32(r, m, n, c, name)
 #define BK_CHK_ABSENT(r, m, n, c, name)
 #define BK_CHK_ABSENT_ARRAY(r, m, n, c, name)
+#define BK_CHK_CHARS(r, m, n, c, name)                                                                 \
+    if (strnlen((r) m, sizeof (r) m) > (size_t)(n))                                                    \
+        return bk_field_fail((c), (name), -1, (long long)strnlen((r) m, sizeof (r) m), #n "-byte text");
 
 /* Encode writes (after every check passed). */
 #define BK_WR_U8(d, v, be) ((d)[0] = (uint8_t)(v))
@@ -299,6 +308,9 @@ typedef struct bk_schema {
 #define BK_ENC_SKIP32(r, m, n, d, off, be) memset((d) + (off), 0, 4 * (n));
 #define BK_ENC_ABSENT(r, m, n, d, off, be)
 #define BK_ENC_ABSENT_ARRAY(r, m, n, d, off, be)
+#define BK_ENC_CHARS(r, m, n, d, off, be)                                                              \
+    memset((d) + (off), 0, (n));                                                                       \
+    memcpy((d) + (off), (r) m, strnlen((r) m, (n)));
 
 /* Byte-order conversion in place: the width of each element (1: left alone)
  * and how many elements the field holds. */
@@ -333,6 +345,7 @@ typedef struct bk_schema {
 #define BK_SWAPW_DEFAULT 1
 #define BK_SWAPW_ABSENT 1
 #define BK_SWAPW_ABSENT_ARRAY 1
+#define BK_SWAPW_CHARS 1
 
 /* Reverses the bytes of `count` elements of `width` bytes at p. */
 static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
@@ -393,6 +406,9 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_ABSENT(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_ABSENT_ARRAY(W, m, n, name)                                                            \
     BK_DUMP_ARR(W, m, sizeof(((W *)0)->x m) / sizeof(((W *)0)->x m[0]), name)
+
+#define BK_DUMP_CHARS(W, m, n, name)                                                                   \
+    {(name), BSPKIT_FIELD_CHARS, (uint32_t)offsetof(W, x m), (uint32_t)sizeof(((W *)0)->x m)},
 
 /* ---- generators ---------------------------------------------------------- */
 

@@ -48,7 +48,12 @@ bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_op
         stats = &local;
     memset(stats, 0, sizeof *stats);
 
-    bool source = bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE;
+    bspkit_family family = bspkit_map_format(map)->family;
+    /* Quake 2 maps keep their brushes, but no writer turns them into a .map yet. */
+    if (family == BSPKIT_FAMILY_QUAKE2)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "decompile: %s maps cannot be decompiled yet",
+                       bspkit_map_format(map)->name);
+    bool source = family == BSPKIT_FAMILY_SOURCE;
     bspkit_decompile_format fmt = opts->format;
     if (fmt == BSPKIT_DECOMPILE_AUTO)
         fmt = source ? BSPKIT_DECOMPILE_VMF : BSPKIT_DECOMPILE_MAP;

@@ -3,7 +3,7 @@
 #include "bspkit/atlas.h"
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
-#include "core/map.h"
+#include "core/family.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,6 +120,7 @@ typedef struct sampler {
     const uint8_t *light;      /* lighting lump */
     const uint8_t *rgb;        /* BSPX RGBLIGHTING or NULL */
     bspkit_family family;
+    bool rgb_light;            /* 3-byte luxels (GoldSrc, Quake 2) */
     uint8_t gamma[256][256];   /* Source: [exponent + 128][channel] -> 8 bits */
 } sampler;
 
@@ -148,7 +149,7 @@ static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, uint32_
     if (sm->family == BSPKIT_FAMILY_SOURCE) {
         base = sm->light + lm->offset + (uint64_t)style * (uint64_t)lm->sets * luxels * 4u;
         kind = 2;
-    } else if (sm->family == BSPKIT_FAMILY_GOLDSRC) {
+    } else if (sm->rgb_light) {
         base = sm->light + lm->offset + (uint64_t)style * luxels * 3u;
         kind = 1;
     } else if (sm->rgb && lm->rgb_in_range) {
@@ -309,7 +310,7 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     if (r != BSPKIT_OK)
         return r;
     bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    int lump = source ? (hdr ? BSPKIT_S_LIGHTING_HDR : BSPKIT_S_LIGHTING) : BSPKIT_Q_LIGHTING;
+    int lump = bk_map_lump_for(map, hdr ? BK_ROLE_LIGHTING_HDR : BK_ROLE_LIGHTING);
 
     const bspkit_face_lightmap *lm;
     size_t n;
@@ -318,6 +319,7 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     if (!sm)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
     sm->family = map->format.family;
+    sm->rgb_light = bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS;
     if ((r = bspkit_get_face_lightmaps(map, hdr, &lm, &n, err)) != BSPKIT_OK ||
         (r = bspkit_get_lighting(map, hdr, &sm->light, &light_size, err)) != BSPKIT_OK) {
         free(sm);

@@ -18,7 +18,10 @@
 #include <string.h>
 
 #define S_HEADER_SIZE (8 + 64 * 16 + 4)
-#define Q_HEADER_SIZE (4 + BSPKIT_Q_LUMP_COUNT * 8)
+
+/* Bytes before a Quake-style directory of {offset, length} pairs: the
+ * version (Quake/GoldSrc) or "IBSP" and the version (Quake 2, Daikatana). */
+static size_t directory_start(const bspkit_map *map) { return map->format.family == BSPKIT_FAMILY_QUAKE2 ? 8 : 4; }
 #define GAME_ENTRY_SIZE 16
 
 typedef struct out_lump {
@@ -482,7 +485,7 @@ static uint64_t relayout(plan *p)
         items[n++] = (order_item){i, key};
     }
     qsort(items, (size_t)n, sizeof *items, order_cmp);
-    uint64_t pos = p->source ? S_HEADER_SIZE : Q_HEADER_SIZE;
+    uint64_t pos = p->source ? S_HEADER_SIZE : directory_start(p->map) + 8 * (uint64_t)p->map->lump_count;
     for (int k = 0; k < n; k++) {
         out_lump *o = &p->lumps[items[k].lump];
         uint32_t align = lump_alignment(p, items[k].lump);
@@ -529,15 +532,16 @@ static void write_source_header(const plan *p, uint8_t *out)
 
 static void write_quake_header(const plan *p, uint8_t *out, bool keep_empty_offsets)
 {
-    memcpy(out, p->map->data, 4);
-    for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++) {
+    size_t dir = directory_start(p->map);
+    memcpy(out, p->map->data, dir);
+    for (int i = 0; i < p->map->lump_count; i++) {
         const out_lump *o = &p->lumps[i];
         int slot = p->dst_blueshift && i < 2 ? 1 - i : i;
         uint64_t ofs = o->offset;
         if (!o->size && keep_empty_offsets)
             ofs = p->map->lumps[i].offset;
-        wr_le32(out + 4 + 8 * slot, (uint32_t)ofs);
-        wr_le32(out + 8 + 8 * slot, (uint32_t)o->size);
+        wr_le32(out + dir + 8 * slot, (uint32_t)ofs);
+        wr_le32(out + dir + 4 + 8 * slot, (uint32_t)o->size);
     }
 }
 

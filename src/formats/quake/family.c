@@ -127,13 +127,6 @@ static void read_directory(bspkit_map *map)
     }
 }
 
-static bool lump_may_be_compressed(const bspkit_map *map, int lump)
-{
-    (void)map;
-    (void)lump;
-    return false;
-}
-
 static const char *lump_name(const bspkit_map *map, int lump)
 {
     (void)map;
@@ -176,10 +169,16 @@ static bk_layout layout(const bspkit_map *map, int lump)
 static int lump_for(const bspkit_map *map, bk_lump_role role)
 {
     (void)map;
-    return role == BK_ROLE_LIGHTING ? BSPKIT_Q_LIGHTING : -1;
+    return role == BK_ROLE_LIGHTING ? BSPKIT_Q_LIGHTING : role == BK_ROLE_VISIBILITY ? BSPKIT_Q_VISIBILITY : -1;
+}
+
+/* Per-leaf visibility; GoldSrc lighting is RGB, Quake's one byte a luxel. */
+static unsigned traits(const bspkit_map *map)
+{
+    return map->format.family == BSPKIT_FAMILY_GOLDSRC ? BK_TRAIT_RGB_LIGHTMAPS : 0;
 }
 
 const bk_family_ops bk_quake_family = {
-    reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
-    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note,
+    reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
+    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note, traits,
 };

@@ -6,6 +6,7 @@
 #include "formats/quake/records.h"
 
 #define TEXINFO(F)                                                                                     \
+    F(DEFAULT, .next_texinfo, -1, "")                                                                  \
     F(MAT24, .texture_vecs, 1, "vecs")                                                                 \
     F(I32, .texture, 1, "miptex")                                                                      \
     F(I32, .flags, 1, "flags")

@@ -234,11 +234,19 @@ static int lump_for(const bspkit_map *map, bk_lump_role role)
     case BK_ROLE_LIGHTING: return BSPKIT_S_LIGHTING;
     case BK_ROLE_LIGHTING_HDR: return BSPKIT_S_LIGHTING_HDR;
     case BK_ROLE_PAKFILE: return BSPKIT_S_PAKFILE;
+    case BK_ROLE_VISIBILITY: return BSPKIT_S_VISIBILITY;
     default: return -1;
     }
 }
 
+/* Cluster visibility; lightmaps are ColorRGBExp32, described by the faces themselves. */
+static unsigned traits(const bspkit_map *map)
+{
+    (void)map;
+    return BK_TRAIT_CLUSTER_VIS;
+}
+
 const bk_family_ops bk_source_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
-    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note,
+    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits,
 };

@@ -18,35 +18,12 @@
 BK_SCHEMA(source_texdata, bspkit_texdata, 32, "texdata", TEXDATA);
 
 #define TEXINFO(F)                                                                                     \
+    F(DEFAULT, .next_texinfo, -1, "")                                                                  \
     F(MAT24, .texture_vecs, 1, "textureVecsTexelsPerWorldUnits")                                       \
     F(MAT24, .lightmap_vecs, 1, "lightmapVecsLuxelsPerWorldUnits")                                     \
     F(I32, .flags, 1, "flags")                                                                         \
     F(I32, .texture, 1, "texdata")
 BK_SCHEMA(source_texinfo, bspkit_texinfo, 72, "texinfo", TEXINFO);
-
-/* Source models have one head node; the Quake clip-hull slots hold -1. */
-#define MODEL(F)                                                                                       \
-    F(DEFAULT, .headnode[1], -1, "")                                                                   \
-    F(DEFAULT, .headnode[2], -1, "")                                                                   \
-    F(DEFAULT, .headnode[3], -1, "")                                                                   \
-    F(VEC3, .mins, 1, "mins")                                                                          \
-    F(VEC3, .maxs, 1, "maxs")                                                                          \
-    F(VEC3, .origin, 1, "origin")                                                                      \
-    F(I32, .headnode[0], 1, "headnode")                                                                \
-    F(I32, .first_face, 1, "firstface")                                                                \
-    F(I32, .num_faces, 1, "numfaces")
-BK_SCHEMA(source_model, bspkit_model, 48, "model", MODEL);
-
-#define BRUSH(F)                                                                                       \
-    F(I32, .first_side, 1, "firstside")                                                                \
-    F(I32, .num_sides, 1, "numsides")                                                                  \
-    F(I32, .contents, 1, "contents")
-BK_SCHEMA(source_brush, bspkit_brush, 12, "brush", BRUSH);
-
-#define AREA(F)                                                                                        \
-    F(I32, .num_portals, 1, "numareaportals")                                                          \
-    F(I32, .first_portal, 1, "firstareaportal")
-BK_SCHEMA(source_area, bspkit_area, 8, "area", AREA);
 
 /* dcubemapsample_t: int origin[3]; unsigned char size; 3 pad bytes. */
 #define CUBEMAP(F)                                                                                     \
@@ -273,17 +250,17 @@ const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, i
         return &source_leaf_v1;
     case BSPKIT_S_EDGES: return wide ? &bk_edge32_schema : &bk_edge16_schema;
     case BSPKIT_S_SURFEDGES: return &bk_surfedge_schema;
-    case BSPKIT_S_MODELS: return &source_model;
+    case BSPKIT_S_MODELS: return &bk_model_onehead_schema;
     case BSPKIT_S_LEAFFACES: return wide ? &source_leafface_wide : &source_leafface;
     case BSPKIT_S_LEAFBRUSHES: return wide ? &source_leafbrush_wide : &source_leafbrush;
-    case BSPKIT_S_BRUSHES: return &source_brush;
+    case BSPKIT_S_BRUSHES: return &bk_brush_schema;
     case BSPKIT_S_BRUSHSIDES:
         if (wide)
             return &source_brushside_wide;
         if (version >= 21 && !(variant & BSPKIT_VARIANT_L4D2_DIRECTORY))
             return &source_brushside_byte_bevel;
         return &source_brushside_short_bevel;
-    case BSPKIT_S_AREAS: return &source_area;
+    case BSPKIT_S_AREAS: return &bk_area_schema;
     case BSPKIT_S_AREAPORTALS: return wide ? &source_areaportal_wide : &source_areaportal;
     case BSPKIT_S_CUBEMAPS: return &source_cubemap;
     case BSPKIT_S_TEXDATA_STRING_TABLE: return &source_string_table;

@@ -110,7 +110,7 @@ static void expected_luxel(const map_data *d, const bspkit_face_lightmap *lm, in
 {
     uint64_t i = (uint64_t)t * (uint64_t)lm->width + (uint64_t)s;
     const uint8_t *p = d->light + lm->offset;
-    if (d->family == BSPKIT_FAMILY_GOLDSRC) {
+    if (d->family == BSPKIT_FAMILY_GOLDSRC || d->family == BSPKIT_FAMILY_QUAKE2) {
         memcpy(rgb, p + 3 * i, 3);
     } else if (d->family == BSPKIT_FAMILY_QUAKE) {
         rgb[0] = rgb[1] = rgb[2] = p[i];

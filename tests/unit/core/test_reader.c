@@ -154,9 +154,10 @@ static void test_detect_foreign(void **state)
     const uint8_t q3[8] = {'I', 'B', 'S', 'P', 46, 0, 0, 0};
     assert_int_equal(detect(q3, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
     assert_non_null(strstr(e.message, "Quake 3"));
+    /* Quake 2 is read: a header cut short is truncated, not foreign. */
     const uint8_t q2[8] = {'I', 'B', 'S', 'P', 38, 0, 0, 0};
-    assert_int_equal(detect(q2, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
-    assert_non_null(strstr(e.message, "Quake 2"));
+    assert_int_equal(detect(q2, 8, &f, &e), BSPKIT_ERR_TRUNCATED);
+    assert_non_null(strstr(e.message, "IBSP 38"));
     const uint8_t r[8] = {'r', 'B', 'S', 'P', 37, 0, 0, 0};
     assert_int_equal(detect(r, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
     assert_non_null(strstr(e.message, "Respawn"));

@@ -22,6 +22,7 @@ static size_t native_size(int kind)
     case BK_REC_NODES: return sizeof(bspkit_node);
     case BK_REC_LEAFS: return sizeof(bspkit_leaf);
     case BK_REC_MODELS: return sizeof(bspkit_model);
+    case BK_REC_TEXINFO: return sizeof(bspkit_texinfo);
     case BK_REC_LEAF_FACES:
     case BK_REC_LEAF_BRUSHES: return sizeof(uint32_t);
     case BK_REC_CLIPNODES: return sizeof(bspkit_clipnode);
