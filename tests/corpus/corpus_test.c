@@ -6,7 +6,7 @@
  *  - record counts must agree with Valve's vbspinfo / ericw-tools bspinfo
  *    output (`<map>.info.txt`) where one exists; a single count can be
  *    excepted as `<map>#<key>` in known_failures.tsv, with the reason;
- *  - out-of-scope formats (Quake 2/3, Titanfall, Call of Duty) must give
+ *  - out-of-scope formats (Quake 3, Titanfall, Call of Duty) must give
  *    BSPKIT_ERR_UNSUPPORTED with a message naming what the file is.
  * Usage: corpus_test MAPS_DIR KNOWN_FAILURES_TSV [-v]
  */
