@@ -15,6 +15,7 @@ static const char *const KIND_SUMMARY[BSPKIT_SAMPLE_COUNT] = {
     "Source VBSP 20 with brushes and a func_brush model",
     "the Source room big-endian (Xbox 360 / PS3 byte order)",
     "the Source room with every lump LZMA-compressed",
+    "Quake 2 IBSP 38 version of the Source room: brushes, PVS and PHS, RGB light",
 };
 
 void cmd_generate_help(FILE *out)

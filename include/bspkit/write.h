@@ -293,6 +293,9 @@ BSPKIT_API bspkit_result bspkit_vis_compress(const uint8_t *row, size_t row_byte
  *    entries and an empty zip as PAKFILE.
  *  - SOURCE_ROOM_BE: the same map big-endian (`PSBV`).
  *  - SOURCE_ROOM_LZMA: the same map little-endian with LZMA-compressed lumps.
+ *  - QUAKE2_ROOM: the Source room's geometry as a Quake 2 IBSP 38 map: brushes,
+ *    one vis cluster with PVS and PHS, 2 areas, three named textures (floor,
+ *    wall, nodraw) and RGB lightmaps.
  */
 typedef enum bspkit_sample_kind {
     BSPKIT_SAMPLE_GOLDSRC_ROOM = 0,
@@ -300,10 +303,12 @@ typedef enum bspkit_sample_kind {
     BSPKIT_SAMPLE_SOURCE_ROOM,
     BSPKIT_SAMPLE_SOURCE_ROOM_BE,
     BSPKIT_SAMPLE_SOURCE_ROOM_LZMA,
+    BSPKIT_SAMPLE_QUAKE2_ROOM,
     BSPKIT_SAMPLE_COUNT
 } bspkit_sample_kind;
 
-/** "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma"; NULL when out of range. */
+/** "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room"; NULL when out
+ *  of range. */
 BSPKIT_API const char *bspkit_sample_name(bspkit_sample_kind kind);
 
 /** The kind named `name` (as bspkit_sample_name() spells it), or -1. */

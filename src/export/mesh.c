@@ -493,7 +493,11 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
     bspkit_result r;
     if (ti->texture >= 0 && (uint64_t)ti->texture < b->texture_count)
         mat = b->texture_material[ti->texture];
-    else if ((r = missing_material(b, ti->texture, &mat, err)) != BSPKIT_OK)
+    else if (ti->texture_name[0]) {
+        /* Quake 2 names the texture; its image (and size) lives outside the map. */
+        if ((r = add_material(b, ti->texture_name, -1, 1, 1, &mat, err)) != BSPKIT_OK)
+            return r;
+    } else if ((r = missing_material(b, ti->texture, &mat, err)) != BSPKIT_OK)
         return r;
     const bk_xmaterial *mt = &m->materials[mat];
     if (bk_xmesh_skips(m->family, b->opts.skip, mt->name, ti->flags)) {
@@ -734,7 +738,7 @@ static bspkit_result load_lumps(builder *b, bspkit_error *err)
 {
     bspkit_map *map = b->map;
     bspkit_result r;
-    b->face_lump = BSPKIT_Q_FACES; /* same index (7) in every family */
+    b->face_lump = map->dec_lump[BK_REC_FACES];
     if ((r = bspkit_get_faces(map, &b->faces, &b->face_count, err)) != BSPKIT_OK)
         return r;
     /* HDR-only builds (Xbox 360) keep their faces in FACES_HDR alone. */

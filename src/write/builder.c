@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define Q_HEADER_SIZE (4 + 8 * BSPKIT_Q_LUMP_COUNT)   /* 124 */
+#define Q2_HEADER_SIZE (8 + 8 * BSPKIT_Q2_LUMP_COUNT) /* 160 */
 #define S_HEADER_SIZE (8 + 16 * BSPKIT_S_LUMP_COUNT + 4) /* 1036 */
 #define MAX_FILE 0x7FFFFFFFu /* directory offsets and lengths are int32 */
 
@@ -91,17 +92,20 @@ bspkit_result bspkit_builder_new(bspkit_family family, int32_t version, bspkit_b
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "builder: NULL output pointer");
     *out = NULL;
     bool ok = (family == BSPKIT_FAMILY_QUAKE && version == 29) || (family == BSPKIT_FAMILY_GOLDSRC && version == 30) ||
-              (family == BSPKIT_FAMILY_SOURCE && version >= 19 && version <= 21);
+              (family == BSPKIT_FAMILY_SOURCE && version >= 19 && version <= 21) ||
+              (family == BSPKIT_FAMILY_QUAKE2 && version == 38);
     if (!ok)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
-                       "cannot write %s maps of version %d (supported: quake 29, goldsrc 30, source 19-21)",
+                       "cannot write %s maps of version %d (supported: quake 29, goldsrc 30, source 19-21, quake2 38)",
                        bspkit_family_name(family), (int)version);
     bspkit_builder *b = calloc(1, sizeof *b);
     if (!b)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     b->family = family;
     b->version = version;
-    b->lump_count = family == BSPKIT_FAMILY_SOURCE ? BSPKIT_S_LUMP_COUNT : BSPKIT_Q_LUMP_COUNT;
+    b->lump_count = family == BSPKIT_FAMILY_SOURCE   ? BSPKIT_S_LUMP_COUNT
+                    : family == BSPKIT_FAMILY_QUAKE2 ? BSPKIT_Q2_LUMP_COUNT
+                                                     : BSPKIT_Q_LUMP_COUNT;
     *out = b;
     return BSPKIT_OK;
 }
@@ -121,6 +125,9 @@ int32_t bspkit_builder_version(const bspkit_builder *b) { return b ? b->version 
 void bspkit_free_buffer(void *buffer) { bspkit_free(buffer); }
 
 static bool is_source(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_SOURCE; }
+static bool is_quake2(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_QUAKE2; }
+/* Visibility rows per cluster with PVS and PAS offsets (Source, Quake 2). */
+static bool cluster_vis(const bspkit_builder *b) { return is_source(b) || is_quake2(b); }
 
 static bspkit_result check_lump(const bspkit_builder *b, int lump, bspkit_error *err)
 {
@@ -446,7 +453,7 @@ bspkit_result bspkit_builder_set_miptex(bspkit_builder *b, const bspkit_miptex *
     bk_error_clear(err);
     if (!b || (!textures && count))
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "miptex: NULL argument");
-    if (is_source(b))
+    if (is_source(b) || is_quake2(b))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "miptex exist only in Quake/GoldSrc maps");
     if (count == 0)
         return store_raw(b, BSPKIT_Q_TEXTURES, NULL, 0, err);
@@ -471,7 +478,10 @@ bspkit_result bspkit_builder_set_lighting(bspkit_builder *b, bool hdr, const voi
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "lighting: NULL argument");
     if (hdr && !is_source(b))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "HDR lighting exists only in Source maps");
-    int lump = !is_source(b) ? BSPKIT_Q_LIGHTING : hdr ? BSPKIT_S_LIGHTING_HDR : BSPKIT_S_LIGHTING;
+    int lump = is_quake2(b) ? BSPKIT_Q2_LIGHTING
+               : !is_source(b) ? BSPKIT_Q_LIGHTING
+               : hdr         ? BSPKIT_S_LIGHTING_HDR
+                             : BSPKIT_S_LIGHTING;
     if (size > MAX_FILE)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "lighting: %zu bytes exceeds 2 GiB", size);
     return store_raw(b, lump, data, size, err);
@@ -507,7 +517,7 @@ bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, ui
     bk_error_clear(err);
     if (!b)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "visibility: NULL builder");
-    int lump = is_source(b) ? BSPKIT_S_VISIBILITY : BSPKIT_Q_VISIBILITY;
+    int lump = is_source(b) ? BSPKIT_S_VISIBILITY : is_quake2(b) ? BSPKIT_Q2_VISIBILITY : BSPKIT_Q_VISIBILITY;
     if (rows == 0) {
         slot_clear_content(b, lump);
         return BSPKIT_OK;
@@ -515,9 +525,10 @@ bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, ui
     if (!pvs || row_bytes == 0)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "visibility: %u rows need PVS data and a row size",
                        rows);
-    if (pas && !is_source(b))
-        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1, "visibility: PAS rows exist only in Source maps");
-    size_t header = is_source(b) ? 4 + 8 * (size_t)rows : 0;
+    if (pas && !cluster_vis(b))
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1,
+                       "visibility: PAS rows exist only in Source and Quake 2 maps");
+    size_t header = cluster_vis(b) ? 4 + 8 * (size_t)rows : 0;
     if ((uint64_t)rows * row_bytes > MAX_FILE || header > MAX_FILE)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "visibility: %u rows of %u bytes exceed 2 GiB",
                        rows, row_bytes);
@@ -554,7 +565,7 @@ bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, ui
     bk_slot *s = &b->slots[lump];
     s->raw = data;
     s->raw_size = len;
-    if (is_source(b)) {
+    if (cluster_vis(b)) {
         /* The dvis_t header holds int32s: encoded at write time in the output byte order. */
         s->kind = SLOT_VIS;
         b->vis.rows = rows;
@@ -612,6 +623,14 @@ bspkit_result bspkit_builder_set_game_lumps(bspkit_builder *b, const bspkit_game
 /* ------------------------------------------------------------------------ */
 /* Writing                                                                   */
 /* ------------------------------------------------------------------------ */
+
+/* Lump order of qbsp3's WriteBSPFile. */
+static const int QUAKE2_ORDER[BSPKIT_Q2_LUMP_COUNT] = {
+    BSPKIT_Q2_PLANES,   BSPKIT_Q2_LEAFS,      BSPKIT_Q2_VERTEXES,   BSPKIT_Q2_NODES,      BSPKIT_Q2_TEXINFO,
+    BSPKIT_Q2_FACES,    BSPKIT_Q2_BRUSHES,    BSPKIT_Q2_BRUSHSIDES, BSPKIT_Q2_LEAFFACES,  BSPKIT_Q2_LEAFBRUSHES,
+    BSPKIT_Q2_SURFEDGES, BSPKIT_Q2_EDGES,     BSPKIT_Q2_MODELS,     BSPKIT_Q2_AREAS,      BSPKIT_Q2_AREAPORTALS,
+    BSPKIT_Q2_LIGHTING, BSPKIT_Q2_VISIBILITY, BSPKIT_Q2_ENTITIES,   BSPKIT_Q2_POP,
+};
 
 /* Lump order of the id/Valve Quake-lineage compilers (WriteBSPFile). */
 static const int QUAKE_ORDER[BSPKIT_Q_LUMP_COUNT] = {
@@ -783,11 +802,14 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
                 order[n++] = i;
         order[n++] = BSPKIT_S_ENTITIES;
         order[n++] = BSPKIT_S_PAKFILE;
+    } else if (is_quake2(b)) {
+        for (int i = 0; i < BSPKIT_Q2_LUMP_COUNT; i++)
+            order[n++] = QUAKE2_ORDER[i];
     } else {
         for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++)
             order[n++] = QUAKE_ORDER[i];
     }
-    uint64_t pos = is_source(b) ? S_HEADER_SIZE : Q_HEADER_SIZE;
+    uint64_t pos = is_source(b) ? S_HEADER_SIZE : is_quake2(b) ? Q2_HEADER_SIZE : Q_HEADER_SIZE;
     for (int k = 0; k < n; k++) {
         out_lump *l = &lumps[order[k]];
         if (is_source(b) && l->size == 0)
@@ -826,10 +848,16 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
         }
         wr_u32(file + 8 + 16 * BSPKIT_S_LUMP_COUNT, (uint32_t)o.revision, be);
     } else {
-        wr_le32(file, (uint32_t)b->version);
-        for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++) {
-            wr_le32(file + 4 + 8 * i, lumps[i].offset);
-            wr_le32(file + 8 + 8 * i, (uint32_t)lumps[i].size);
+        /* Quake/GoldSrc: the version, then the directory; Quake 2: "IBSP" first. */
+        size_t dir = 4;
+        if (is_quake2(b)) {
+            memcpy(file, "IBSP", 4);
+            dir = 8;
+        }
+        wr_le32(file + dir - 4, (uint32_t)b->version);
+        for (int i = 0; i < b->lump_count; i++) {
+            wr_le32(file + dir + 8 * i, lumps[i].offset);
+            wr_le32(file + dir + 4 + 8 * i, (uint32_t)lumps[i].size);
         }
     }
     for (int i = 0; i < b->lump_count; i++) {

@@ -1,5 +1,5 @@
 /* Native record structs -> file bytes. Record arrays are encoded by their
- * layout's schema (formats/quake/records.c, formats/source/records.c), whose encoder first
+ * layout's schema (formats/{quake,quake2,source}/records.c), whose encoder first
  * checks that each field fits its file field and only then writes, so the
  * same code validates records when they are set (dst == NULL) and encodes
  * them when the file is written. Also the Quake/GoldSrc miptex lump and the
@@ -7,6 +7,7 @@
 #include "write/encode.h"
 
 #include "formats/quake/records.h"
+#include "formats/quake2/records.h"
 #include "formats/source/records.h"
 
 #include <stdlib.h>
@@ -21,41 +22,60 @@ typedef struct rec_info {
     int source_lump;        /* -1: Source lacks the kind */
     const bk_schema *quake; /* the BSP29/BSP30 layout; NULL: Quake/GoldSrc lack the kind */
     int quake_lump;
+    const bk_schema *quake2; /* the IBSP 38 layout; NULL: Quake 2 lacks the kind */
+    int quake2_lump;
 } rec_info;
 
 #define Q(schema, lump) &(schema), (lump)
-#define NO_QUAKE NULL, -1
+#define NONE NULL, -1 /* the family lacks the kind */
 
 static const rec_info RECS[BK_REC_COUNT] = {
-    [BK_REC_PLANES] = {sizeof(bspkit_plane), BSPKIT_S_PLANES, Q(bk_plane_schema, BSPKIT_Q_PLANES)},
-    [BK_REC_VERTEXES] = {sizeof(bspkit_vec3), BSPKIT_S_VERTEXES, Q(bk_vertex_schema, BSPKIT_Q_VERTEXES)},
-    [BK_REC_EDGES] = {sizeof(bspkit_edge), BSPKIT_S_EDGES, Q(bk_edge16_schema, BSPKIT_Q_EDGES)},
-    [BK_REC_SURFEDGES] = {sizeof(int32_t), BSPKIT_S_SURFEDGES, Q(bk_surfedge_schema, BSPKIT_Q_SURFEDGES)},
-    [BK_REC_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES, Q(bk_quake_face29, BSPKIT_Q_FACES)},
-    [BK_REC_ORIG_FACES] = {sizeof(bspkit_face), BSPKIT_S_ORIGINALFACES, NO_QUAKE},
-    [BK_REC_HDR_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES_HDR, NO_QUAKE},
-    [BK_REC_NODES] = {sizeof(bspkit_node), BSPKIT_S_NODES, Q(bk_quake_node29, BSPKIT_Q_NODES)},
-    [BK_REC_LEAFS] = {sizeof(bspkit_leaf), BSPKIT_S_LEAFS, Q(bk_quake_leaf29, BSPKIT_Q_LEAFS)},
-    [BK_REC_MODELS] = {sizeof(bspkit_model), BSPKIT_S_MODELS, Q(bk_quake_model, BSPKIT_Q_MODELS)},
-    [BK_REC_TEXINFO] = {sizeof(bspkit_texinfo), BSPKIT_S_TEXINFO, Q(bk_quake_texinfo, BSPKIT_Q_TEXINFO)},
-    [BK_REC_CLIPNODES] = {sizeof(bspkit_clipnode), -1, Q(bk_quake_clipnode29, BSPKIT_Q_CLIPNODES)},
-    [BK_REC_LEAF_FACES] = {sizeof(uint32_t), BSPKIT_S_LEAFFACES, Q(bk_quake_marksurface29, BSPKIT_Q_MARKSURFACES)},
-    [BK_REC_LEAF_BRUSHES] = {sizeof(uint32_t), BSPKIT_S_LEAFBRUSHES, NO_QUAKE},
-    [BK_REC_BRUSHES] = {sizeof(bspkit_brush), BSPKIT_S_BRUSHES, NO_QUAKE},
-    [BK_REC_BRUSHSIDES] = {sizeof(bspkit_brushside), BSPKIT_S_BRUSHSIDES, NO_QUAKE},
-    [BK_REC_TEXDATA] = {sizeof(bspkit_texdata), BSPKIT_S_TEXDATA, NO_QUAKE},
-    [BK_REC_STRING_TABLE] = {sizeof(int32_t), BSPKIT_S_TEXDATA_STRING_TABLE, NO_QUAKE},
-    [BK_REC_AREAS] = {sizeof(bspkit_area), BSPKIT_S_AREAS, NO_QUAKE},
-    [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), BSPKIT_S_AREAPORTALS, NO_QUAKE},
-    [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), BSPKIT_S_CUBEMAPS, NO_QUAKE},
+    [BK_REC_PLANES] = {sizeof(bspkit_plane), BSPKIT_S_PLANES, Q(bk_plane_schema, BSPKIT_Q_PLANES),
+        Q(bk_plane_schema, BSPKIT_Q2_PLANES)},
+    [BK_REC_VERTEXES] = {sizeof(bspkit_vec3), BSPKIT_S_VERTEXES, Q(bk_vertex_schema, BSPKIT_Q_VERTEXES),
+        Q(bk_vertex_schema, BSPKIT_Q2_VERTEXES)},
+    [BK_REC_EDGES] = {sizeof(bspkit_edge), BSPKIT_S_EDGES, Q(bk_edge16_schema, BSPKIT_Q_EDGES),
+        Q(bk_edge16_schema, BSPKIT_Q2_EDGES)},
+    [BK_REC_SURFEDGES] = {sizeof(int32_t), BSPKIT_S_SURFEDGES, Q(bk_surfedge_schema, BSPKIT_Q_SURFEDGES),
+        Q(bk_surfedge_schema, BSPKIT_Q2_SURFEDGES)},
+    [BK_REC_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES, Q(bk_quake_face29, BSPKIT_Q_FACES),
+        Q(bk_q2_face, BSPKIT_Q2_FACES)},
+    [BK_REC_ORIG_FACES] = {sizeof(bspkit_face), BSPKIT_S_ORIGINALFACES, NONE, NONE},
+    [BK_REC_HDR_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES_HDR, NONE, NONE},
+    [BK_REC_NODES] = {sizeof(bspkit_node), BSPKIT_S_NODES, Q(bk_quake_node29, BSPKIT_Q_NODES),
+        Q(bk_q2_node, BSPKIT_Q2_NODES)},
+    [BK_REC_LEAFS] = {sizeof(bspkit_leaf), BSPKIT_S_LEAFS, Q(bk_quake_leaf29, BSPKIT_Q_LEAFS),
+        Q(bk_q2_leaf, BSPKIT_Q2_LEAFS)},
+    [BK_REC_MODELS] = {sizeof(bspkit_model), BSPKIT_S_MODELS, Q(bk_quake_model, BSPKIT_Q_MODELS),
+        Q(bk_model_onehead_schema, BSPKIT_Q2_MODELS)},
+    [BK_REC_TEXINFO] = {sizeof(bspkit_texinfo), BSPKIT_S_TEXINFO, Q(bk_quake_texinfo, BSPKIT_Q_TEXINFO),
+        Q(bk_q2_texinfo, BSPKIT_Q2_TEXINFO)},
+    [BK_REC_CLIPNODES] = {sizeof(bspkit_clipnode), -1, Q(bk_quake_clipnode29, BSPKIT_Q_CLIPNODES), NONE},
+    [BK_REC_LEAF_FACES] = {sizeof(uint32_t), BSPKIT_S_LEAFFACES, Q(bk_quake_marksurface29, BSPKIT_Q_MARKSURFACES),
+        Q(bk_index16_schema, BSPKIT_Q2_LEAFFACES)},
+    [BK_REC_LEAF_BRUSHES] = {sizeof(uint32_t), BSPKIT_S_LEAFBRUSHES, NONE,
+        Q(bk_index16_schema, BSPKIT_Q2_LEAFBRUSHES)},
+    [BK_REC_BRUSHES] = {sizeof(bspkit_brush), BSPKIT_S_BRUSHES, NONE,
+        Q(bk_brush_schema, BSPKIT_Q2_BRUSHES)},
+    [BK_REC_BRUSHSIDES] = {sizeof(bspkit_brushside), BSPKIT_S_BRUSHSIDES, NONE,
+        Q(bk_q2_brushside, BSPKIT_Q2_BRUSHSIDES)},
+    [BK_REC_TEXDATA] = {sizeof(bspkit_texdata), BSPKIT_S_TEXDATA, NONE, NONE},
+    [BK_REC_STRING_TABLE] = {sizeof(int32_t), BSPKIT_S_TEXDATA_STRING_TABLE, NONE, NONE},
+    [BK_REC_AREAS] = {sizeof(bspkit_area), BSPKIT_S_AREAS, NONE,
+        Q(bk_area_schema, BSPKIT_Q2_AREAS)},
+    [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), BSPKIT_S_AREAPORTALS, NONE,
+        Q(bk_q2_areaportal, BSPKIT_Q2_AREAPORTALS)},
+    [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), BSPKIT_S_CUBEMAPS, NONE, NONE},
 };
 
 /* The layout `kind` is written in for the target: the builder writes the
- * standard (not Strata, not Left 4 Dead 2) Source layouts and BSP29/BSP30. */
+ * standard (not Strata, not Left 4 Dead 2) Source layouts, BSP29/BSP30 and IBSP 38. */
 static const bk_schema *target_schema(const bk_target *t, bk_rec kind)
 {
     if (kind >= BK_REC_COUNT)
         return NULL;
+    if (t->family == BSPKIT_FAMILY_QUAKE2)
+        return RECS[kind].quake2;
     if (t->family != BSPKIT_FAMILY_SOURCE)
         return RECS[kind].quake;
     if (RECS[kind].source_lump < 0)
@@ -82,6 +102,8 @@ int bk_rec_lump(bspkit_family family, bk_rec kind)
 {
     if (kind >= BK_REC_COUNT)
         return -1;
+    if (family == BSPKIT_FAMILY_QUAKE2)
+        return RECS[kind].quake2_lump;
     return family == BSPKIT_FAMILY_SOURCE ? RECS[kind].source_lump : RECS[kind].quake_lump;
 }
 

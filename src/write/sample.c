@@ -515,6 +515,28 @@ static const char SOURCE_ENTITIES[] = "{\n"
 
 static const char *const SOURCE_MATERIALS[2] = {"DEV/DEV_MEASUREGENERIC01B", "TOOLS/TOOLSNODRAW"};
 
+static const char QUAKE2_ENTITIES[] = "{\n"
+                                      "\"message\" \"bspkit sample room\"\n"
+                                      "\"classname\" \"worldspawn\"\n"
+                                      "}\n"
+                                      "{\n"
+                                      "\"origin\" \"-32 0 25\"\n"
+                                      "\"angle\" \"0\"\n"
+                                      "\"classname\" \"info_player_start\"\n"
+                                      "}\n"
+                                      "{\n"
+                                      "\"origin\" \"0 0 96\"\n"
+                                      "\"light\" \"200\"\n"
+                                      "\"classname\" \"light\"\n"
+                                      "}\n"
+                                      "{\n"
+                                      "\"model\" \"*1\"\n"
+                                      "\"classname\" \"func_wall\"\n"
+                                      "}\n";
+
+/* Quake 2 texture names (textures/<name>.wal): floor/ceiling, walls, nodraw. */
+static const char *const QUAKE2_TEXTURES[3] = {"bspkit/floor", "bspkit/wall", "bspkit/nodraw"};
+
 /* The smallest valid zip: an end-of-central-directory record with no entries. */
 static const uint8_t EMPTY_ZIP[22] = {'P', 'K', 5, 6};
 
@@ -524,7 +546,43 @@ static void set_box(bspkit_vec3 *mins, bspkit_vec3 *maxs, const float lo[3], con
     *maxs = vec3(hi[0], hi[1], hi[2]);
 }
 
-static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
+/* RGB lightmaps by Quake's extent rule (16 units a luxel along the texture
+ * axes): each face's samples into a new buffer, its offset into the face. */
+static uint8_t *quake2_lighting(scene *sc, const bspkit_texinfo *texinfo, size_t *size)
+{
+    size_t light_size = 0;
+    int32_t w[16], h[16];
+    for (size_t f = 0; f < sc->nfaces; f++) {
+        const bspkit_texinfo *t = &texinfo[sc->faces[f].texinfo];
+        double lo, hi;
+        face_range(sc, f, t->texture_vecs[0], &lo, &hi);
+        w[f] = ceil_div(hi, 16) - floor_div(lo, 16) + 1;
+        face_range(sc, f, t->texture_vecs[1], &lo, &hi);
+        h[f] = ceil_div(hi, 16) - floor_div(lo, 16) + 1;
+        sc->faces[f].light_offset = (int32_t)light_size;
+        light_size += 3 * (size_t)w[f] * (size_t)h[f];
+    }
+    uint8_t *light = malloc(light_size);
+    if (!light)
+        return NULL;
+    for (size_t f = 0; f < sc->nfaces; f++) {
+        uint8_t *p = light + sc->faces[f].light_offset;
+        for (int32_t y = 0; y < h[f]; y++)
+            for (int32_t x = 0; x < w[f]; x++) {
+                *p++ = (uint8_t)(110 + 8 * x);
+                *p++ = (uint8_t)(100 + 8 * y);
+                *p++ = (uint8_t)(80 + 10 * (int32_t)f);
+            }
+    }
+    *size = light_size;
+    return light;
+}
+
+/* The Source room, or (quake2) the same room in Quake 2's records: brushes,
+ * clusters and areas as Source kept them from Quake 2; named textures
+ * instead of texdata, RGB lightmaps sized by the texture axes, and no
+ * original faces, HDR lighting, game lumps or pakfile. */
+static bspkit_result build_source_room(bool quake2, bspkit_builder **out, bspkit_error *err)
 {
     bspkit_result rc;
     bspkit_builder *b = NULL;
@@ -532,7 +590,7 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
     uint8_t *ldr = NULL, *hdr = NULL;
     if (!sc)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    TRY(bspkit_builder_new(BSPKIT_FAMILY_SOURCE, 20, &b, err));
+    TRY(bspkit_builder_new(quake2 ? BSPKIT_FAMILY_QUAKE2 : BSPKIT_FAMILY_SOURCE, quake2 ? 38 : 20, &b, err));
     scene_init(sc, true);
 
     /* Texinfo 0-2: the dev material on each axis, 4 texels per unit and a
@@ -555,6 +613,23 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
     memcpy(texinfo[S_NODRAW_TEXINFO].texture_vecs[1], TEX_T[2], sizeof TEX_T[2]);
     texinfo[S_NODRAW_TEXINFO].flags = S_SURF_NODRAW | S_SURF_NOLIGHT;
     texinfo[S_NODRAW_TEXINFO].texture = 1;
+    if (quake2) {
+        /* One texel a unit, off the luxel grid; SURF_NODRAW has Source's value. */
+        for (int axis = 0; axis < 3; axis++) {
+            bspkit_texinfo *t = &texinfo[axis_texinfo(axis)];
+            memcpy(t->texture_vecs[0], TEX_S[axis], sizeof TEX_S[axis]);
+            memcpy(t->texture_vecs[1], TEX_T[axis], sizeof TEX_T[axis]);
+            t->texture_vecs[0][3] = 8;
+            t->texture_vecs[1][3] = 4;
+            strcpy(t->texture_name, QUAKE2_TEXTURES[axis == 2 ? 0 : 1]);
+        }
+        texinfo[S_NODRAW_TEXINFO].flags = S_SURF_NODRAW;
+        strcpy(texinfo[S_NODRAW_TEXINFO].texture_name, QUAKE2_TEXTURES[2]);
+        for (int i = 0; i < 4; i++) {
+            texinfo[i].texture = -1;
+            texinfo[i].next_texinfo = -1;
+        }
+    }
 
     bspkit_texdata texdata[2];
     memset(texdata, 0, sizeof texdata);
@@ -577,7 +652,13 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
      * in luxels; (size + 1) per axis samples, preceded by one average sample
      * per style. */
     size_t light_size = 0;
-    for (size_t f = 0; f < sc->nfaces; f++) {
+    if (quake2) {
+        if (!(ldr = quake2_lighting(sc, texinfo, &light_size))) {
+            rc = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+            goto fail;
+        }
+    }
+    for (size_t f = 0; f < sc->nfaces && !quake2; f++) {
         bspkit_face *face = &sc->faces[f];
         const bspkit_texinfo *t = &texinfo[face->texinfo];
         for (int a = 0; a < 2; a++) {
@@ -591,13 +672,15 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
         face->light_offset = (int32_t)(light_size + 4);
         light_size += 4 + 4 * (size_t)(face->lightmap_size[0] + 1) * (size_t)(face->lightmap_size[1] + 1);
     }
-    ldr = malloc(light_size);
-    hdr = malloc(light_size);
-    if (!ldr || !hdr) {
+    if (!quake2) {
+        ldr = malloc(light_size);
+        hdr = malloc(light_size);
+    }
+    if (!ldr || (!hdr && !quake2)) {
         rc = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         goto fail;
     }
-    for (size_t f = 0; f < sc->nfaces; f++) {
+    for (size_t f = 0; f < sc->nfaces && !quake2; f++) {
         const bspkit_face *face = &sc->faces[f];
         size_t at = (size_t)face->light_offset - 4;
         /* Average sample, then the luxels row by row. */
@@ -735,12 +818,14 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
     TRY(bspkit_builder_set_edges(b, sc->edges, sc->nedges, err));
     TRY(bspkit_builder_set_surfedges(b, sc->surfedges, sc->nsurfedges, err));
     TRY(bspkit_builder_set_faces(b, sc->faces, sc->nfaces, err));
-    TRY(bspkit_builder_set_orig_faces(b, orig, 2 * WALL_COUNT, err));
     TRY(bspkit_builder_set_texinfo(b, texinfo, 4, err));
-    TRY(bspkit_builder_set_texdata(b, texdata, 2, err));
-    TRY(bspkit_builder_set_texdata_strings(b, SOURCE_MATERIALS, 2, err));
     TRY(bspkit_builder_set_lighting(b, false, ldr, light_size, err));
-    TRY(bspkit_builder_set_lighting(b, true, hdr, light_size, err));
+    if (!quake2) {
+        TRY(bspkit_builder_set_orig_faces(b, orig, 2 * WALL_COUNT, err));
+        TRY(bspkit_builder_set_texdata(b, texdata, 2, err));
+        TRY(bspkit_builder_set_texdata_strings(b, SOURCE_MATERIALS, 2, err));
+        TRY(bspkit_builder_set_lighting(b, true, hdr, light_size, err));
+    }
     TRY(bspkit_builder_set_brushes(b, brushes, S_BRUSHES, err));
     TRY(bspkit_builder_set_brushsides(b, sides, S_BRUSHES * 6, err));
     TRY(bspkit_builder_set_nodes(b, nodes, 2 * WALL_COUNT, err));
@@ -751,9 +836,13 @@ static bspkit_result build_source_room(bspkit_builder **out, bspkit_error *err)
     TRY(bspkit_builder_set_visibility(b, 1, 1, vis_row, vis_row, NULL, err));
     TRY(bspkit_builder_set_areas(b, areas, 2, err));
     TRY(bspkit_builder_set_areaportals(b, &portal0, 1, err));
-    TRY(bspkit_builder_set_game_lumps(b, NULL, 0, err));
-    TRY(bspkit_builder_set_lump(b, BSPKIT_S_PAKFILE, EMPTY_ZIP, sizeof EMPTY_ZIP, 0, err));
-    TRY(bspkit_builder_set_entities(b, SOURCE_ENTITIES, strlen(SOURCE_ENTITIES), err));
+    if (quake2) {
+        TRY(bspkit_builder_set_entities(b, QUAKE2_ENTITIES, strlen(QUAKE2_ENTITIES), err));
+    } else {
+        TRY(bspkit_builder_set_game_lumps(b, NULL, 0, err));
+        TRY(bspkit_builder_set_lump(b, BSPKIT_S_PAKFILE, EMPTY_ZIP, sizeof EMPTY_ZIP, 0, err));
+        TRY(bspkit_builder_set_entities(b, SOURCE_ENTITIES, strlen(SOURCE_ENTITIES), err));
+    }
 
     free(sc);
     free(ldr);
@@ -773,7 +862,7 @@ fail:
 /* ------------------------------------------------------------------------ */
 
 static const char *const SAMPLE_NAMES[BSPKIT_SAMPLE_COUNT] = {
-    "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma",
+    "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room",
 };
 
 const char *bspkit_sample_name(bspkit_sample_kind kind)
@@ -804,11 +893,12 @@ bspkit_result bspkit_sample_builder(bspkit_sample_kind kind, bspkit_builder **ou
     case BSPKIT_SAMPLE_SOURCE_ROOM:
     case BSPKIT_SAMPLE_SOURCE_ROOM_BE:
     case BSPKIT_SAMPLE_SOURCE_ROOM_LZMA:
-        rc = build_source_room(out, err);
+        rc = build_source_room(false, out, err);
         o.revision = 1;
         o.big_endian = kind == BSPKIT_SAMPLE_SOURCE_ROOM_BE;
         o.compress_lzma = kind == BSPKIT_SAMPLE_SOURCE_ROOM_LZMA;
         break;
+    case BSPKIT_SAMPLE_QUAKE2_ROOM: rc = build_source_room(true, out, err); break;
     default: return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "unknown sample kind %d", (int)kind);
     }
     if (rc == BSPKIT_OK && opts)

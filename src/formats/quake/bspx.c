@@ -47,7 +47,8 @@ static bspkit_result build_dir(bspkit_map *map, const void **value, bspkit_error
     if (!dir)
         return err ? err->code : BSPKIT_ERR_NOMEM;
     *value = dir;
-    if (map->format.family == BSPKIT_FAMILY_SOURCE)
+    /* The block follows a Quake/GoldSrc directory; other families have none. */
+    if (map->format.family != BSPKIT_FAMILY_QUAKE && map->format.family != BSPKIT_FAMILY_GOLDSRC)
         return BSPKIT_OK;
     uint64_t start = bk_bspx_offset(map->data, map->size);
     if (!start)

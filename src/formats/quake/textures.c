@@ -112,7 +112,8 @@ bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_get_miptex: NULL argument");
     *out = NULL;
     *count = 0;
-    if (map->format.family == BSPKIT_FAMILY_SOURCE)
+    /* Only Quake and GoldSrc embed miptex (Source has texdata, Quake 2 names textures). */
+    if (map->format.family != BSPKIT_FAMILY_QUAKE && map->format.family != BSPKIT_FAMILY_GOLDSRC)
         return BSPKIT_OK;
     if (!map->miptex.done) {
         map->miptex.done = true;

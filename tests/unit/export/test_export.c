@@ -99,6 +99,8 @@ static size_t expected_triangles(bspkit_map *m, const lumps *l, const bool *skip
 static double texture_size(bspkit_map *m, int32_t texture, int axis)
 {
     double s;
+    if (texture < 0) /* Quake 2: a named texture outside the map, UVs in texels */
+        return 1;
     if (bspkit_map_format(m)->family == BSPKIT_FAMILY_SOURCE) {
         const bspkit_texdata *td;
         size_t n;
