@@ -163,6 +163,30 @@ static const limit_row quake_rows[] = {
     {"entities", BSPKIT_Q_ENTITIES, ROW_ENTITIES, 0, 1024, 0},
 };
 
+/* Quake 2's qfiles.h MAX_MAP_* (the game's own maxima, which qbsp3 and
+ * the engine enforce). */
+static const limit_row quake2_rows[] = {
+    {"models", BSPKIT_Q2_MODELS, ROW_RECORDS, 0, 1024, 0},
+    {"brushes", BSPKIT_Q2_BRUSHES, ROW_RECORDS, 0, 8192, 0},
+    {"entities", BSPKIT_Q2_ENTITIES, ROW_ENTITIES, 0, 2048, 0},
+    {"entdata", BSPKIT_Q2_ENTITIES, ROW_BYTES, 1, 0, 0x40000},
+    {"texinfos", BSPKIT_Q2_TEXINFO, ROW_RECORDS, 0, 8192, 0},
+    {"areas", BSPKIT_Q2_AREAS, ROW_RECORDS, 0, 256, 0},
+    {"areaportals", BSPKIT_Q2_AREAPORTALS, ROW_RECORDS, 0, 1024, 0},
+    {"planes", BSPKIT_Q2_PLANES, ROW_RECORDS, 0, 65536, 0},
+    {"nodes", BSPKIT_Q2_NODES, ROW_RECORDS, 0, 65536, 0},
+    {"brushsides", BSPKIT_Q2_BRUSHSIDES, ROW_RECORDS, 0, 65536, 0},
+    {"leafs", BSPKIT_Q2_LEAFS, ROW_RECORDS, 0, 65536, 0},
+    {"vertexes", BSPKIT_Q2_VERTEXES, ROW_RECORDS, 0, 65536, 0},
+    {"faces", BSPKIT_Q2_FACES, ROW_RECORDS, 0, 65536, 0},
+    {"leaffaces", BSPKIT_Q2_LEAFFACES, ROW_RECORDS, 0, 65536, 0},
+    {"leafbrushes", BSPKIT_Q2_LEAFBRUSHES, ROW_RECORDS, 0, 65536, 0},
+    {"edges", BSPKIT_Q2_EDGES, ROW_RECORDS, 0, 128000, 0},
+    {"surfedges", BSPKIT_Q2_SURFEDGES, ROW_RECORDS, 0, 256000, 0},
+    {"lightdata", BSPKIT_Q2_LIGHTING, ROW_BYTES, 1, 0, 0x200000},
+    {"visdata", BSPKIT_Q2_VISIBILITY, ROW_BYTES, 1, 0, 0x100000},
+};
+
 /* Records in `lump`: the directory's own count when it has one, else the
  * length divided by the on-disk (or, failing that, native) record size. */
 static uint64_t record_count(const bspkit_map *map, const bspkit_lump_info *info, int lump,
@@ -257,6 +281,13 @@ bspkit_result bspkit_limits(bspkit_map *map, bspkit_limit_usage *rows, size_t ca
         /* BSP2 and 2PSB exist to lift the BSP29 limits; engines that read
          * them have no fixed maxima. */
         no_limits = (fmt->variant & (BSPKIT_VARIANT_BSP2 | BSPKIT_VARIANT_2PSB)) != 0;
+        break;
+    case BSPKIT_FAMILY_QUAKE2:
+        /* Daikatana's engine is not Quake 2's; its maxima are not public. */
+        if (fmt->version != 38)
+            return BSPKIT_OK;
+        table = quake2_rows;
+        n = COUNT_OF(quake2_rows);
         break;
     default:
         return BSPKIT_OK;

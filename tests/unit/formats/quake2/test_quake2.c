@@ -312,6 +312,39 @@ static void test_visibility(void **state)
     free(data);
 }
 
+/* qfiles.h maxima for IBSP 38; none claimed for Daikatana. */
+static void test_limits(void **state)
+{
+    (void)state;
+    uint8_t *data;
+    size_t size, n = 0;
+    bspkit_map *map = open_built(38, 1, &data, &size);
+    bspkit_limit_usage rows[32];
+    assert_int_equal(bspkit_limits(map, rows, 32, &n), BSPKIT_OK);
+    bool models = false, edges = false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].name, "models") == 0) {
+            models = true;
+            assert_int_equal(rows[i].count, 1);
+            assert_int_equal(rows[i].max_count, 1024);
+        }
+        if (strcmp(rows[i].name, "edges") == 0) {
+            edges = true;
+            assert_int_equal(rows[i].count, 3);
+            assert_int_equal(rows[i].max_count, 128000);
+        }
+    }
+    assert_true(models && edges);
+    bspkit_close(map);
+    free(data);
+
+    map = open_built(41, 1, &data, &size);
+    assert_int_equal(bspkit_limits(map, rows, 32, &n), BSPKIT_OK);
+    assert_int_equal(n, 0);
+    bspkit_close(map);
+    free(data);
+}
+
 static void test_unchanged_save(void **state)
 {
     (void)state;
@@ -349,7 +382,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect),         cmocka_unit_test(test_records),
         cmocka_unit_test(test_validate),       cmocka_unit_test(test_visibility),
-        cmocka_unit_test(test_unchanged_save),
+        cmocka_unit_test(test_limits),         cmocka_unit_test(test_unchanged_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
