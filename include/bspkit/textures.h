@@ -5,7 +5,8 @@
  * palette per texture, Quake uses the fixed Quake palette) or name textures
  * kept in WAD3 files listed by worldspawn's "wad" key. Source maps name
  * materials in texdata; their VTF images may be packed in the pakfile as
- * materials/<name>.vtf.
+ * materials/<name>.vtf. Quake 2 maps name textures in texinfo
+ * (textures/<name>.wal in the game's files, which are not searched).
  */
 #ifndef BSPKIT_TEXTURES_H
 #define BSPKIT_TEXTURES_H

@@ -359,6 +359,29 @@ static bspkit_result resolve_texdata(bspkit_textures *t, bspkit_error *err)
     return BSPKIT_OK;
 }
 
+/* Quake 2: each distinct texture name of TEXINFO, in first-use order. The
+ * .wal images live in the game's files, which are not searched: each is
+ * listed as missing. */
+static bspkit_result resolve_texinfo_names(bspkit_textures *t, bspkit_error *err)
+{
+    const bspkit_texinfo *ti;
+    size_t count;
+    bspkit_result r = bspkit_get_texinfo(t->map, &ti, &count, err);
+    if (r != BSPKIT_OK)
+        return r;
+    t->entries = calloc(count ? count : 1, sizeof *t->entries);
+    if (!t->entries)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
+    for (size_t i = 0; i < count; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < t->count && !seen; k++)
+            seen = strcmp(t->entries[k].pub.name, ti[i].texture_name) == 0;
+        if (!seen)
+            t->entries[t->count++].pub.name = ti[i].texture_name; /* borrowed from the map's decoded texinfo */
+    }
+    return BSPKIT_OK;
+}
+
 bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts, bspkit_textures **out,
                                       bspkit_error *err)
 {
@@ -370,8 +393,10 @@ bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_opti
     if (!t)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
     t->map = map;
-    bspkit_result r = bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE ? resolve_texdata(t, err)
-                                                                            : resolve_miptex(t, opts, err);
+    bspkit_family family = bspkit_map_format(map)->family;
+    bspkit_result r = family == BSPKIT_FAMILY_SOURCE   ? resolve_texdata(t, err)
+                      : family == BSPKIT_FAMILY_QUAKE2 ? resolve_texinfo_names(t, err)
+                                                       : resolve_miptex(t, opts, err);
     if (r != BSPKIT_OK) {
         bspkit_textures_free(t);
         return r;

@@ -15,6 +15,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
 #include "bspkit/query.h"
+#include "bspkit/textures.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,17 @@ static void test_records(void **state)
     const uint32_t *lb;
     CHECK(bspkit_get_leaf_brushes(map, &lb, &n, ERR));
     assert_int_equal(n, 1);
+
+    /* The texture is named, not embedded: listed once, found nowhere. */
+    bspkit_textures *tex;
+    CHECK(bspkit_textures_resolve(map, NULL, &tex, ERR));
+    assert_int_equal(bspkit_textures_count(tex), 1);
+    assert_string_equal(bspkit_textures_get(tex, 0)->name, "e1u1/floor1_3");
+    assert_int_equal(bspkit_textures_get(tex, 0)->source, BSPKIT_TEXTURE_MISSING);
+    bspkit_textures_free(tex);
+    const bspkit_miptex *mt;
+    CHECK(bspkit_get_miptex(map, &mt, &n, ERR));
+    assert_int_equal(n, 0);
     bspkit_close(map);
     free(data);
 }
