@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cmd_decompile_help(FILE *out)
 {
@@ -35,7 +36,9 @@ void cmd_decompile_help(FILE *out)
             "\n"
             "options:\n"
             "  -o FILE           output file (written to a temporary name, then renamed)\n"
-            "  --format vmf|map  output format (default: VMF for Source, .map otherwise)\n"
+            "  --format vmf|map  output format (default: the extension of OUT, .vmf or\n"
+            "                    .map; otherwise VMF for Source, .map for the others).\n"
+            "                    A format the map cannot be written as is refused\n"
             "  --no-props        VMF: no prop_static entities\n"
             "  --no-overlays     VMF: no info_overlay entities\n"
             "  --no-cubemaps     VMF: no env_cubemap entities\n"
@@ -179,6 +182,15 @@ int cmd_decompile(int argc, char **argv)
     if (cli_same_file(map_path, out)) {
         cli_usage_error("decompile", "-o names the input map; choose another file");
         return CLI_EXIT_USAGE;
+    }
+    /* Without --format the output's extension decides; the library refuses a
+     * format the map's family cannot be written as. */
+    if (opts.format == BSPKIT_DECOMPILE_AUTO) {
+        const char *dot = strrchr(out, '.');
+        if (dot && strchr(dot, '/') == NULL && strcasecmp(dot, ".vmf") == 0)
+            opts.format = BSPKIT_DECOMPILE_VMF;
+        else if (dot && strchr(dot, '/') == NULL && strcasecmp(dot, ".map") == 0)
+            opts.format = BSPKIT_DECOMPILE_MAP;
     }
     bspkit_map *map;
     if (cli_open_map(map_path, &map) != 0)
