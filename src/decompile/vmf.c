@@ -343,6 +343,14 @@ static int64_t match_faces(vmf_ctx *c, uint32_t plane, const bk_dplane *pl, cons
 /* Displacements                                                             */
 /* ------------------------------------------------------------------------ */
 
+/* A DISP_TRIS tag (bspfile.h DISPTRI_TAG_WALKABLE 2, _BUILDABLE 4) in
+ * Hammer's VMF encoding (COREDISPTRI_TAG_WALKABLE 1, _BUILDABLE 8); the
+ * surface and surface-property bits have no VMF form. */
+static unsigned vmf_triangle_tag(uint16_t bsp_tag)
+{
+    return ((bsp_tag & 0x2) ? 0x1u : 0u) | ((bsp_tag & 0x4) ? 0x8u : 0u);
+}
+
 static void write_rows(vmf_ctx *c, int level, const char *name, uint32_t rows, uint32_t per_row, int what,
                        const bspkit_disp_vert *dv, const uint16_t *tags, bk_dvec normal)
 {
@@ -377,7 +385,7 @@ static void write_rows(vmf_ctx *c, int level, const char *name, uint32_t rows, u
                 bk_decompile_num(num, sizeof num, dv[v].alpha), tb_puts(c->out, num);
                 break;
             default:
-                tb_printf(c->out, "%u", tags ? (unsigned)tags[v] : 0u);
+                tb_printf(c->out, "%u", tags ? vmf_triangle_tag(tags[v]) : 0u);
                 break;
             }
         }

@@ -32,6 +32,13 @@ typedef struct dplane {
     double n[3], d;
 } dplane;
 
+
+/* DISP_TRIS tag bits (bspfile.h: SURFACE 1, WALKABLE 2, BUILDABLE 4,
+ * SURFPROP1 8) and the values Hammer's VMF holds for them (mapdisp.h /
+ * builddisp.h COREDISPTRI_TAG_*: WALKABLE 1, BUILDABLE 8; the surface and
+ * surface-property bits have no VMF form). */
+static const uint8_t BSP_TRI_TAGS[6] = {0, 2, 4, 6, 9, 3};
+static const long VMF_TRI_TAGS[6] = {0, 1, 8, 9, 0, 1};
 static int plane_from_side(const vmf_node *side, dplane *out) { return vmf_side_plane(side, out->n, &out->d); }
 
 static bool solid_has_plane(const vmf_node *solid, const double n[3], double d)
@@ -278,7 +285,7 @@ static void test_hand_built(void **state)
         lef(dverts + 20 * v + 12, (float)v), lef(dverts + 20 * v + 16, 0);
     }
     for (int t = 0; t < 32; t++)
-        dtris[2 * t] = 9, dtris[2 * t + 1] = 0;
+        dtris[2 * t] = BSP_TRI_TAGS[t % 6], dtris[2 * t + 1] = 0;
     CHECK(bspkit_builder_set_lump(b, BSPKIT_S_DISPINFO, info, sizeof info, 0, ERR));
     CHECK(bspkit_builder_set_lump(b, BSPKIT_S_DISP_VERTS, dverts, sizeof dverts, 0, ERR));
     CHECK(bspkit_builder_set_lump(b, BSPKIT_S_DISP_TRIS, dtris, sizeof dtris, 0, ERR));
@@ -350,7 +357,22 @@ static void test_hand_built(void **state)
                 assert_int_equal(nums, 15);
             }
             assert_int_equal(values, 25); /* (2^2 + 1)^2 */
-            assert_int_equal(vmf_child(disp, "triangle_tags", 0)->pair_count, 4);
+            const vmf_node *tags = vmf_child(disp, "triangle_tags", 0);
+            assert_int_equal(tags->pair_count, 4);
+            /* Hammer's tags, not the BSP's: row i holds the 8 triangles of quads (i, *). */
+            for (int row = 0; row < 4; row++) {
+                char key[8];
+                snprintf(key, sizeof key, "row%d", row);
+                const char *q = vmf_value(tags, key);
+                assert_non_null(q);
+                for (int t = 0; t < 8; t++) {
+                    char *after;
+                    long got = strtol(q, &after, 10);
+                    assert_true(after != q);
+                    assert_int_equal(got, VMF_TRI_TAGS[(8 * row + t) % 6]);
+                    q = after;
+                }
+            }
         }
     }
     assert_int_equal(st.displacements, 1);
