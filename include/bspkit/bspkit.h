@@ -61,7 +61,7 @@ typedef enum bspkit_result {
     BSPKIT_ERR_EMPTY = 5,           /**< the input has no bytes */
     BSPKIT_ERR_TRUNCATED = 6,       /**< the input ends inside the header or directory */
     BSPKIT_ERR_UNKNOWN_FORMAT = 7,  /**< not a format bspkit recognises */
-    BSPKIT_ERR_UNSUPPORTED = 8,     /**< a recognised format bspkit does not read (Quake 2/3, Respawn, zip, ...) */
+    BSPKIT_ERR_UNSUPPORTED = 8,     /**< a recognised format bspkit does not read (Quake 3, Respawn, zip, ...) */
     BSPKIT_ERR_LUMP_RANGE = 9,      /**< a lump's offset/length lies outside the file */
     BSPKIT_ERR_LUMP_SIZE = 10,      /**< a lump's length is not a whole number of records */
     BSPKIT_ERR_COMPRESSION = 11,    /**< an LZMA lump header or stream is invalid */
@@ -72,7 +72,8 @@ typedef enum bspkit_result {
     BSPKIT_ERR_INDEX = 16,          /**< a cross-reference is out of range (reported by validate) */
     BSPKIT_ERR_ENGINE_LIMIT = 17,   /**< a count exceeds the engine's limit (a validate warning) */
     BSPKIT_ERR_NOT_FOUND = 18,      /**< the requested lump or item does not exist */
-    BSPKIT_RESULT_COUNT = 19
+    BSPKIT_ERR_INCOMPLETE = 19,     /**< an unfinished compile: a file the compiler stopped writing early (validate) */
+    BSPKIT_RESULT_COUNT = 20
 } bspkit_result;
 
 /** Describes a failure. `lump` is -1 and offsets are -1 when not applicable. */

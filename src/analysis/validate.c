@@ -284,6 +284,8 @@ static int lump_of(const vctx *c, int kind)
 
 static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *rec)
 {
+    if (i == 0 && (r->flags & BK_REF_RECORD0_UNUSED))
+        return;
     const varr *t = target_of(c, r->target);
     int lump = lump_of(c, kind);
     const char *what = record_name(c, kind);
@@ -761,6 +763,20 @@ static void check_vis_rows(vctx *c)
     free(row);
 }
 
+/* A compile that stopped after its CSG stage (hlcsg, qbsp -onlyents style
+ * runs) leaves planes, texinfo, textures and entities but no tree, faces or
+ * models: no engine loads it, and no cross-reference is wrong. */
+static void check_unfinished(vctx *c)
+{
+    bool no_tree = c->faces.ok && c->faces.n == 0 && c->nodes.ok && c->nodes.n == 0 && c->leafs.ok &&
+                   c->leafs.n == 0 && c->models.ok && c->models.n == 0;
+    if (no_tree && c->planes.ok && c->planes.n > 0)
+        add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INCOMPLETE, -1, -1, -1,
+                    "unfinished compile: %zu planes and %zu texinfo but no faces, nodes, leafs or models "
+                    "(the compiler stopped after its CSG stage)",
+                    c->planes.n, c->texinfo.n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Entities and limits                                                       */
 /* ------------------------------------------------------------------------ */
@@ -926,6 +942,7 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
     c->cluster_vis = (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0;
 
     load_all(c);
+    check_unfinished(c);
     check_records(c, BK_REC_EDGES, NULL, NULL, NULL);
     check_records(c, BK_REC_SURFEDGES, NULL, NULL, NULL);
     check_all_faces(c);

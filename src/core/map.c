@@ -36,6 +36,7 @@ static const char *const RESULT_TEXT[BSPKIT_RESULT_COUNT] = {
     [BSPKIT_ERR_INDEX] = "index out of range",
     [BSPKIT_ERR_ENGINE_LIMIT] = "engine limit exceeded",
     [BSPKIT_ERR_NOT_FOUND] = "not found",
+    [BSPKIT_ERR_INCOMPLETE] = "unfinished compile",
 };
 
 void bspkit_free(void *p)

@@ -35,7 +35,9 @@
     INDEX(from, bspkit_face, dispinfo, 1, BK_REF_TO_DISPINFO, BK_REF_NONE_MINUS1, "dispinfo")
 
 static const bk_ref table[] = {
-    INDEX(BK_REC_EDGES, bspkit_edge, v[0], 2, BK_REC_VERTEXES, 0, "v"),
+    /* Edge 0 cannot be named by a surfedge (-0 is 0): compilers write a
+     * dummy there, (0, 0) even in a map without vertices. */
+    INDEX(BK_REC_EDGES, bspkit_edge, v[0], 2, BK_REC_VERTEXES, BK_REF_RECORD0_UNUSED, "v"),
     INDEX_ARRAY(BK_REC_SURFEDGES, int32_t, BK_REC_EDGES, BK_REF_SIGN_IS_DIRECTION, "edge"),
 
     FACE_REFS_HEAD(BK_REC_FACES), FACE_REF_TEXINFO(BK_REC_FACES), FACE_REF_DISPINFO(BK_REC_FACES),

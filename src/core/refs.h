@@ -32,6 +32,8 @@ typedef enum bk_ref_kind {
 
 /* Values that mean "no reference" rather than an index. */
 enum { BK_REF_NONE_MINUS1 = 1, BK_REF_NONE_ZERO = 2, BK_REF_SIGN_IS_DIRECTION = 4 };
+/* Record 0 is a placeholder no other record reaches, whatever it holds. */
+enum { BK_REF_RECORD0_UNUSED = 8 };
 
 typedef struct bk_ref {
     int from;          /* bk_rec of the records holding the field */

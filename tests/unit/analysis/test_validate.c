@@ -328,6 +328,44 @@ static void test_edge_vertex_past_vertexes(void **state)
     free_map(&t);
 }
 
+/* Edge 0 is the compilers' unused dummy: whatever it holds is not an error. */
+static void test_edge0_unused(void **state)
+{
+    (void)state;
+    testmap t;
+    build_lumps(&t, base_entities);
+    wr_u16(field(&t, BSPKIT_Q_EDGES, SZ_EDGE, 0, 0), 9);
+    wr_u16(field(&t, BSPKIT_Q_EDGES, SZ_EDGE, 0, 2), 9);
+    open_map(&t);
+    bspkit_report rep;
+    validate_ok(&t, &rep);
+    if (rep.count)
+        print_report(&rep);
+    assert_int_equal(rep.count, 0);
+    bspkit_report_free(&rep);
+    free_map(&t);
+}
+
+/* What hlcsg leaves when the compile stops after CSG: planes, texinfo,
+ * textures, entities and the dummy edge 0 = (0, 0) with no vertex at all.
+ * One problem says so; nothing else is reported. */
+static void test_unfinished_compile(void **state)
+{
+    (void)state;
+    testmap t;
+    build_lumps(&t, base_entities);
+    static const int gone[] = {BSPKIT_Q_VERTEXES, BSPKIT_Q_VISIBILITY, BSPKIT_Q_NODES, BSPKIT_Q_FACES,
+                               BSPKIT_Q_LIGHTING, BSPKIT_Q_CLIPNODES, BSPKIT_Q_LEAFS, BSPKIT_Q_MARKSURFACES,
+                               BSPKIT_Q_SURFEDGES, BSPKIT_Q_MODELS};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+        t.lump[gone[i]].size = 0;
+    t.lump[BSPKIT_Q_EDGES].size = SZ_EDGE;
+    memset(t.lump[BSPKIT_Q_EDGES].data, 0, SZ_EDGE);
+    open_map(&t);
+    expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INCOMPLETE, -1, -1, -1, "unfinished compile");
+    free_map(&t);
+}
+
 static void test_node_child_past_leafs(void **state)
 {
     (void)state;
@@ -959,6 +997,8 @@ int main(void)
         cmocka_unit_test(test_engine_limit_warning),
         cmocka_unit_test(test_goldsrc_limits),
         cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_edge0_unused),
+        cmocka_unit_test(test_unfinished_compile),
         cmocka_unit_test(test_corpus_clean),
         cmocka_unit_test(test_corpus_limits_match_vbspinfo),
         cmocka_unit_test(test_corpus_no_false_positives),

@@ -29,6 +29,7 @@ _Static_assert(BSPKIT_ERR_GAME_LUMP == 15, "pinned");
 _Static_assert(BSPKIT_ERR_INDEX == 16, "pinned");
 _Static_assert(BSPKIT_ERR_ENGINE_LIMIT == 17, "pinned");
 _Static_assert(BSPKIT_ERR_NOT_FOUND == 18, "pinned");
+_Static_assert(BSPKIT_ERR_INCOMPLETE == 19, "pinned");
 
 /* Every code has its own description; codes outside the range say so. */
 static void test_descriptions(void **state)
