@@ -271,6 +271,17 @@ static void expect_one(testmap *t, bspkit_severity sev, bspkit_result code, int 
     assert_int_equal(rep.count, 0);
 }
 
+/* Validation finds nothing at all. */
+static void expect_none(testmap *t)
+{
+    bspkit_report rep;
+    validate_ok(t, &rep);
+    if (rep.count)
+        print_report(&rep);
+    assert_int_equal(rep.count, 0);
+    bspkit_report_free(&rep);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Synthetic maps                                                            */
 /* ------------------------------------------------------------------------ */
@@ -337,12 +348,7 @@ static void test_edge0_unused(void **state)
     wr_u16(field(&t, BSPKIT_Q_EDGES, SZ_EDGE, 0, 0), 9);
     wr_u16(field(&t, BSPKIT_Q_EDGES, SZ_EDGE, 0, 2), 9);
     open_map(&t);
-    bspkit_report rep;
-    validate_ok(&t, &rep);
-    if (rep.count)
-        print_report(&rep);
-    assert_int_equal(rep.count, 0);
-    bspkit_report_free(&rep);
+    expect_none(&t);
     free_map(&t);
 }
 
@@ -526,12 +532,7 @@ static void test_special_face_has_no_lightmap(void **state)
     wr_u32(field(&t, BSPKIT_Q_FACES, SZ_FACE, 0, 16), 1000);
     wr_u32(field(&t, BSPKIT_Q_TEXINFO, SZ_TEXINFO, 0, 36), 1);
     open_map(&t);
-    bspkit_report rep;
-    validate_ok(&t, &rep);
-    if (rep.count)
-        print_report(&rep);
-    assert_int_equal(rep.count, 0);
-    bspkit_report_free(&rep);
+    expect_none(&t);
     free_map(&t);
 }
 
