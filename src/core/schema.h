@@ -23,20 +23,33 @@
  *
  * Kinds (file representation -> native):
  *   U8 I16 U16 I32 U32 F32    one scalar            U8A I16A U16A I32A U32A F32A  N elements
- *   VEC3      3 x float32 -> bspkit_vec3
+ *   VEC3      3 x float32 -> bspkit_vec3          VEC3A  N of them -> bspkit_vec3[N]
  *   BMIN16 BMAX16  3 x int16 bounds -> bspkit_vec3 (encoded rounding outwards)
  *   BOOL16 BOOL32  a flag stored as an integer, decoded as 0/1
  *   MAT24     float32[2][4] (texture vectors)
  *   U16MASK U32MASK  an integer decoded as (value & N); flag bits above N are dropped
  *   AREAFLAGS16 AREAFLAGS32  Source leaf area:9/flags:7 in a uint16 (area:17/flags:15 in a
  *             uint32), area in the low bits; MEMBER is the path of the record holding both
+ *   FCRO16    doverlay_t's FaceCountAndRenderOrder uint16, kept as stored in
+ *             MEMBER.face_count_and_render_order and split into MEMBER.face_count (low 14
+ *             bits) and MEMBER.render_order (top 2); encoded from the two parts; dumped
+ *             as three columns ("name", "FaceCount", "RenderOrder")
+ *   DISPEDGES DISPCORNERS  ddispinfo_t's neighbour records, N the width of a neighbour
+ *             index (2, or 4 in Strata's wide layout), MEMBER the path of the
+ *             bspkit_dispinfo. DISPEDGES: 4 edges x 2 CDispSubNeighbor {index, 3 bytes
+ *             orientation/span/neighbour span, 1 pad} into edge_neighbor[4][2] and the three
+ *             byte arrays; DISPCORNERS: 4 CDispCornerNeighbors {index[4], count byte, N-1
+ *             pad} into corner_neighbors[4][4] and corner_neighbor_count[4]. A 16-bit index
+ *             0xFFFF reads as -1 (and -1 is written as 0xFFFF); only the indices are
+ *             byte-swapped; one dump column per member, named "name.<document member>"
  *   RGBEXPA   N ColorRGBExp32 (4 bytes each) -> bspkit_rgbexp[N]
  *   PAD       N bytes written as 0 and not decoded (single bytes: never byte-swapped)
  *   SKIP16 SKIP32  N 16- or 32-bit fields of unknown meaning: not decoded, written as 0,
  *             byte-swapped by their width
  *   DEFAULT   no bytes: the decoder sets MEMBER = N (e.g. -1 for "none"); not dumped
  *   ABSENT    no bytes: as DEFAULT, but dumped, for a native field this layout lacks
- *             and whose column the other layouts of the record show
+ *             and whose column the other layouts of the record show (N may be a
+ *             compound literal for a struct member: (bspkit_vec3){0})
  *   ABSENT_ARRAY  the same for an array: every byte of MEMBER set to N
  *   CHARS     N bytes of text -> char[N + 1], always NUL-terminated; the encoder
  *             refuses a longer string and pads with NULs
@@ -103,6 +116,7 @@ typedef struct bk_schema {
 #define BK_SZ_U32A(n) (4 * (n))
 #define BK_SZ_F32A(n) (4 * (n))
 #define BK_SZ_VEC3(n) 12
+#define BK_SZ_VEC3A(n) (12 * (n))
 #define BK_SZ_BMIN16(n) 6
 #define BK_SZ_BMAX16(n) 6
 #define BK_SZ_BOOL16(n) 2
@@ -114,6 +128,9 @@ typedef struct bk_schema {
 #define BK_SZ_U32MASK(n) 4
 #define BK_SZ_AREAFLAGS16(n) 2
 #define BK_SZ_AREAFLAGS32(n) 4
+#define BK_SZ_FCRO16(n) 2
+#define BK_SZ_DISPEDGES(n) (8 * ((n) + 4))
+#define BK_SZ_DISPCORNERS(n) (20 * (n))
 #define BK_SZ_RGBEXPA(n) (4 * (n))
 #define BK_SZ_SKIP16(n) (2 * (n))
 #define BK_SZ_SKIP32(n) (4 * (n))
@@ -128,6 +145,23 @@ typedef struct bk_schema {
 #define BK_RD_I32(p, be) rd_i32((p), (be))
 #define BK_RD_U32(p, be) rd_u32((p), (be))
 #define BK_RD_F32(p, be) rd_f32((p), (be))
+
+/* A displacement neighbour index of `width` bytes (2 or 4): in the 16-bit
+ * form 0xFFFF means "none" and reads as -1; the 32-bit form is signed. */
+static inline int32_t bk_rd_neighbor(const uint8_t *p, int width, bool be)
+{
+    if (width == 4)
+        return rd_i32(p, be);
+    uint16_t v = rd_u16(p, be);
+    return v == 0xFFFFu ? -1 : (int32_t)v;
+}
+static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
+{
+    if (width == 4)
+        wr_u32(p, (uint32_t)v, be);
+    else
+        wr_u16(p, (uint16_t)v, be);
+}
 
 /* Decode: `o` is the native record, `p` the record's bytes, `off` the field's offset. */
 #define BK_DEC_SCALAR(T, o, m, p, off, be) (o) m = BK_RD_##T((p) + (off), (be));
@@ -150,6 +184,10 @@ typedef struct bk_schema {
     (o) m.x = rd_f32((p) + (off), (be));                                                               \
     (o) m.y = rd_f32((p) + (off) + 4, (be));                                                           \
     (o) m.z = rd_f32((p) + (off) + 8, (be));
+#define BK_DEC_VEC3A(o, m, n, p, off, be)                                                              \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        BK_DEC_VEC3(o, m[k_], 1, p, (off) + 12 * k_, be)                                               \
+    }
 #define BK_DEC_BOUND16(o, m, p, off, be)                                                               \
     (o) m.x = rd_i16((p) + (off), (be));                                                               \
     (o) m.y = rd_i16((p) + (off) + 2, (be));                                                           \
@@ -174,6 +212,29 @@ typedef struct bk_schema {
     }
 #define BK_DEC_AREAFLAGS16(o, m, n, p, off, be) BK_DEC_AREAFLAGS(rd_u16, 9, o, m, p, off, be)
 #define BK_DEC_AREAFLAGS32(o, m, n, p, off, be) BK_DEC_AREAFLAGS(rd_u32, 17, o, m, p, off, be)
+#define BK_DEC_FCRO16(o, m, n, p, off, be)                                                             \
+    {                                                                                                  \
+        uint16_t v_ = rd_u16((p) + (off), (be));                                                       \
+        (o) m.face_count_and_render_order = v_;                                                        \
+        (o) m.face_count = (uint16_t)(v_ & 0x3FFFu);                                                               \
+        (o) m.render_order = (uint8_t)(v_ >> 14);                                                      \
+    }
+#define BK_DEC_DISPEDGES(o, m, n, p, off, be)                                                          \
+    for (int e_ = 0; e_ < 4; e_++)                                                                     \
+        for (int s_ = 0; s_ < 2; s_++) {                                                               \
+            const uint8_t *q_ = (p) + (off) + ((n) + 4) * (2 * e_ + s_);                               \
+            (o) m.edge_neighbor[e_][s_] = bk_rd_neighbor(q_, (n), (be));                               \
+            (o) m.edge_neighbor_orientation[e_][s_] = q_[(n)];                                         \
+            (o) m.edge_span[e_][s_] = q_[(n) + 1];                                                     \
+            (o) m.edge_neighbor_span[e_][s_] = q_[(n) + 2];                                            \
+        }
+#define BK_DEC_DISPCORNERS(o, m, n, p, off, be)                                                        \
+    for (int c_ = 0; c_ < 4; c_++) {                                                                   \
+        const uint8_t *q_ = (p) + (off) + 5 * (n) * c_;                                                \
+        for (int k_ = 0; k_ < 4; k_++)                                                                 \
+            (o) m.corner_neighbors[c_][k_] = bk_rd_neighbor(q_ + (n) * k_, (n), (be));                 \
+        (o) m.corner_neighbor_count[c_] = q_[4 * (n)];                                                 \
+    }
 #define BK_DEC_RGBEXPA(o, m, n, p, off, be)                                                            \
     for (int k_ = 0; k_ < (n); k_++) {                                                                 \
         const uint8_t *c_ = (p) + (off) + 4 * k_;                                                      \
@@ -213,6 +274,7 @@ typedef struct bk_schema {
 #define BK_CHK_U32A(r, m, n, c, name)
 #define BK_CHK_F32A(r, m, n, c, name)
 #define BK_CHK_VEC3(r, m, n, c, name)
+#define BK_CHK_VEC3A(r, m, n, c, name)
 #define BK_CHK_BOUND16(r, m, up, c, name)                                                              \
     {                                                                                                  \
         const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
@@ -235,6 +297,19 @@ typedef struct bk_schema {
     BK_NEED(c, "flags", -1, (r) m.flags, 0, (1ll << (fbits)) - 1, #fbits "-bit flags")
 #define BK_CHK_AREAFLAGS16(r, m, n, c, name) BK_CHK_AREAFLAGS(r, m, 9, 7, c)
 #define BK_CHK_AREAFLAGS32(r, m, n, c, name) BK_CHK_AREAFLAGS(r, m, 17, 15, c)
+#define BK_CHK_FCRO16(r, m, n, c, name)                                                                \
+    BK_NEED(c, "face_count", -1, (r) m.face_count, 0, 0x3FFF, "14-bit face count")                     \
+    BK_NEED(c, "render_order", -1, (r) m.render_order, 0, 3, "2-bit render order")
+/* A 16-bit neighbour index holds 0..0xFFFE, or -1 written as 0xFFFF. */
+#define BK_CHK_NEIGHBOR(c, name, idx, v, width)                                                        \
+    if ((width) == 2)                                                                                  \
+        BK_NEED(c, name, idx, v, -1, 0xFFFE, "16-bit neighbour")
+#define BK_CHK_DISPEDGES(r, m, n, c, name)                                                             \
+    for (int k_ = 0; k_ < 8; k_++)                                                                     \
+        BK_CHK_NEIGHBOR(c, "edge_neighbor", k_, (r) m.edge_neighbor[k_ / 2][k_ % 2], (n))
+#define BK_CHK_DISPCORNERS(r, m, n, c, name)                                                           \
+    for (int k_ = 0; k_ < 16; k_++)                                                                    \
+        BK_CHK_NEIGHBOR(c, "corner_neighbors", k_, (r) m.corner_neighbors[k_ / 4][k_ % 4], (n))
 #define BK_CHK_RGBEXPA(r, m, n, c, name)
 #define BK_CHK_SKIP16(r, m, n, c, name)
 #define BK_CHK_SKIP32(r, m, n, c, name)
@@ -271,6 +346,10 @@ typedef struct bk_schema {
     wr_f32((d) + (off), (r) m.x, (be));                                                                \
     wr_f32((d) + (off) + 4, (r) m.y, (be));                                                            \
     wr_f32((d) + (off) + 8, (r) m.z, (be));
+#define BK_ENC_VEC3A(r, m, n, d, off, be)                                                              \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        BK_ENC_VEC3(r, m[k_], 1, d, (off) + 12 * k_, be)                                               \
+    }
 #define BK_ENC_BOUND16(r, m, up, d, off, be)                                                           \
     {                                                                                                  \
         const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
@@ -296,6 +375,26 @@ typedef struct bk_schema {
     wr_u16((d) + (off), (uint16_t)((uint32_t)(r) m.area | ((uint32_t)(r) m.flags << 9)), (be));
 #define BK_ENC_AREAFLAGS32(r, m, n, d, off, be)                                                        \
     wr_u32((d) + (off), (uint32_t)(r) m.area | ((uint32_t)(r) m.flags << 17), (be));
+#define BK_ENC_FCRO16(r, m, n, d, off, be)                                                             \
+    wr_u16((d) + (off), (uint16_t)((r) m.face_count | (r) m.render_order << 14), (be));
+#define BK_ENC_DISPEDGES(r, m, n, d, off, be)                                                          \
+    for (int e_ = 0; e_ < 4; e_++)                                                                     \
+        for (int s_ = 0; s_ < 2; s_++) {                                                               \
+            uint8_t *q_ = (d) + (off) + ((n) + 4) * (2 * e_ + s_);                                     \
+            bk_wr_neighbor(q_, (n), (r) m.edge_neighbor[e_][s_], (be));                                \
+            q_[(n)] = (r) m.edge_neighbor_orientation[e_][s_];                                         \
+            q_[(n) + 1] = (r) m.edge_span[e_][s_];                                                     \
+            q_[(n) + 2] = (r) m.edge_neighbor_span[e_][s_];                                            \
+            q_[(n) + 3] = 0;                                                                           \
+        }
+#define BK_ENC_DISPCORNERS(r, m, n, d, off, be)                                                        \
+    for (int c_ = 0; c_ < 4; c_++) {                                                                   \
+        uint8_t *q_ = (d) + (off) + 5 * (n) * c_;                                                      \
+        for (int k_ = 0; k_ < 4; k_++)                                                                 \
+            bk_wr_neighbor(q_ + (n) * k_, (n), (r) m.corner_neighbors[c_][k_], (be));                  \
+        q_[4 * (n)] = (r) m.corner_neighbor_count[c_];                                                 \
+        memset(q_ + 4 * (n) + 1, 0, (n) - 1);                                                          \
+    }
 #define BK_ENC_RGBEXPA(rec, m, n, d, off, be)                                                          \
     for (int k_ = 0; k_ < (n); k_++) {                                                                 \
         uint8_t *c_ = (d) + (off) + 4 * k_;                                                            \
@@ -312,41 +411,6 @@ typedef struct bk_schema {
     memset((d) + (off), 0, (n));                                                                       \
     memcpy((d) + (off), (r) m, strnlen((r) m, (n)));
 
-/* Byte-order conversion in place: the width of each element (1: left alone)
- * and how many elements the field holds. */
-#define BK_SWAPW_U8 1
-#define BK_SWAPW_I16 2
-#define BK_SWAPW_U16 2
-#define BK_SWAPW_I32 4
-#define BK_SWAPW_U32 4
-#define BK_SWAPW_F32 4
-#define BK_SWAPW_U8A 1
-#define BK_SWAPW_I16A 2
-#define BK_SWAPW_U16A 2
-#define BK_SWAPW_I32A 4
-#define BK_SWAPW_U32A 4
-#define BK_SWAPW_F32A 4
-#define BK_SWAPW_VEC3 4
-#define BK_SWAPW_BMIN16 2
-#define BK_SWAPW_BMAX16 2
-#define BK_SWAPW_BOOL16 2
-#define BK_SWAPW_BOOL32 4
-#define BK_SWAPW_MAT24 4
-#define BK_SWAPW_U16MASK 2
-#define BK_SWAPW_U32MASK 4
-/* The Xbox 360 headers declare the area/flags bit-field low-bit-first, so
- * swapping the whole integer keeps both fields. */
-#define BK_SWAPW_AREAFLAGS16 2
-#define BK_SWAPW_AREAFLAGS32 4
-#define BK_SWAPW_RGBEXPA 1
-#define BK_SWAPW_PAD 1
-#define BK_SWAPW_SKIP16 2
-#define BK_SWAPW_SKIP32 4
-#define BK_SWAPW_DEFAULT 1
-#define BK_SWAPW_ABSENT 1
-#define BK_SWAPW_ABSENT_ARRAY 1
-#define BK_SWAPW_CHARS 1
-
 /* Reverses the bytes of `count` elements of `width` bytes at p. */
 static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 {
@@ -357,6 +421,53 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
         for (size_t i = 0; i < count; i++, p += 4)
             wr_be32(p, rd_le32(p));
 }
+
+/* Byte-order conversion in place of the field at p: each element reversed by
+ * its width; single bytes are left alone. */
+#define BK_SWAP_NONE(p, n)
+#define BK_SWAP_16(p, count) bk_swap_elements((p), 2, (count));
+#define BK_SWAP_32(p, count) bk_swap_elements((p), 4, (count));
+#define BK_SWAP_U8(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_I16(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_U16(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_I32(p, n) BK_SWAP_32(p, 1)
+#define BK_SWAP_U32(p, n) BK_SWAP_32(p, 1)
+#define BK_SWAP_F32(p, n) BK_SWAP_32(p, 1)
+#define BK_SWAP_U8A(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_I16A(p, n) BK_SWAP_16(p, n)
+#define BK_SWAP_U16A(p, n) BK_SWAP_16(p, n)
+#define BK_SWAP_I32A(p, n) BK_SWAP_32(p, n)
+#define BK_SWAP_U32A(p, n) BK_SWAP_32(p, n)
+#define BK_SWAP_F32A(p, n) BK_SWAP_32(p, n)
+#define BK_SWAP_VEC3(p, n) BK_SWAP_32(p, 3)
+#define BK_SWAP_VEC3A(p, n) BK_SWAP_32(p, 3 * (n))
+#define BK_SWAP_BMIN16(p, n) BK_SWAP_16(p, 3)
+#define BK_SWAP_BMAX16(p, n) BK_SWAP_16(p, 3)
+#define BK_SWAP_BOOL16(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_BOOL32(p, n) BK_SWAP_32(p, 1)
+#define BK_SWAP_MAT24(p, n) BK_SWAP_32(p, 8)
+#define BK_SWAP_U16MASK(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_U32MASK(p, n) BK_SWAP_32(p, 1)
+/* The Xbox 360 headers declare the area/flags bit-field low-bit-first, so
+ * swapping the whole integer keeps both fields. */
+#define BK_SWAP_AREAFLAGS16(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_AREAFLAGS32(p, n) BK_SWAP_32(p, 1)
+#define BK_SWAP_FCRO16(p, n) BK_SWAP_16(p, 1)
+#define BK_SWAP_RGBEXPA(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_PAD(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_SKIP16(p, n) BK_SWAP_16(p, n)
+#define BK_SWAP_SKIP32(p, n) BK_SWAP_32(p, n)
+#define BK_SWAP_DEFAULT(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_ABSENT(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_ABSENT_ARRAY(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_CHARS(p, n) BK_SWAP_NONE(p, n)
+/* Neighbour records: only the index is wider than a byte. */
+#define BK_SWAP_DISPEDGES(p, n)                                                                        \
+    for (int k_ = 0; k_ < 8; k_++)                                                                     \
+        bk_swap_elements((p) + ((n) + 4) * k_, (n), 1);
+#define BK_SWAP_DISPCORNERS(p, n)                                                                      \
+    for (int k_ = 0; k_ < 4; k_++)                                                                     \
+        bk_swap_elements((p) + 5 * (n) * k_, (n), 4);
 
 /* Dump field type of a native value, chosen by its C type. */
 #define BK_FIELD_TYPE_OF(x)                                                                            \
@@ -389,6 +500,7 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_U32A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
 #define BK_DUMP_F32A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
 #define BK_DUMP_VEC3(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_VEC3A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
 #define BK_DUMP_BMIN16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_BMAX16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_BOOL16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
@@ -400,6 +512,20 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_U32MASK(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_AREAFLAGS16(W, m, n, name) BK_DUMP_ONE(W, m.area, 1, "area") BK_DUMP_ONE(W, m.flags, 1, "flags")
 #define BK_DUMP_AREAFLAGS32(W, m, n, name) BK_DUMP_ONE(W, m.area, 1, "area") BK_DUMP_ONE(W, m.flags, 1, "flags")
+#define BK_DUMP_FCRO16(W, m, n, name)                                                                  \
+    BK_DUMP_ONE(W, m.face_count_and_render_order, 1, name)                                             \
+    BK_DUMP_ONE(W, m.face_count, 1, "FaceCount") BK_DUMP_ONE(W, m.render_order, 1, "RenderOrder")
+/* Neighbour columns: the name followed by the member's document name ("EdgeNeighbors.m_Span"). */
+#define BK_DUMP_COLUMN(W, path, first, n, name) {(name), BK_FIELD_TYPE_OF(((W *)0)->x first), (uint32_t)offsetof(W, x path), (n)},
+#define BK_DUMP_DISPEDGES(W, m, n, name)                                                               \
+    BK_DUMP_COLUMN(W, m.edge_neighbor, m.edge_neighbor[0][0], 8, name ".m_iNeighbor")                  \
+    BK_DUMP_COLUMN(W, m.edge_neighbor_orientation, m.edge_neighbor_orientation[0][0], 8,               \
+                   name ".m_NeighborOrientation")                                                      \
+    BK_DUMP_COLUMN(W, m.edge_span, m.edge_span[0][0], 8, name ".m_Span")                               \
+    BK_DUMP_COLUMN(W, m.edge_neighbor_span, m.edge_neighbor_span[0][0], 8, name ".m_NeighborSpan")
+#define BK_DUMP_DISPCORNERS(W, m, n, name)                                                             \
+    BK_DUMP_COLUMN(W, m.corner_neighbors, m.corner_neighbors[0][0], 16, name ".m_Neighbors")           \
+    BK_DUMP_COLUMN(W, m.corner_neighbor_count, m.corner_neighbor_count[0], 4, name ".m_nNeighbors")
 #define BK_DUMP_RGBEXPA(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
 #define BK_DUMP_SKIP16(W, m, n, name)
 #define BK_DUMP_SKIP32(W, m, n, name)
@@ -425,7 +551,7 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
     off_ += BK_SZ_##K(n);
 #define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
 #define BK_GEN_SWAP(K, m, n, name)                                                                     \
-    bk_swap_elements(p_ + off_, BK_SWAPW_##K, (size_t)(BK_SZ_##K(n)) / BK_SWAPW_##K);                  \
+    BK_SWAP_##K(p_ + off_, n)                                                                          \
     off_ += BK_SZ_##K(n);
 
 

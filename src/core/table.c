@@ -16,6 +16,14 @@ void bk_dump_add_table(bspkit_dump *out, const char *name, const bspkit_field *f
     out->tables[out->table_count++] = (bspkit_table){name, fields, field_count, records, stride, count};
 }
 
+void bk_dump_add_schema_table(bspkit_dump *out, const char *name, const bk_schema *schema, const void *records,
+                              size_t count)
+{
+    size_t nf;
+    const bspkit_field *fields = schema->dump_fields(&nf);
+    bk_dump_add_table(out, name, fields, nf, records, schema->native_size, count);
+}
+
 bspkit_result bk_tables_first(const bk_tables_fn *providers, size_t count, bspkit_map *map, int lump,
                               uint32_t game_id, bspkit_dump *out, bspkit_error *err)
 {
@@ -33,12 +41,11 @@ static bspkit_result schema_table(bspkit_map *map, int lump, bspkit_dump *out, b
 {
     const bk_layout *l = &map->lumps[lump].layout;
     const void *items;
-    size_t n, nf;
+    size_t n;
     bspkit_result r = bk_get_array(map, (bk_rec)l->decoded, lump, &items, &n, err);
     if (r != BSPKIT_OK)
         return r;
-    const bspkit_field *fields = l->schema->dump_fields(&nf);
-    bk_dump_add_table(out, "records", fields, nf, items, l->native_size, n);
+    bk_dump_add_schema_table(out, "records", l->schema, items, n);
     return BSPKIT_OK;
 }
 

@@ -17,6 +17,9 @@
 /* Append a table to `out` (at most BSPKIT_DUMP_MAX_TABLES). */
 void bk_dump_add_table(bspkit_dump *out, const char *name, const bspkit_field *fields, size_t field_count,
                        const void *records, size_t stride, size_t count);
+/* Append `count` native records of `schema` at `records` as a table with the schema's dump fields. */
+void bk_dump_add_schema_table(bspkit_dump *out, const char *name, const bk_schema *schema, const void *records,
+                              size_t count);
 
 /*
  * A table provider fills `out->tables` for lump `lump` (directory index; -1

@@ -187,22 +187,22 @@ static bk_layout layout(const bspkit_map *map, int lump)
     bool wide = (map->format.variant & BSPKIT_VARIANT_WIDE_LUMPS) && v >= 1;
     switch (lump) {
     /* Record arrays decoded elsewhere or later; their sizes are still checked at open. */
-    case BSPKIT_S_DISPINFO: return wide ? RECORDS(232) : RECORDS(176);
-    case BSPKIT_S_DISP_VERTS: return RECORDS(20);
-    case BSPKIT_S_DISP_TRIS: return RECORDS(2);
+    case BSPKIT_S_DISPINFO:
+    case BSPKIT_S_DISP_VERTS:
+    case BSPKIT_S_DISP_TRIS:
+    case BSPKIT_S_WORLDLIGHTS:
+    case BSPKIT_S_WORLDLIGHTS_HDR:
+    case BSPKIT_S_LEAF_AMBIENT_INDEX:
+    case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR:
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR:
+        s = bk_source_array_schema(map->format.version, map->format.variant, lump, v);
+        return s ? RECORDS(s->record_size) : NOT_ARRAY;
     case BSPKIT_S_VERTNORMALS: return RECORDS(12);
     case BSPKIT_S_VERTNORMALINDICES: return wide ? RECORDS(4) : RECORDS(2);
     case BSPKIT_S_CLIPPORTALVERTS: return RECORDS(12);
     case BSPKIT_S_PRIMVERTS: return RECORDS(12);
     case BSPKIT_S_PRIMINDICES: return wide ? RECORDS(4) : RECORDS(2);
-    case BSPKIT_S_WORLDLIGHTS:
-    case BSPKIT_S_WORLDLIGHTS_HDR: return v == 0 ? RECORDS(88) : v == 1 ? RECORDS(100) : NOT_ARRAY;
-    case BSPKIT_S_LEAF_AMBIENT_INDEX:
-    case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR: return wide ? RECORDS(8) : RECORDS(4);
-    case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
-    case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR:
-        /* Only version 1 is the 28-byte dleafambientlighting_t; some compilers wrote other data here. */
-        return v == 1 ? RECORDS(28) : NOT_ARRAY;
     default: return NOT_ARRAY;
     }
 }

@@ -3,14 +3,11 @@
 #include "bspkit/lighting.h"
 #include "core/table.h"
 #include "formats/source/family.h"
+#include "formats/source/records.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define WORLDLIGHT_V0_SIZE 88
-#define WORLDLIGHT_V1_SIZE 100
-#define AMBIENT_SAMPLE_SIZE 28
 
 /* ------------------------------------------------------------------------ */
 /* World lights                                                              */
@@ -20,31 +17,6 @@ typedef struct wl_set {
     bspkit_worldlight *items;
     size_t count;
 } wl_set;
-
-static void decode_worldlight(const uint8_t *p, bool be, bool v1, bspkit_worldlight *w)
-{
-    bk_rd_vec3(p, be, &w->origin);
-    bk_rd_vec3(p + 12, be, &w->intensity);
-    bk_rd_vec3(p + 24, be, &w->normal);
-    p += 36;
-    if (v1) {
-        bk_rd_vec3(p, be, &w->shadow_cast_offset);
-        p += 12;
-    }
-    w->cluster = rd_i32(p, be);
-    w->type = rd_i32(p + 4, be);
-    w->style = rd_i32(p + 8, be);
-    w->stopdot = rd_f32(p + 12, be);
-    w->stopdot2 = rd_f32(p + 16, be);
-    w->exponent = rd_f32(p + 20, be);
-    w->radius = rd_f32(p + 24, be);
-    w->constant_attn = rd_f32(p + 28, be);
-    w->linear_attn = rd_f32(p + 32, be);
-    w->quadratic_attn = rd_f32(p + 36, be);
-    w->flags = rd_i32(p + 40, be);
-    w->texinfo = rd_i32(p + 44, be);
-    w->owner = rd_i32(p + 48, be);
-}
 
 static bspkit_result build_worldlights(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)
 {
@@ -61,11 +33,12 @@ static bspkit_result build_worldlights(bspkit_map *map, bool hdr, const void **v
     if (r != BSPKIT_OK || size == 0)
         return r;
     int32_t version = map->lumps[lump].version;
-    if (version != 0 && version != 1)
+    const bk_schema *s = bk_source_map_array_schema(map, lump);
+    if (!s)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, bk_file_offset(map, lump, 0), 0,
                        "%s: version %d is not a known dworldlight_t layout (0: 88 bytes, 1: 100 bytes)",
                        bk_lump_name(map, lump), version);
-    size_t rec = version == 1 ? WORLDLIGHT_V1_SIZE : WORLDLIGHT_V0_SIZE;
+    size_t rec = s->record_size;
     if (size % rec != 0)
         return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, lump, bk_file_offset(map, lump, 0), 0,
                        "%s: %zu bytes is not a whole number of %zu-byte version %d records",
@@ -74,8 +47,7 @@ static bspkit_result build_worldlights(bspkit_map *map, bool hdr, const void **v
     set->items = bk_keep_alloc(map, n, sizeof *set->items, lump, err);
     if (!set->items)
         return err->code;
-    for (size_t i = 0; i < n; i++)
-        decode_worldlight(p + i * rec, map->format.big_endian, version == 1, &set->items[i]);
+    s->decode(p, n, map->format.big_endian, set->items);
     set->count = n;
     return BSPKIT_OK;
 }
@@ -120,21 +92,16 @@ static bspkit_result decode_ambient_index(bspkit_map *map, int lump, bspkit_leaf
     bspkit_result r = bk_lump_bytes(map, lump, &p, &size, err);
     if (r != BSPKIT_OK || size == 0)
         return r;
-    bool be = map->format.big_endian;
     /* Open has already checked the length against this record size. */
-    uint32_t rec = map->lumps[lump].layout.record_size;
-    bool wide = rec == 8;
-    if (rec != 4 && rec != 8)
+    const bk_schema *s = bk_source_map_array_schema(map, lump);
+    if (!s)
         return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, lump, bk_file_offset(map, lump, 0), 0,
                        "%s: no known record layout", bk_lump_name(map, lump));
-    size_t n = size / rec;
+    size_t n = size / s->record_size;
     bspkit_leaf_ambient_index *idx = bk_keep_alloc(map, n, sizeof *idx, lump, err);
     if (!idx)
         return err->code;
-    for (size_t i = 0; i < n; i++, p += rec) {
-        idx[i].sample_count = wide ? rd_u32(p, be) : rd_u16(p, be);
-        idx[i].first_sample = wide ? rd_u32(p + 4, be) : rd_u16(p + 2, be);
-    }
+    s->decode(p, n, map->format.big_endian, idx);
     a->index = idx;
     a->index_count = n;
     return BSPKIT_OK;
@@ -145,20 +112,14 @@ static bspkit_result decode_ambient_samples(bspkit_map *map, int lump, bspkit_le
     const uint8_t *p;
     size_t size;
     bspkit_result r = bk_lump_bytes(map, lump, &p, &size, err);
-    if (r != BSPKIT_OK || size == 0 || map->lumps[lump].layout.record_size != AMBIENT_SAMPLE_SIZE)
+    const bk_schema *layout = bk_source_map_array_schema(map, lump); /* none: not dleafambientlighting_t */
+    if (r != BSPKIT_OK || size == 0 || !layout)
         return r;
-    size_t n = size / AMBIENT_SAMPLE_SIZE;
+    size_t n = size / layout->record_size;
     bspkit_leaf_ambient_sample *s = bk_keep_alloc(map, n, sizeof *s, lump, err);
     if (!s)
         return err->code;
-    for (size_t i = 0; i < n; i++, p += AMBIENT_SAMPLE_SIZE) {
-        for (int k = 0; k < 6; k++)
-            s[i].cube[k] = bspkit_rgbexp_read(p + 4 * k);
-        s[i].x = p[24];
-        s[i].y = p[25];
-        s[i].z = p[26];
-        s[i].pad = p[27];
-    }
+    layout->decode(p, n, map->format.big_endian, s);
     a->samples = s;
     a->sample_count = n;
     return BSPKIT_OK;
@@ -215,38 +176,13 @@ bspkit_result bspkit_get_leaf_ambient(bspkit_map *map, bool hdr, const bspkit_le
 /* Dump tables                                                               */
 /* ------------------------------------------------------------------------ */
 
-static const bspkit_field WORLDLIGHT_FIELDS[] = {
-    BK_FIELD(bspkit_worldlight, origin, "origin", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_worldlight, intensity, "intensity", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_worldlight, normal, "normal", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_worldlight, shadow_cast_offset, "shadow_cast_offset", BSPKIT_FIELD_VEC3),
-    BK_FIELD(bspkit_worldlight, cluster, "cluster", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_worldlight, type, "type", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_worldlight, style, "style", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_worldlight, stopdot, "stopdot", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, stopdot2, "stopdot2", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, exponent, "exponent", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, radius, "radius", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, constant_attn, "constant_attn", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, linear_attn, "linear_attn", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, quadratic_attn, "quadratic_attn", BSPKIT_FIELD_F32),
-    BK_FIELD(bspkit_worldlight, flags, "flags", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_worldlight, texinfo, "texinfo", BSPKIT_FIELD_I32),
-    BK_FIELD(bspkit_worldlight, owner, "owner", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field AMBIENT_INDEX_FIELDS[] = {
-    BK_FIELD(bspkit_leaf_ambient_index, sample_count, "ambientSampleCount", BSPKIT_FIELD_U32),
-    BK_FIELD(bspkit_leaf_ambient_index, first_sample, "firstAmbientSample", BSPKIT_FIELD_U32),
-};
-
-static const bspkit_field AMBIENT_SAMPLE_FIELDS[] = {
-    BK_FIELDS(bspkit_leaf_ambient_sample, cube, "cube", BSPKIT_FIELD_RGBEXP, 6),
-    BK_FIELD(bspkit_leaf_ambient_sample, x, "x", BSPKIT_FIELD_U8),
-    BK_FIELD(bspkit_leaf_ambient_sample, y, "y", BSPKIT_FIELD_U8),
-    BK_FIELD(bspkit_leaf_ambient_sample, z, "z", BSPKIT_FIELD_U8),
-    BK_FIELD(bspkit_leaf_ambient_sample, pad, "pad", BSPKIT_FIELD_U8),
-};
+/* The schema behind `lump`'s table; an empty lump of a version without one
+ * shows the columns of version 1, which every version's records have. */
+static const bk_schema *table_schema(const bspkit_map *map, int lump)
+{
+    const bk_schema *s = bk_source_map_array_schema(map, lump);
+    return s ? s : bk_source_array_schema(map->format.version, map->format.variant, lump, 1);
+}
 
 static bspkit_result worldlight_tables(bspkit_map *map, int lump, bspkit_dump *out, bspkit_error *err)
 {
@@ -262,7 +198,7 @@ static bspkit_result worldlight_tables(bspkit_map *map, int lump, bspkit_dump *o
     if (r != BSPKIT_OK)
         return r;
     /* Version 0 records lack shadow_cast_offset: it prints as 0 there. */
-    bk_dump_add_table(out, "records", WORLDLIGHT_FIELDS, BK_COUNT_OF(WORLDLIGHT_FIELDS), w, sizeof *w, n);
+    bk_dump_add_schema_table(out, "records", table_schema(map, lump), w, n);
     return BSPKIT_OK;
 }
 
@@ -286,11 +222,9 @@ bspkit_result bk_tables_lighting(bspkit_map *map, int lump, uint32_t game_id, bs
         if (r != BSPKIT_OK)
             return r;
         if (index)
-            bk_dump_add_table(out, "records", AMBIENT_INDEX_FIELDS, BK_COUNT_OF(AMBIENT_INDEX_FIELDS), a->index,
-                              sizeof *a->index, a->index_count);
-        else if (map->lumps[lump].layout.record_size == AMBIENT_SAMPLE_SIZE || map->lumps[lump].length == 0)
-            bk_dump_add_table(out, "records", AMBIENT_SAMPLE_FIELDS, BK_COUNT_OF(AMBIENT_SAMPLE_FIELDS), a->samples,
-                              sizeof *a->samples, a->sample_count);
+            bk_dump_add_schema_table(out, "records", table_schema(map, lump), a->index, a->index_count);
+        else if (bk_source_map_array_schema(map, lump) || map->lumps[lump].length == 0)
+            bk_dump_add_schema_table(out, "records", table_schema(map, lump), a->samples, a->sample_count);
         else
             snprintf(out->note, sizeof out->note, "version %d is not dleafambientlighting_t: raw bytes",
                      map->lumps[lump].version);

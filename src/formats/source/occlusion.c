@@ -1,8 +1,10 @@
 /* Source OCCLUSION lump: three counted arrays (occluders, their polygons,
  * the polygons' vertex indices), each count checked against the bytes
- * that follow it before anything is allocated. */
+ * that follow it before anything is allocated. The record layouts are
+ * declared in source/records.c. */
 #include "bspkit/source_lumps.h"
 #include "core/map.h"
+#include "formats/source/records.h"
 
 /* Reads the int count at *pos and proves count * record bytes follow it. */
 static bspkit_result read_count(bspkit_map *map, const uint8_t *data, size_t size, uint64_t *pos, uint32_t record,
@@ -41,38 +43,27 @@ static bspkit_result build_occlusion(bspkit_map *map, const void **value, bspkit
         *value = occ;
         return BSPKIT_OK;
     }
-    /* Version 2 appended the area to doccluderdata_t. */
-    const uint32_t occ_size = occ->version >= 2 ? 40 : 36;
+    const bk_schema *occluder = bk_source_occluder_schema(occ->version), *polygon = &bk_source_occluder_poly;
     uint64_t pos = 0;
     size_t n;
 
-    if ((r = read_count(map, data, size, &pos, occ_size, "occluder", &n, err)) != BSPKIT_OK)
+    if ((r = read_count(map, data, size, &pos, occluder->record_size, "occluder", &n, err)) != BSPKIT_OK)
         return r;
     bspkit_occluder *o = bk_keep_alloc(map, n, sizeof *o, lump, err);
     if (n && !o)
         return err ? err->code : BSPKIT_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++, pos += occ_size) {
-        const uint8_t *p = data + pos;
-        o[i].flags = rd_i32(p, be);
-        o[i].first_poly = rd_i32(p + 4, be);
-        o[i].poly_count = rd_i32(p + 8, be);
-        bk_rd_vec3(p + 12, be, &o[i].mins);
-        bk_rd_vec3(p + 24, be, &o[i].maxs);
-        o[i].area = occ_size == 40 ? rd_i32(p + 36, be) : -1;
-    }
+    occluder->decode(data + pos, n, be, o);
+    pos += (uint64_t)n * occluder->record_size;
     occ->occluders = o;
     occ->occluder_count = n;
 
-    if ((r = read_count(map, data, size, &pos, 12, "occluder polygon", &n, err)) != BSPKIT_OK)
+    if ((r = read_count(map, data, size, &pos, polygon->record_size, "occluder polygon", &n, err)) != BSPKIT_OK)
         return r;
     bspkit_occluder_poly *poly = bk_keep_alloc(map, n, sizeof *poly, lump, err);
     if (n && !poly)
         return err ? err->code : BSPKIT_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++, pos += 12) {
-        poly[i].first_vertex_index = rd_i32(data + pos, be);
-        poly[i].vertex_count = rd_i32(data + pos + 4, be);
-        poly[i].plane = rd_i32(data + pos + 8, be);
-    }
+    polygon->decode(data + pos, n, be, poly);
+    pos += (uint64_t)n * polygon->record_size;
     occ->polys = poly;
     occ->poly_count = n;
 

@@ -5,6 +5,9 @@
  * (core/records.c). */
 #include "formats/source/records.h"
 
+#include "bspkit/displacement.h"
+#include "bspkit/lighting.h"
+#include "bspkit/source_lumps.h"
 #include "core/map.h"
 #include "core/records.h"
 
@@ -222,6 +225,221 @@ BK_SCHEMA(source_brushside_wide, bspkit_brushside, 16, "brush side", BRUSHSIDE_W
     F(I32, .plane, 1, "planenum")
 BK_SCHEMA(source_areaportal_wide, bspkit_areaportal, 20, "area portal", AREAPORTAL_WIDE);
 
+/* ---- records decoded into extras slots (surfaces.c, displacement.c, overlays.c, lighting.c) ---- */
+
+/* dleafwaterdata_t: two floats, a short texinfo, 2 pad bytes. */
+#define LEAF_WATER(F)                                                                                  \
+    F(F32, .surface_z, 1, "surfaceZ")                                                                  \
+    F(F32, .min_z, 1, "minZ")                                                                          \
+    F(I16, .texinfo, 1, "surfaceTexInfoID")                                                            \
+    F(PAD, , 2, "")
+BK_SCHEMA(source_leaf_water, bspkit_leaf_water, 12, "leaf water", LEAF_WATER);
+
+/* dprimitive_t: type byte and a pad byte, then four unsigned short counts;
+ * Strata's wide form pads the type to 4 bytes and widens the counts to uint32. */
+#define PRIMITIVE_FIELDS(F, TYPE_PAD, COUNT)                                                           \
+    F(U8, .type, 1, "type")                                                                            \
+    F(PAD, , TYPE_PAD, "")                                                                             \
+    F(COUNT, .first_index, 1, "firstIndex")                                                            \
+    F(COUNT, .index_count, 1, "indexCount")                                                            \
+    F(COUNT, .first_vert, 1, "firstVert")                                                              \
+    F(COUNT, .vert_count, 1, "vertCount")
+#define PRIMITIVE(F) PRIMITIVE_FIELDS(F, 1, U16)
+BK_SCHEMA(source_primitive, bspkit_primitive, 10, "primitive", PRIMITIVE);
+#define PRIMITIVE_WIDE(F) PRIMITIVE_FIELDS(F, 3, U32)
+BK_SCHEMA(source_primitive_wide, bspkit_primitive, 20, "primitive", PRIMITIVE_WIDE);
+
+#define MIN_DIST_TO_WATER(F) F(U16, , 1, "minDistToWater")
+BK_SCHEMA(source_min_dist_to_water, uint16_t, 2, "leaf min distance to water", MIN_DIST_TO_WATER);
+
+#define FACE_MACRO_TEXTURE(F) F(U16, , 1, "macroTextureIndex")
+BK_SCHEMA(source_face_macro_texture, uint16_t, 2, "face macro texture", FACE_MACRO_TEXTURE);
+
+/* dportal_t and dcluster_t (lumps 22 and 23 up to VBSP 19). */
+#define PORTAL(F)                                                                                      \
+    F(I32, .first_portal_vert, 1, "firstportalvert")                                                   \
+    F(I32, .num_portal_verts, 1, "numportalverts")                                                     \
+    F(I32, .plane, 1, "planenum")                                                                      \
+    F(U16A, .cluster, 2, "cluster")
+BK_SCHEMA(source_portal, bspkit_portal, 16, "portal", PORTAL);
+
+#define CLUSTER(F)                                                                                     \
+    F(I32, .first_portal, 1, "firstportal")                                                            \
+    F(I32, .num_portals, 1, "numportals")
+BK_SCHEMA(source_cluster, bspkit_cluster, 8, "cluster", CLUSTER);
+
+/* ddispinfo_t (176 bytes). Strata's DISPINFO version >= 1 (232 bytes) widens
+ * MapFace and the neighbour indices to 32 bits; each field keeps its order. */
+#define DISPINFO_HEAD(F)                                                                               \
+    F(VEC3, .start_position, 1, "startPosition")                                                       \
+    F(I32, .disp_vert_start, 1, "DispVertStart")                                                       \
+    F(I32, .disp_tri_start, 1, "DispTriStart")                                                         \
+    F(I32, .power, 1, "power")                                                                         \
+    F(I32, .min_tess, 1, "minTess")                                                                    \
+    F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
+    F(I32, .contents, 1, "contents")
+#define DISPINFO_TAIL(F, INDEX_BYTES)                                                                  \
+    F(I32, .lightmap_alpha_start, 1, "LightmapAlphaStart")                                             \
+    F(I32, .lightmap_sample_position_start, 1, "LightmapSamplePositionStart")                          \
+    F(DISPEDGES, , INDEX_BYTES, "EdgeNeighbors")                                                       \
+    F(DISPCORNERS, , INDEX_BYTES, "CornerNeighbors")                                                   \
+    F(U32A, .allowed_verts, 10, "AllowedVerts")
+#define DISPINFO(F)                                                                                    \
+    DISPINFO_HEAD(F)                                                                                   \
+    F(U16, .map_face, 1, "MapFace")                                                                    \
+    F(PAD, , 2, "")                                                                                    \
+    DISPINFO_TAIL(F, 2)
+BK_SCHEMA(source_dispinfo, bspkit_dispinfo, 176, "dispinfo", DISPINFO);
+#define DISPINFO_WIDE(F)                                                                               \
+    DISPINFO_HEAD(F)                                                                                   \
+    F(U32, .map_face, 1, "MapFace")                                                                    \
+    DISPINFO_TAIL(F, 4)
+BK_SCHEMA(source_dispinfo_wide, bspkit_dispinfo, 232, "dispinfo", DISPINFO_WIDE);
+
+/* CDispVert: the offset direction, its length and the blend alpha. */
+#define DISP_VERT(F)                                                                                   \
+    F(VEC3, .vec, 1, "vec")                                                                            \
+    F(F32, .dist, 1, "dist")                                                                           \
+    F(F32, .alpha, 1, "alpha")
+BK_SCHEMA(source_disp_vert, bspkit_disp_vert, 20, "displacement vertex", DISP_VERT);
+
+/* CDispTri: one unsigned short of DISPTRI_TAG_* flags. */
+#define DISP_TRI(F) F(U16, , 1, "Tags")
+BK_SCHEMA(source_disp_tri, uint16_t, 2, "displacement triangle", DISP_TRI);
+
+/* CDispMultiBlend: Vector4D m_vMultiBlend, m_vAlphaBlend; Vector m_vMultiBlendColors[4]. */
+#define DISP_MULTIBLEND(F)                                                                             \
+    F(F32A, .multiblend, 4, "m_vMultiBlend")                                                           \
+    F(F32A, .alphablend, 4, "m_vAlphaBlend")                                                           \
+    F(VEC3A, .colors, 4, "m_vMultiBlendColors")
+BK_SCHEMA(source_disp_multiblend, bspkit_disp_multiblend, 80, "displacement multiblend", DISP_MULTIBLEND);
+
+/* doverlay_t: Id int, TexInfo short, FaceCountAndRenderOrder ushort, then
+ * OVERLAY_BSP_FACE_COUNT face indices and 22 floats. Strata (lump version
+ * >= 1) widens TexInfo to an int and pads the ushort to 4 bytes.
+ * dwateroverlay_t is the same with WATEROVERLAY_BSP_FACE_COUNT faces. */
+#define OVERLAY_TAIL(F, FACES)                                                                         \
+    F(I32A, .faces, FACES, "Ofaces")                                                                   \
+    F(F32A, .u, 2, "U")                                                                                \
+    F(F32A, .v, 2, "V")                                                                                \
+    F(VEC3A, .uv_points, 4, "UVPoints")                                                                \
+    F(VEC3, .origin, 1, "Origin")                                                                      \
+    F(VEC3, .basis_normal, 1, "BasisNormal")
+#define OVERLAY_NARROW(F, FACES)                                                                       \
+    F(I32, .id, 1, "Id")                                                                               \
+    F(I16, .texinfo, 1, "TexInfo")                                                                     \
+    F(FCRO16, , 1, "FaceCountAndRenderOrder")                                                          \
+    OVERLAY_TAIL(F, FACES)
+#define OVERLAY_WIDENED(F, FACES)                                                                      \
+    F(I32, .id, 1, "Id")                                                                               \
+    F(I32, .texinfo, 1, "TexInfo")                                                                     \
+    F(FCRO16, , 1, "FaceCountAndRenderOrder")                                                          \
+    F(PAD, , 2, "")                                                                                    \
+    OVERLAY_TAIL(F, FACES)
+#define OVERLAY(F) OVERLAY_NARROW(F, BSPKIT_OVERLAY_FACES)
+BK_SCHEMA(source_overlay, bspkit_overlay, 352, "overlay", OVERLAY);
+#define OVERLAY_WIDE(F) OVERLAY_WIDENED(F, BSPKIT_OVERLAY_FACES)
+BK_SCHEMA(source_overlay_wide, bspkit_overlay, 356, "overlay", OVERLAY_WIDE);
+#define WATER_OVERLAY(F) OVERLAY_NARROW(F, BSPKIT_WATER_OVERLAY_FACES)
+BK_SCHEMA(source_water_overlay, bspkit_water_overlay, 1120, "water overlay", WATER_OVERLAY);
+#define WATER_OVERLAY_WIDE(F) OVERLAY_WIDENED(F, BSPKIT_WATER_OVERLAY_FACES)
+BK_SCHEMA(source_water_overlay_wide, bspkit_water_overlay, 1124, "water overlay", WATER_OVERLAY_WIDE);
+
+/* doverlayfade_t: squared fade distances. */
+#define OVERLAY_FADE(F)                                                                                \
+    F(F32, .fade_dist_min_sq, 1, "flFadeDistMinSq")                                                    \
+    F(F32, .fade_dist_max_sq, 1, "flFadeDistMaxSq")
+BK_SCHEMA(source_overlay_fade, bspkit_overlay_fade, 8, "overlay fade", OVERLAY_FADE);
+
+/* doverlaysystemlevel_t: four unsigned char CPU/GPU levels. */
+#define OVERLAY_SYSTEM_LEVEL(F)                                                                        \
+    F(U8, .min_cpu_level, 1, "nMinCPULevel")                                                           \
+    F(U8, .max_cpu_level, 1, "nMaxCPULevel")                                                           \
+    F(U8, .min_gpu_level, 1, "nMinGPULevel")                                                           \
+    F(U8, .max_gpu_level, 1, "nMaxGPULevel")
+BK_SCHEMA(source_overlay_system_level, bspkit_overlay_system_level, 4, "overlay system level",
+          OVERLAY_SYSTEM_LEVEL);
+
+/* dworldlight_t, lump version 0 (88 bytes); version 1 (100 bytes) adds
+ * shadow_cast_offset after the normal. Every field is 32-bit. */
+#define WORLDLIGHT_HEAD(F)                                                                             \
+    F(VEC3, .origin, 1, "origin")                                                                      \
+    F(VEC3, .intensity, 1, "intensity")                                                                \
+    F(VEC3, .normal, 1, "normal")
+#define WORLDLIGHT_TAIL(F)                                                                             \
+    F(I32, .cluster, 1, "cluster")                                                                     \
+    F(I32, .type, 1, "type")                                                                           \
+    F(I32, .style, 1, "style")                                                                         \
+    F(F32, .stopdot, 1, "stopdot")                                                                     \
+    F(F32, .stopdot2, 1, "stopdot2")                                                                   \
+    F(F32, .exponent, 1, "exponent")                                                                   \
+    F(F32, .radius, 1, "radius")                                                                       \
+    F(F32, .constant_attn, 1, "constant_attn")                                                         \
+    F(F32, .linear_attn, 1, "linear_attn")                                                             \
+    F(F32, .quadratic_attn, 1, "quadratic_attn")                                                       \
+    F(I32, .flags, 1, "flags")                                                                         \
+    F(I32, .texinfo, 1, "texinfo")                                                                     \
+    F(I32, .owner, 1, "owner")
+#define WORLDLIGHT_V0(F)                                                                               \
+    WORLDLIGHT_HEAD(F)                                                                                 \
+    F(ABSENT, .shadow_cast_offset, (bspkit_vec3){0}, "shadow_cast_offset")                             \
+    WORLDLIGHT_TAIL(F)
+BK_SCHEMA(source_worldlight_v0, bspkit_worldlight, 88, "world light", WORLDLIGHT_V0);
+#define WORLDLIGHT_V1(F)                                                                               \
+    WORLDLIGHT_HEAD(F)                                                                                 \
+    F(VEC3, .shadow_cast_offset, 1, "shadow_cast_offset")                                              \
+    WORLDLIGHT_TAIL(F)
+BK_SCHEMA(source_worldlight_v1, bspkit_worldlight, 100, "world light", WORLDLIGHT_V1);
+
+/* dleafambientindex_t: two unsigned shorts (two uint32 in Strata's wide lumps). */
+#define LEAF_AMBIENT_INDEX_FIELDS(F, COUNT)                                                            \
+    F(COUNT, .sample_count, 1, "ambientSampleCount")                                                   \
+    F(COUNT, .first_sample, 1, "firstAmbientSample")
+#define LEAF_AMBIENT_INDEX(F) LEAF_AMBIENT_INDEX_FIELDS(F, U16)
+BK_SCHEMA(source_leaf_ambient_index, bspkit_leaf_ambient_index, 4, "leaf ambient index", LEAF_AMBIENT_INDEX);
+#define LEAF_AMBIENT_INDEX_WIDE(F) LEAF_AMBIENT_INDEX_FIELDS(F, U32)
+BK_SCHEMA(source_leaf_ambient_index_wide, bspkit_leaf_ambient_index, 8, "leaf ambient index",
+          LEAF_AMBIENT_INDEX_WIDE);
+
+/* dleafambientlighting_t (lump version 1): a CompressedLightCube, then the
+ * sample's position as fractions of the leaf's bounds and a pad byte. */
+#define LEAF_AMBIENT_SAMPLE(F)                                                                         \
+    F(RGBEXPA, .cube, 6, "cube")                                                                       \
+    F(U8, .x, 1, "x")                                                                                  \
+    F(U8, .y, 1, "y")                                                                                  \
+    F(U8, .z, 1, "z")                                                                                  \
+    F(U8, .pad, 1, "pad")
+BK_SCHEMA(source_leaf_ambient_sample, bspkit_leaf_ambient_sample, 28, "leaf ambient sample", LEAF_AMBIENT_SAMPLE);
+
+/* The OCCLUSION lump's records (it counts each array itself): doccluderdata_t,
+ * whose lump version 2 appended the area (40 bytes; 36 before), and
+ * doccluderpolydata_t. */
+#define OCCLUDER_HEAD(F)                                                                               \
+    F(I32, .flags, 1, "flags")                                                                         \
+    F(I32, .first_poly, 1, "firstpoly")                                                                \
+    F(I32, .poly_count, 1, "polycount")                                                                \
+    F(VEC3, .mins, 1, "mins")                                                                          \
+    F(VEC3, .maxs, 1, "maxs")
+#define OCCLUDER_V1(F)                                                                                 \
+    OCCLUDER_HEAD(F)                                                                                   \
+    F(ABSENT, .area, -1, "area")
+BK_SCHEMA(source_occluder_v1, bspkit_occluder, 36, "occluder", OCCLUDER_V1);
+#define OCCLUDER_V2(F)                                                                                 \
+    OCCLUDER_HEAD(F)                                                                                   \
+    F(I32, .area, 1, "area")
+BK_SCHEMA(source_occluder_v2, bspkit_occluder, 40, "occluder", OCCLUDER_V2);
+
+#define OCCLUDER_POLY(F)                                                                               \
+    F(I32, .first_vertex_index, 1, "firstvertexindex")                                                 \
+    F(I32, .vertex_count, 1, "vertexcount")                                                            \
+    F(I32, .plane, 1, "planenum")
+BK_SCHEMA(bk_source_occluder_poly, bspkit_occluder_poly, 12, "occluder polygon", OCCLUDER_POLY);
+
+const bk_schema *bk_source_occluder_schema(int32_t lump_version)
+{
+    return lump_version >= 2 ? &source_occluder_v2 : &source_occluder_v1;
+}
+
 /* ---- which layout ---- */
 
 const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, int32_t lump_version)
@@ -266,4 +484,51 @@ const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, i
     case BSPKIT_S_TEXDATA_STRING_TABLE: return &source_string_table;
     default: return NULL;
     }
+}
+
+const bk_schema *bk_source_array_schema(int32_t version, uint32_t variant, int lump, int32_t lump_version)
+{
+    bool wide = (variant & BSPKIT_VARIANT_WIDE_LUMPS) && lump_version >= 1;
+    switch (lump) {
+    case BSPKIT_S_LEAFWATERDATA: return &source_leaf_water;
+    case BSPKIT_S_PRIMITIVES: return wide ? &source_primitive_wide : &source_primitive;
+    case BSPKIT_S_LEAFMINDISTTOWATER: return &source_min_dist_to_water;
+    case BSPKIT_S_FACE_MACRO_TEXTURE_INFO: return &source_face_macro_texture;
+    /* Lumps 22-25 carry portals and clusters only up to VBSP 19. */
+    case 22: return version <= 19 ? &source_portal : NULL;
+    case 23: return version <= 19 ? &source_cluster : NULL;
+    case BSPKIT_S_DISPINFO: return wide ? &source_dispinfo_wide : &source_dispinfo;
+    case BSPKIT_S_DISP_VERTS: return &source_disp_vert;
+    case BSPKIT_S_DISP_TRIS: return &source_disp_tri;
+    case BSPKIT_S_DISP_MULTIBLEND: return &source_disp_multiblend;
+    case BSPKIT_S_OVERLAYS: return wide ? &source_overlay_wide : &source_overlay;
+    case BSPKIT_S_WATEROVERLAYS: return wide ? &source_water_overlay_wide : &source_water_overlay;
+    case BSPKIT_S_OVERLAY_FADES: return &source_overlay_fade;
+    case BSPKIT_S_OVERLAY_SYSTEM_LEVELS: return &source_overlay_system_level;
+    case BSPKIT_S_WORLDLIGHTS:
+    case BSPKIT_S_WORLDLIGHTS_HDR:
+        return lump_version == 0 ? &source_worldlight_v0 : lump_version == 1 ? &source_worldlight_v1 : NULL;
+    case BSPKIT_S_LEAF_AMBIENT_INDEX:
+    case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR: return wide ? &source_leaf_ambient_index_wide : &source_leaf_ambient_index;
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
+    case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR:
+        /* Only version 1 is dleafambientlighting_t; some compilers wrote other data here. */
+        return lump_version == 1 ? &source_leaf_ambient_sample : NULL;
+    default: return NULL;
+    }
+}
+
+const bk_schema *bk_source_map_array_schema(const bspkit_map *map, int lump)
+{
+    if (lump < 0 || lump >= map->lump_count)
+        return NULL;
+    return bk_source_array_schema(map->format.version, map->format.variant, lump, map->lumps[lump].version);
+}
+
+bk_array_spec bk_source_array_spec(const bspkit_map *map, int lump)
+{
+    const bk_schema *s = bk_source_map_array_schema(map, lump);
+    if (!s)
+        return (bk_array_spec){-1, 1, 0, NULL};
+    return (bk_array_spec){lump, s->record_size, s->native_size, s->decode};
 }

@@ -5,6 +5,7 @@
 #include "bspkit/source_lumps.h"
 #include "core/map.h"
 #include "core/table.h"
+#include "formats/source/records.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ bspkit_result bk_source_value_get(bspkit_map *map, bk_extra slot, bk_extra_build
 }
 
 /* ------------------------------------------------------------------------ */
-/* Decoders                                                                  */
+/* Layouts per map                                                           */
 /* ------------------------------------------------------------------------ */
 
 static bool wide_lump(const bspkit_map *map, int lump)
@@ -95,97 +96,12 @@ static bool wide_lump(const bspkit_map *map, int lump)
     return (map->format.variant & BSPKIT_VARIANT_WIDE_LUMPS) && map->lumps[lump].version >= 1;
 }
 
-static void decode_leaf_water(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_leaf_water *o = dst;
-    for (size_t i = 0; i < n; i++, src += 12) {
-        o[i].surface_z = rd_f32(src, be);
-        o[i].min_z = rd_f32(src + 4, be);
-        o[i].texinfo = rd_i16(src + 8, be);
-    }
-}
-
-static void decode_primitives(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_primitive *o = dst;
-    for (size_t i = 0; i < n; i++, src += 10) {
-        o[i].type = src[0]; /* one byte, then one byte of padding, in either byte order */
-        o[i].first_index = rd_u16(src + 2, be);
-        o[i].index_count = rd_u16(src + 4, be);
-        o[i].first_vert = rd_u16(src + 6, be);
-        o[i].vert_count = rd_u16(src + 8, be);
-    }
-}
-
-static void decode_primitives_wide(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_primitive *o = dst;
-    for (size_t i = 0; i < n; i++, src += 20) {
-        o[i].type = src[0];
-        o[i].first_index = rd_u32(src + 4, be);
-        o[i].index_count = rd_u32(src + 8, be);
-        o[i].first_vert = rd_u32(src + 12, be);
-        o[i].vert_count = rd_u32(src + 16, be);
-    }
-}
-
-static void decode_u16(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    uint16_t *o = dst;
-    for (size_t i = 0; i < n; i++)
-        o[i] = rd_u16(src + 2 * i, be);
-}
-
-static void decode_portals(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_portal *o = dst;
-    for (size_t i = 0; i < n; i++, src += 16) {
-        o[i].first_portal_vert = rd_i32(src, be);
-        o[i].num_portal_verts = rd_i32(src + 4, be);
-        o[i].plane = rd_i32(src + 8, be);
-        o[i].cluster[0] = rd_u16(src + 12, be);
-        o[i].cluster[1] = rd_u16(src + 14, be);
-    }
-}
-
-static void decode_clusters(const uint8_t *src, size_t n, bool be, void *dst)
-{
-    bspkit_cluster *o = dst;
-    for (size_t i = 0; i < n; i++, src += 8) {
-        o[i].first_portal = rd_i32(src, be);
-        o[i].num_portals = rd_i32(src + 4, be);
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Layouts per map                                                           */
-/* ------------------------------------------------------------------------ */
-
 #define SPEC(lump, size, type, fn) ((bk_array_spec){(lump), (size), sizeof(type), (fn)})
 
 /* 16-bit index arrays that Strata widens to 32 bits from lump version 1. */
 static bk_array_spec index_spec(const bspkit_map *map, int lump)
 {
     return wide_lump(map, lump) ? SPEC(lump, 4, uint32_t, bk_decode_u32) : SPEC(lump, 2, uint32_t, bk_decode_u16_as_u32);
-}
-
-static bk_array_spec leaf_water_spec(bspkit_map *map)
-{
-    (void)map;
-    return SPEC(BSPKIT_S_LEAFWATERDATA, 12, bspkit_leaf_water, decode_leaf_water);
-}
-
-static bk_array_spec min_dist_spec(bspkit_map *map)
-{
-    (void)map;
-    return SPEC(BSPKIT_S_LEAFMINDISTTOWATER, 2, uint16_t, decode_u16);
-}
-
-static bk_array_spec primitives_spec(bspkit_map *map)
-{
-    if (wide_lump(map, BSPKIT_S_PRIMITIVES))
-        return SPEC(BSPKIT_S_PRIMITIVES, 20, bspkit_primitive, decode_primitives_wide);
-    return SPEC(BSPKIT_S_PRIMITIVES, 10, bspkit_primitive, decode_primitives);
 }
 
 static bk_array_spec prim_verts_spec(bspkit_map *map)
@@ -216,12 +132,6 @@ static bk_array_spec face_ids_spec(bspkit_map *map)
     return SPEC(BSPKIT_S_FACEIDS, 2, uint32_t, bk_decode_u16_as_u32);
 }
 
-static bk_array_spec face_macro_spec(bspkit_map *map)
-{
-    (void)map;
-    return SPEC(BSPKIT_S_FACE_MACRO_TEXTURE_INFO, 2, uint16_t, decode_u16);
-}
-
 static bk_array_spec clip_portal_verts_spec(bspkit_map *map)
 {
     (void)map;
@@ -230,16 +140,6 @@ static bk_array_spec clip_portal_verts_spec(bspkit_map *map)
 
 /* Lumps 22-25 carry portals and clusters only up to VBSP 19. */
 static bool has_portal_lumps(const bspkit_map *map) { return map->format.version <= 19; }
-
-static bk_array_spec portals_spec(bspkit_map *map)
-{
-    return SPEC(has_portal_lumps(map) ? 22 : -1, 16, bspkit_portal, decode_portals);
-}
-
-static bk_array_spec clusters_spec(bspkit_map *map)
-{
-    return SPEC(has_portal_lumps(map) ? 23 : -1, 8, bspkit_cluster, decode_clusters);
-}
 
 static bk_array_spec portal_verts_spec(bspkit_map *map)
 {
@@ -251,17 +151,19 @@ static bk_array_spec cluster_portals_spec(bspkit_map *map)
     return SPEC(has_portal_lumps(map) ? 25 : -1, 2, uint32_t, bk_decode_u16_as_u32);
 }
 
-BK_ARRAY_ACCESSOR(bspkit_get_leaf_water, bspkit_leaf_water, EX_LEAF_WATER, leaf_water_spec)
-BK_ARRAY_ACCESSOR(bspkit_get_leaf_min_dist_to_water, uint16_t, EX_LEAF_MIN_DIST_TO_WATER, min_dist_spec)
-BK_ARRAY_ACCESSOR(bspkit_get_primitives, bspkit_primitive, EX_PRIMITIVES, primitives_spec)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_leaf_water, bspkit_leaf_water, EX_LEAF_WATER, BSPKIT_S_LEAFWATERDATA)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_leaf_min_dist_to_water, uint16_t, EX_LEAF_MIN_DIST_TO_WATER,
+                         BSPKIT_S_LEAFMINDISTTOWATER)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_primitives, bspkit_primitive, EX_PRIMITIVES, BSPKIT_S_PRIMITIVES)
 BK_ARRAY_ACCESSOR(bspkit_get_prim_verts, bspkit_vec3, EX_PRIM_VERTS, prim_verts_spec)
 BK_ARRAY_ACCESSOR(bspkit_get_prim_indices, uint32_t, EX_PRIM_INDICES, prim_indices_spec)
 BK_ARRAY_ACCESSOR(bspkit_get_vert_normals, bspkit_vec3, EX_VERT_NORMALS, vert_normals_spec)
 BK_ARRAY_ACCESSOR(bspkit_get_face_ids, uint32_t, EX_FACE_IDS, face_ids_spec)
-BK_ARRAY_ACCESSOR(bspkit_get_face_macro_texinfo, uint16_t, EX_FACE_MACRO_TEXINFO, face_macro_spec)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_face_macro_texinfo, uint16_t, EX_FACE_MACRO_TEXINFO,
+                         BSPKIT_S_FACE_MACRO_TEXTURE_INFO)
 BK_ARRAY_ACCESSOR(bspkit_get_clip_portal_verts, bspkit_vec3, EX_CLIP_PORTAL_VERTS, clip_portal_verts_spec)
-BK_ARRAY_ACCESSOR(bspkit_get_portals, bspkit_portal, EX_PORTALS, portals_spec)
-BK_ARRAY_ACCESSOR(bspkit_get_clusters, bspkit_cluster, EX_CLUSTERS, clusters_spec)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_portals, bspkit_portal, EX_PORTALS, 22)
+BK_SOURCE_ARRAY_ACCESSOR(bspkit_get_clusters, bspkit_cluster, EX_CLUSTERS, 23)
 BK_ARRAY_ACCESSOR(bspkit_get_portal_verts, bspkit_vec3, EX_PORTAL_VERTS, portal_verts_spec)
 BK_ARRAY_ACCESSOR(bspkit_get_cluster_portals, uint32_t, EX_CLUSTER_PORTALS, cluster_portals_spec)
 
@@ -426,61 +328,6 @@ bspkit_result bspkit_get_map_flags(bspkit_map *map, uint32_t *flags, size_t *cou
 #define F(type, member, name, ftype) BK_FIELD(type, member, name, ftype)
 #define FN(type, member, name, ftype, n) BK_FIELDS(type, member, name, ftype, n)
 
-static const bspkit_field OVERLAY_FIELDS[] = {
-    F(bspkit_overlay, id, "Id", BSPKIT_FIELD_I32),
-    F(bspkit_overlay, texinfo, "TexInfo", BSPKIT_FIELD_I32),
-    F(bspkit_overlay, face_count_and_render_order, "FaceCountAndRenderOrder", BSPKIT_FIELD_U16),
-    F(bspkit_overlay, face_count, "FaceCount", BSPKIT_FIELD_U16),
-    F(bspkit_overlay, render_order, "RenderOrder", BSPKIT_FIELD_U8),
-    FN(bspkit_overlay, faces, "Ofaces", BSPKIT_FIELD_I32, BSPKIT_OVERLAY_FACES),
-    FN(bspkit_overlay, u, "U", BSPKIT_FIELD_F32, 2),
-    FN(bspkit_overlay, v, "V", BSPKIT_FIELD_F32, 2),
-    FN(bspkit_overlay, uv_points, "UVPoints", BSPKIT_FIELD_VEC3, 4),
-    F(bspkit_overlay, origin, "Origin", BSPKIT_FIELD_VEC3),
-    F(bspkit_overlay, basis_normal, "BasisNormal", BSPKIT_FIELD_VEC3),
-};
-
-static const bspkit_field WATER_OVERLAY_FIELDS[] = {
-    F(bspkit_water_overlay, id, "Id", BSPKIT_FIELD_I32),
-    F(bspkit_water_overlay, texinfo, "TexInfo", BSPKIT_FIELD_I32),
-    F(bspkit_water_overlay, face_count_and_render_order, "FaceCountAndRenderOrder", BSPKIT_FIELD_U16),
-    F(bspkit_water_overlay, face_count, "FaceCount", BSPKIT_FIELD_U16),
-    F(bspkit_water_overlay, render_order, "RenderOrder", BSPKIT_FIELD_U8),
-    FN(bspkit_water_overlay, faces, "Ofaces", BSPKIT_FIELD_I32, BSPKIT_WATER_OVERLAY_FACES),
-    FN(bspkit_water_overlay, u, "U", BSPKIT_FIELD_F32, 2),
-    FN(bspkit_water_overlay, v, "V", BSPKIT_FIELD_F32, 2),
-    FN(bspkit_water_overlay, uv_points, "UVPoints", BSPKIT_FIELD_VEC3, 4),
-    F(bspkit_water_overlay, origin, "Origin", BSPKIT_FIELD_VEC3),
-    F(bspkit_water_overlay, basis_normal, "BasisNormal", BSPKIT_FIELD_VEC3),
-};
-
-static const bspkit_field FADE_FIELDS[] = {
-    F(bspkit_overlay_fade, fade_dist_min_sq, "flFadeDistMinSq", BSPKIT_FIELD_F32),
-    F(bspkit_overlay_fade, fade_dist_max_sq, "flFadeDistMaxSq", BSPKIT_FIELD_F32),
-};
-
-static const bspkit_field LEVEL_FIELDS[] = {
-    F(bspkit_overlay_system_level, min_cpu_level, "nMinCPULevel", BSPKIT_FIELD_U8),
-    F(bspkit_overlay_system_level, max_cpu_level, "nMaxCPULevel", BSPKIT_FIELD_U8),
-    F(bspkit_overlay_system_level, min_gpu_level, "nMinGPULevel", BSPKIT_FIELD_U8),
-    F(bspkit_overlay_system_level, max_gpu_level, "nMaxGPULevel", BSPKIT_FIELD_U8),
-};
-
-static const bspkit_field OCCLUDER_FIELDS[] = {
-    F(bspkit_occluder, flags, "flags", BSPKIT_FIELD_I32),
-    F(bspkit_occluder, first_poly, "firstpoly", BSPKIT_FIELD_I32),
-    F(bspkit_occluder, poly_count, "polycount", BSPKIT_FIELD_I32),
-    F(bspkit_occluder, mins, "mins", BSPKIT_FIELD_VEC3),
-    F(bspkit_occluder, maxs, "maxs", BSPKIT_FIELD_VEC3),
-    F(bspkit_occluder, area, "area", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field OCCLUDER_POLY_FIELDS[] = {
-    F(bspkit_occluder_poly, first_vertex_index, "firstvertexindex", BSPKIT_FIELD_I32),
-    F(bspkit_occluder_poly, vertex_count, "vertexcount", BSPKIT_FIELD_I32),
-    F(bspkit_occluder_poly, plane, "planenum", BSPKIT_FIELD_I32),
-};
-
 static const bspkit_field PHYS_MODEL_FIELDS[] = {
     F(bspkit_phys_model, model_index, "modelIndex", BSPKIT_FIELD_I32),
     F(bspkit_phys_model, data_size, "dataSize", BSPKIT_FIELD_I32),
@@ -499,32 +346,6 @@ static const bspkit_field PHYS_SOLID_FIELDS[] = {
 static const bspkit_field PHYSDISP_FIELDS[] = {
     F(bspkit_physdisp_entry, offset, "offset", BSPKIT_FIELD_U64),
     F(bspkit_physdisp_entry, size, "dataSize", BSPKIT_FIELD_U32),
-};
-
-static const bspkit_field LEAF_WATER_FIELDS[] = {
-    F(bspkit_leaf_water, surface_z, "surfaceZ", BSPKIT_FIELD_F32),
-    F(bspkit_leaf_water, min_z, "minZ", BSPKIT_FIELD_F32),
-    F(bspkit_leaf_water, texinfo, "surfaceTexInfoID", BSPKIT_FIELD_I32),
-};
-
-static const bspkit_field PRIMITIVE_FIELDS[] = {
-    F(bspkit_primitive, type, "type", BSPKIT_FIELD_U8),
-    F(bspkit_primitive, first_index, "firstIndex", BSPKIT_FIELD_U32),
-    F(bspkit_primitive, index_count, "indexCount", BSPKIT_FIELD_U32),
-    F(bspkit_primitive, first_vert, "firstVert", BSPKIT_FIELD_U32),
-    F(bspkit_primitive, vert_count, "vertCount", BSPKIT_FIELD_U32),
-};
-
-static const bspkit_field PORTAL_FIELDS[] = {
-    F(bspkit_portal, first_portal_vert, "firstportalvert", BSPKIT_FIELD_I32),
-    F(bspkit_portal, num_portal_verts, "numportalverts", BSPKIT_FIELD_I32),
-    F(bspkit_portal, plane, "planenum", BSPKIT_FIELD_I32),
-    FN(bspkit_portal, cluster, "cluster", BSPKIT_FIELD_U16, 2),
-};
-
-static const bspkit_field CLUSTER_FIELDS[] = {
-    F(bspkit_cluster, first_portal, "firstportal", BSPKIT_FIELD_I32),
-    F(bspkit_cluster, num_portals, "numportals", BSPKIT_FIELD_I32),
 };
 
 static const bspkit_field PROP_COLLISION_FIELDS[] = {
@@ -549,8 +370,6 @@ static const bspkit_field NORMAL_FIELDS[] = {{"normal", BSPKIT_FIELD_VEC3, 0, 1}
 static const bspkit_field I32_INDEX_FIELDS[] = {{"index", BSPKIT_FIELD_I32, 0, 1}};
 static const bspkit_field U32_INDEX_FIELDS[] = {{"index", BSPKIT_FIELD_U32, 0, 1}};
 static const bspkit_field FACE_ID_FIELDS[] = {{"hammerfaceid", BSPKIT_FIELD_U32, 0, 1}};
-static const bspkit_field MIN_DIST_FIELDS[] = {{"minDistToWater", BSPKIT_FIELD_U16, 0, 1}};
-static const bspkit_field MACRO_FIELDS[] = {{"macroTextureIndex", BSPKIT_FIELD_U16, 0, 1}};
 static const bspkit_field MAP_FLAGS_FIELDS[] = {{"m_LevelFlags", BSPKIT_FIELD_U32, 0, 1}};
 
 #define ADD(out, name, fields, items, count) \
@@ -561,55 +380,25 @@ static bspkit_result tables_arrays(bspkit_map *map, int lump, bspkit_dump *out, 
     bspkit_result r = BSPKIT_ERR_NOT_FOUND;
     size_t n = 0;
     switch (lump) {
-    case BSPKIT_S_OVERLAYS: {
-        const bspkit_overlay *p;
-        if ((r = bspkit_get_overlays(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", OVERLAY_FIELDS, p, n);
+    case BSPKIT_S_OVERLAYS: BK_SOURCE_RECORDS_TABLE(bspkit_get_overlays, bspkit_overlay);
         break;
-    }
-    case BSPKIT_S_WATEROVERLAYS: {
-        const bspkit_water_overlay *p;
-        if ((r = bspkit_get_water_overlays(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", WATER_OVERLAY_FIELDS, p, n);
+    case BSPKIT_S_WATEROVERLAYS: BK_SOURCE_RECORDS_TABLE(bspkit_get_water_overlays, bspkit_water_overlay);
         break;
-    }
-    case BSPKIT_S_OVERLAY_FADES: {
-        const bspkit_overlay_fade *p;
-        if ((r = bspkit_get_overlay_fades(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", FADE_FIELDS, p, n);
+    case BSPKIT_S_OVERLAY_FADES: BK_SOURCE_RECORDS_TABLE(bspkit_get_overlay_fades, bspkit_overlay_fade);
         break;
-    }
-    case BSPKIT_S_OVERLAY_SYSTEM_LEVELS: {
-        const bspkit_overlay_system_level *p;
-        if ((r = bspkit_get_overlay_system_levels(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", LEVEL_FIELDS, p, n);
+    case BSPKIT_S_OVERLAY_SYSTEM_LEVELS:
+        BK_SOURCE_RECORDS_TABLE(bspkit_get_overlay_system_levels, bspkit_overlay_system_level);
         break;
-    }
-    case BSPKIT_S_LEAFWATERDATA: {
-        const bspkit_leaf_water *p;
-        if ((r = bspkit_get_leaf_water(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", LEAF_WATER_FIELDS, p, n);
+    case BSPKIT_S_LEAFWATERDATA: BK_SOURCE_RECORDS_TABLE(bspkit_get_leaf_water, bspkit_leaf_water);
         break;
-    }
-    case BSPKIT_S_PRIMITIVES: {
-        const bspkit_primitive *p;
-        if ((r = bspkit_get_primitives(map, &p, &n, err)) == BSPKIT_OK)
-            ADD(out, "records", PRIMITIVE_FIELDS, p, n);
+    case BSPKIT_S_PRIMITIVES: BK_SOURCE_RECORDS_TABLE(bspkit_get_primitives, bspkit_primitive);
         break;
-    }
     case BSPKIT_S_LEAFMINDISTTOWATER:
-    case BSPKIT_S_FACE_MACRO_TEXTURE_INFO: {
-        const uint16_t *p;
-        bool macro = lump == BSPKIT_S_FACE_MACRO_TEXTURE_INFO;
-        r = macro ? bspkit_get_face_macro_texinfo(map, &p, &n, err) : bspkit_get_leaf_min_dist_to_water(map, &p, &n, err);
-        if (r == BSPKIT_OK) {
-            if (macro)
-                ADD(out, "records", MACRO_FIELDS, p, n);
-            else
-                ADD(out, "records", MIN_DIST_FIELDS, p, n);
-        }
+        BK_SOURCE_RECORDS_TABLE(bspkit_get_leaf_min_dist_to_water, uint16_t);
         break;
-    }
+    case BSPKIT_S_FACE_MACRO_TEXTURE_INFO:
+        BK_SOURCE_RECORDS_TABLE(bspkit_get_face_macro_texinfo, uint16_t);
+        break;
     case BSPKIT_S_PRIMVERTS:
     case BSPKIT_S_VERTNORMALS:
     case BSPKIT_S_CLIPPORTALVERTS: {
@@ -654,8 +443,9 @@ static bspkit_result tables_structured(bspkit_map *map, int lump, bspkit_dump *o
         const bspkit_occlusion *o;
         if ((r = bspkit_get_occlusion(map, &o, err)) != BSPKIT_OK)
             return r;
-        ADD(out, "occluders", OCCLUDER_FIELDS, o->occluders, o->occluder_count);
-        ADD(out, "polys", OCCLUDER_POLY_FIELDS, o->polys, o->poly_count);
+        bk_dump_add_schema_table(out, "occluders", bk_source_occluder_schema(o->version), o->occluders,
+                                 o->occluder_count);
+        bk_dump_add_schema_table(out, "polys", &bk_source_occluder_poly, o->polys, o->poly_count);
         ADD(out, "vertexIndices", I32_INDEX_FIELDS, o->vertex_indices, o->vertex_index_count);
         if (o->version < 2)
             snprintf(out->note, sizeof out->note, "lump version %d: doccluderdata_t has no area (shown as -1)",
@@ -696,22 +486,23 @@ static bspkit_result tables_22_25(bspkit_map *map, int lump, bspkit_dump *out, b
     bspkit_result r;
     size_t n;
     if (has_portal_lumps(map)) {
-        if (lump == 22) {
-            const bspkit_portal *p;
-            if ((r = bspkit_get_portals(map, &p, &n, err)) == BSPKIT_OK)
-                ADD(out, "records", PORTAL_FIELDS, p, n);
-        } else if (lump == 23) {
-            const bspkit_cluster *p;
-            if ((r = bspkit_get_clusters(map, &p, &n, err)) == BSPKIT_OK)
-                ADD(out, "records", CLUSTER_FIELDS, p, n);
-        } else if (lump == 24) {
+        switch (lump) {
+        case 22: BK_SOURCE_RECORDS_TABLE(bspkit_get_portals, bspkit_portal);
+            break;
+        case 23: BK_SOURCE_RECORDS_TABLE(bspkit_get_clusters, bspkit_cluster);
+            break;
+        case 24: {
             const bspkit_vec3 *p;
             if ((r = bspkit_get_portal_verts(map, &p, &n, err)) == BSPKIT_OK)
                 ADD(out, "records", VEC3_FIELDS, p, n);
-        } else {
+            break;
+        }
+        default: {
             const uint32_t *p;
             if ((r = bspkit_get_cluster_portals(map, &p, &n, err)) == BSPKIT_OK)
                 ADD(out, "records", U32_INDEX_FIELDS, p, n);
+            break;
+        }
         }
         return r;
     }

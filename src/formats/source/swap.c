@@ -1,10 +1,12 @@
 /* Byte-order conversion of Source lumps and game lumps.
  *
- * Fixed-record lumps are described by a field-width string applied record by
- * record: "4" is a 32-bit field (int, float, or a bit-field packed in an int),
- * "2" a 16-bit field, "1" a byte (chars, colour bytes and padding, which
- * Valve's converter copies unchanged), "WxN" repeats, "(...)xN" repeats a
- * group. The widths follow the byte-swap data descriptions in the SDK's
+ * Record arrays declared as schemas (source/records.c) convert through their
+ * schema, each field swapped by its width. The other fixed-record lumps and
+ * the game lumps' prop records are described by a field-width string applied
+ * record by record: "4" is a 32-bit field (int, float, or a bit-field packed
+ * in an int), "2" a 16-bit field, "1" a byte (chars, colour bytes and
+ * padding, which Valve's converter copies unchanged), "WxN" repeats,
+ * "(...)xN" repeats a group. The widths follow the byte-swap data descriptions in the SDK's
  * bsplib.cpp, the structs in bspfile.h / gamebspfile.h, and for layouts
  * Valve never converted (v17 faces, Strata v25) the readers bspkit follows.
  *
@@ -180,11 +182,6 @@ static const char *lump_name(const bk_swap_target *t, int lump)
 #define KIND(k) ((lump_plan){(k), NULL, NULL})
 #define SCHEMA(s) ((lump_plan){LK_SCHEMA, NULL, (s)})
 
-/* ddispinfo_t: startPosition, 4 ints, smoothingAngle, contents, m_iMapFace + 2 pad,
- * lightmap alpha/sample starts, 4x2 CDispSubNeighbor {ushort, 3 uchar, pad},
- * 4 CDispCornerNeighbors {ushort[4], uchar, pad}, m_AllowedVerts[10]. */
-#define DISPINFO_SPEC "4x3,4x6,2,1x2,4x2,(2,1x4)x8,(2x4,1x2)x4,4x10"
-
 /* A layout that Strata's 32-bit lumps (lump version >= 1 in a WIDE_LUMPS map)
  * may have changed and bspkit has no description for. */
 static lump_plan standard_only(bool wide, const char *spec)
@@ -214,6 +211,24 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
         default: return SCHEMA(schema);
         }
     }
+    /* So do the arrays decoded into extras slots (source/records.c); in
+     * Strata's 32-bit lumps only world lights and the ambient index. World
+     * light versions other than 0 and 1 have no known layout. */
+    const bk_schema *array = bk_source_array_schema(t->version, t->variant, lump, v);
+    if (array) {
+        switch (lump) {
+        case 22:
+        case 23: break; /* the v19 portal lumps have never been converted: see the default case */
+        case BSPKIT_S_OVERLAY_SYSTEM_LEVELS: return KIND(LK_BYTES); /* 4 unsigned char CPU/GPU levels */
+        case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
+        case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR: break; /* bytes only: below */
+        case BSPKIT_S_WORLDLIGHTS:
+        case BSPKIT_S_WORLDLIGHTS_HDR:
+        case BSPKIT_S_LEAF_AMBIENT_INDEX:
+        case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR: return SCHEMA(array);
+        default: return wide ? KIND(LK_UNKNOWN) : SCHEMA(array);
+        }
+    }
     switch (lump) {
     case BSPKIT_S_ENTITIES:
     case BSPKIT_S_LIGHTING:
@@ -221,9 +236,7 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
     case BSPKIT_S_DISP_LIGHTMAP_ALPHAS:
     case BSPKIT_S_DISP_LIGHTMAP_SAMPLE_POSITIONS:
     case BSPKIT_S_PAKFILE: /* zip headers are little-endian on every platform */
-    case BSPKIT_S_TEXDATA_STRING_DATA:
-    case BSPKIT_S_OVERLAY_SYSTEM_LEVELS: /* 4 unsigned char CPU/GPU levels */
-        return KIND(LK_BYTES);
+    case BSPKIT_S_TEXDATA_STRING_DATA: return KIND(LK_BYTES);
     case BSPKIT_S_LEAF_AMBIENT_LIGHTING:
     case BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR:
         /* CompressedLightCube (+ x, y, z, pad bytes in version 1). Other
@@ -231,37 +244,15 @@ static lump_plan plan_for(const bk_swap_target *t, int lump, int32_t v)
         return v == 0 || v == 1 ? KIND(LK_BYTES) : KIND(LK_UNKNOWN);
 
     case BSPKIT_S_FACEIDS: return standard_only(wide, "2");
-    case BSPKIT_S_WORLDLIGHTS:
-    case BSPKIT_S_WORLDLIGHTS_HDR:
-        /* Every dworldlight_t field is 32-bit; version 1 adds shadow_cast_offset. */
-        return v == 0 ? RECORDS("4x22") : v == 1 ? RECORDS("4x25") : KIND(LK_UNKNOWN);
     case BSPKIT_S_VERTNORMALINDICES:
     case BSPKIT_S_PRIMINDICES: return wide ? RECORDS("4") : RECORDS("2");
-    case BSPKIT_S_DISPINFO:
-        /* Strata's 232-byte record packs its neighbour structs in an undocumented way. */
-        return standard_only(wide, DISPINFO_SPEC);
     case BSPKIT_S_PHYSDISP: return wide ? KIND(LK_UNKNOWN) : KIND(LK_PHYSDISP);
     case BSPKIT_S_PHYSCOLLIDE: return wide ? KIND(LK_UNKNOWN) : KIND(LK_PHYSCOLLIDE);
     case BSPKIT_S_VERTNORMALS: return standard_only(wide, "4x3");
-    case BSPKIT_S_DISP_VERTS: return standard_only(wide, "4x5");
     case BSPKIT_S_GAME_LUMP: return KIND(LK_GAME_LUMP);
-    case BSPKIT_S_LEAFWATERDATA: return standard_only(wide, "4x2,2,1x2"); /* surfaceZ, minZ, texinfo, pad */
-    case BSPKIT_S_PRIMITIVES: return standard_only(wide, "1x2,2x4");   /* type, pad, 4 ushort */
     case BSPKIT_S_PRIMVERTS: return standard_only(wide, "4x3");
     case BSPKIT_S_CLIPPORTALVERTS: return standard_only(wide, "4x3");
-    case BSPKIT_S_OVERLAYS: /* nId, nTexInfo, face count + render order, aFaces[64], 22 floats */
-        return standard_only(wide, "4,2x2,4x86");
-    case BSPKIT_S_WATEROVERLAYS: /* the same with aFaces[256] */
-        return standard_only(wide, "4,2x2,4x278");
-    case BSPKIT_S_LEAFMINDISTTOWATER:
-    case BSPKIT_S_FACE_MACRO_TEXTURE_INFO:
-    case BSPKIT_S_DISP_TRIS: return standard_only(wide, "2");
-    case BSPKIT_S_LEAF_AMBIENT_INDEX:
-    case BSPKIT_S_LEAF_AMBIENT_INDEX_HDR: return wide ? RECORDS("4x2") : RECORDS("2x2");
     case BSPKIT_S_MAP_FLAGS: return RECORDS("4"); /* versions seen in console maps are noise */
-    case BSPKIT_S_OVERLAY_FADES: return standard_only(wide, "4x2");
-    case BSPKIT_S_DISP_MULTIBLEND: /* CDispMultiBlend: Vector4D x2, Vector x4 */
-        return standard_only(wide, "4x20");
     case BSPKIT_S_OCCLUSION: return KIND(LK_OCCLUSION);
     case BSPKIT_S_VISIBILITY: return KIND(LK_VISIBILITY);
     default:
@@ -360,11 +351,12 @@ static bspkit_result swap_visibility(const swap_ctx *c, uint8_t *data, size_t si
 /* doccluder lump: count + doccluderdata_t (40 bytes from version 2, 36 in
  * version 1), count + doccluderpolydata_t (12), count + int vertex indices.
  * Every field is 32-bit, so the walk only has to prove the counts fit. */
-static bspkit_result occlusion_fits(const swap_ctx *c, const uint8_t *data, size_t size, size_t occluder_size)
+static bspkit_result occlusion_fits(const swap_ctx *c, const uint8_t *data, size_t size, int32_t occluder_version)
 {
     size_t pos = 0;
     static const char *const names[3] = {"occluder", "occluder polygon", "occluder vertex index"};
-    size_t record[3] = {occluder_size, 12, 4};
+    size_t record[3] = {bk_source_occluder_schema(occluder_version)->record_size,
+                        bk_source_occluder_poly.record_size, 4};
     for (int part = 0; part < 3; part++) {
         uint32_t n = 0;
         bspkit_result r = read_count(c, data, size, pos, names[part], &n);
@@ -383,15 +375,15 @@ static bspkit_result swap_occlusion(const swap_ctx *c, int32_t version, uint8_t 
 {
     bspkit_result r;
     if (version == 1 || version == 2) {
-        r = occlusion_fits(c, data, size, version == 2 ? 40 : 36);
+        r = occlusion_fits(c, data, size, version);
     } else if (version == 0) {
         /* Valve's tools never read version 0 data; some mods (Contagion) store
          * version 1 records under 0. Accept only an exact fit of either layout. */
         swap_ctx quiet = *c;
         quiet.err = NULL;
-        r = occlusion_fits(&quiet, data, size, 40);
+        r = occlusion_fits(&quiet, data, size, 2);
         if (r != BSPKIT_OK)
-            r = occlusion_fits(&quiet, data, size, 36);
+            r = occlusion_fits(&quiet, data, size, 1);
         if (r != BSPKIT_OK) {
             *known = false;
             return BSPKIT_OK;

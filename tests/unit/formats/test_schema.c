@@ -1,8 +1,9 @@
-/* Record schemas (core/schema.h) and the Quake/GoldSrc layouts declared with
- * them (formats/quake/records.c). Expected bytes and sizes are written here from
- * the GoldSrc format texts (dnode_t, dface_t, dleaf_t, dclipnode_t,
- * dmodel_t, texinfo_t in the BSP30 descriptions; BSP2's widened variants),
- * not taken from the decoder. */
+/* Record schemas (core/schema.h) and the Quake/GoldSrc and Source layouts
+ * declared with them (formats/quake/records.c, formats/source/records.c).
+ * Expected bytes and sizes are written here from the format texts (dnode_t,
+ * dface_t, dleaf_t, dclipnode_t, dmodel_t, texinfo_t in the BSP30
+ * descriptions; BSP2's widened variants; the Source structs quoted above
+ * each test), not taken from the decoder. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +12,9 @@
 
 #include <string.h>
 
+#include "bspkit/displacement.h"
+#include "bspkit/lighting.h"
+#include "bspkit/source_lumps.h"
 #include "core/map.h"
 #include "core/schema.h"
 #include "formats/quake/records.h"
@@ -18,7 +22,7 @@
 
 /* Little writer for hand-built records. */
 typedef struct rec {
-    uint8_t b[128];
+    uint8_t b[1200];
     size_t n;
     bool be;
 } rec;
@@ -439,6 +443,553 @@ static void test_source_brushsides(void **state)
     assert_memory_equal(sw, want, 8);
 }
 
+/* ---- Source lumps decoded into extras slots ---- */
+
+static const bk_schema *array_schema(int32_t version, uint32_t variant, int lump, int32_t lump_version)
+{
+    const bk_schema *s = bk_source_array_schema(version, variant, lump, lump_version);
+    assert_non_null(s);
+    return s;
+}
+
+/* Field names and types of a schema's dump table, in order. */
+static void expect_columns(const bk_schema *s, const char *const *names, const bspkit_field_type *types, size_t n)
+{
+    size_t nf;
+    const bspkit_field *f = s->dump_fields(&nf);
+    assert_int_equal(nf, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(f[i].name, names[i]);
+        assert_int_equal(f[i].type, types[i]);
+    }
+}
+
+/* Byte-swapping the big-endian record gives the little-endian one. */
+static void expect_swap(const bk_schema *s, rec big, const rec *little)
+{
+    assert_int_equal(big.n, s->record_size);
+    s->swap(big.b, 1);
+    assert_memory_equal(big.b, little->b, s->record_size);
+}
+
+/* dleafwaterdata_t: float surfaceZ, minZ; short surfaceTexInfoID; 2 pad bytes. */
+static rec leaf_water_bytes(bool be)
+{
+    rec r = {.be = be};
+    put_f(&r, 48.5f);
+    put_f(&r, -16.0f);
+    put(&r, (uint16_t)-1, 2);
+    put(&r, 0, 2);
+    return r;
+}
+
+static void test_source_leaf_water(void **state)
+{
+    (void)state;
+    const bk_schema *s = array_schema(20, 0, BSPKIT_S_LEAFWATERDATA, 0);
+    assert_int_equal(s->record_size, 12);
+    for (int be = 0; be < 2; be++) {
+        rec r = leaf_water_bytes(be);
+        bspkit_leaf_water w;
+        s->decode(r.b, 1, be, &w);
+        assert_true(w.surface_z == 48.5f && w.min_z == -16.0f);
+        assert_int_equal(w.texinfo, -1);
+        uint8_t out[12];
+        memset(out, 0xAA, sizeof out);
+        bk_field_ctx c = {"leaf water", BSPKIT_S_LEAFWATERDATA, 0, NULL};
+        assert_int_equal(s->encode(&w, out, be, &c), BSPKIT_OK);
+        assert_memory_equal(out, r.b, 12);
+    }
+    rec little = leaf_water_bytes(false);
+    expect_swap(s, leaf_water_bytes(true), &little);
+    static const char *const names[] = {"surfaceZ", "minZ", "surfaceTexInfoID"};
+    static const bspkit_field_type types[] = {BSPKIT_FIELD_F32, BSPKIT_FIELD_F32, BSPKIT_FIELD_I32};
+    expect_columns(s, names, types, 3);
+}
+
+/* dprimitive_t: unsigned char type, a pad byte, unsigned short firstIndex, indexCount,
+ * firstVert, vertCount. Strata (lump version 1): type, 3 pad bytes, four uint32. */
+static rec primitive_bytes(bool be, bool wide)
+{
+    rec r = {.be = be};
+    const int w = wide ? 4 : 2;
+    put(&r, 1, 1);
+    put(&r, 0, w - 1);
+    put(&r, 600, w);
+    put(&r, wide ? 70000 : 40000, w);
+    put(&r, 7, w);
+    put(&r, 12, w);
+    return r;
+}
+
+static void test_source_primitives(void **state)
+{
+    (void)state;
+    const bk_schema *narrow = array_schema(20, 0, BSPKIT_S_PRIMITIVES, 0);
+    const bk_schema *wide = array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_PRIMITIVES, 1);
+    assert_int_equal(narrow->record_size, 10);
+    assert_int_equal(wide->record_size, 20);
+    /* Lump version 0 in a Strata map keeps the 10-byte record. */
+    assert_ptr_equal(array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_PRIMITIVES, 0), narrow);
+    for (int be = 0; be < 2; be++)
+        for (int w = 0; w < 2; w++) {
+            rec r = primitive_bytes(be, w);
+            bspkit_primitive p;
+            (w ? wide : narrow)->decode(r.b, 1, be, &p);
+            assert_int_equal(p.type, 1);
+            assert_int_equal(p.first_index, 600);
+            assert_int_equal(p.index_count, w ? 70000 : 40000);
+            assert_int_equal(p.first_vert, 7);
+            assert_int_equal(p.vert_count, 12);
+        }
+    /* The type byte and its pad stay as they are; the shorts are swapped. */
+    uint8_t sw[10] = {1, 0, 0x12, 0x34, 0, 1, 0, 2, 0, 3};
+    narrow->swap(sw, 1);
+    const uint8_t want[10] = {1, 0, 0x34, 0x12, 1, 0, 2, 0, 3, 0};
+    assert_memory_equal(sw, want, 10);
+}
+
+/* Lumps of one unsigned short per record. */
+static void test_source_u16_lumps(void **state)
+{
+    (void)state;
+    static const int lumps[] = {BSPKIT_S_LEAFMINDISTTOWATER, BSPKIT_S_FACE_MACRO_TEXTURE_INFO, BSPKIT_S_DISP_TRIS};
+    static const char *const names[] = {"minDistToWater", "macroTextureIndex", "Tags"};
+    static const bspkit_field_type u16[] = {BSPKIT_FIELD_U16};
+    for (int i = 0; i < 3; i++) {
+        const bk_schema *s = array_schema(20, 0, lumps[i], 0);
+        assert_int_equal(s->record_size, 2);
+        assert_int_equal(s->native_size, sizeof(uint16_t));
+        const uint8_t b[4] = {0xFF, 0xFF, 0x12, 0x34};
+        uint16_t v[2];
+        s->decode(b, 2, true, v);
+        assert_int_equal(v[0], 0xFFFF);
+        assert_int_equal(v[1], 0x1234);
+        expect_columns(s, &names[i], u16, 1);
+    }
+}
+
+/* dportal_t: int firstportalvert, numportalverts, planenum; unsigned short cluster[2].
+ * dcluster_t: int firstportal, numportals. Only up to VBSP 19. */
+static void test_source_portals(void **state)
+{
+    (void)state;
+    const bk_schema *portal = array_schema(19, 0, 22, 0);
+    const bk_schema *cluster = array_schema(17, 0, 23, 0);
+    assert_int_equal(portal->record_size, 16);
+    assert_int_equal(cluster->record_size, 8);
+    assert_null(bk_source_array_schema(20, 0, 22, 0));
+    assert_null(bk_source_array_schema(21, BSPKIT_VARIANT_L4D2_DIRECTORY, 23, 0));
+    rec r = {.be = true};
+    put(&r, 10, 4);
+    put(&r, 4, 4);
+    put(&r, 99, 4);
+    put(&r, 3, 2);
+    put(&r, 65000, 2);
+    bspkit_portal p;
+    portal->decode(r.b, 1, true, &p);
+    assert_int_equal(p.first_portal_vert, 10);
+    assert_int_equal(p.num_portal_verts, 4);
+    assert_int_equal(p.plane, 99);
+    assert_int_equal(p.cluster[0], 3);
+    assert_int_equal(p.cluster[1], 65000);
+    static const char *const names[] = {"firstportalvert", "numportalverts", "planenum", "cluster"};
+    static const bspkit_field_type types[] = {BSPKIT_FIELD_I32, BSPKIT_FIELD_I32, BSPKIT_FIELD_I32,
+                                              BSPKIT_FIELD_U16};
+    expect_columns(portal, names, types, 4);
+}
+
+/* ddispinfo_t (176 bytes): Vector startPosition; int DispVertStart, DispTriStart, power,
+ * minTess; float smoothingAngle; int contents; unsigned short MapFace (+2 pad); int
+ * LightmapAlphaStart, LightmapSamplePositionStart; 4 CDispNeighbor of 2 CDispSubNeighbor
+ * {unsigned short m_iNeighbor; unsigned char m_NeighborOrientation, m_Span,
+ * m_NeighborSpan; pad}; 4 CDispCornerNeighbors {unsigned short m_Neighbors[4];
+ * unsigned char m_nNeighbors; pad}; unsigned int AllowedVerts[10]. Strata's 232-byte
+ * form has 32-bit MapFace and neighbour indices (corner records padded to 20 bytes). */
+static rec dispinfo_bytes(bool be, bool wide)
+{
+    rec r = {.be = be};
+    const int w = wide ? 4 : 2;
+    put_f(&r, 1.0f);
+    put_f(&r, -2.0f);
+    put_f(&r, 3.5f);
+    put(&r, 25, 4);
+    put(&r, 32, 4);
+    put(&r, 2, 4);
+    put(&r, 0x80000000u, 4);
+    put_f(&r, 0.5f);
+    put(&r, 1, 4);
+    put(&r, 1234, w);
+    if (!wide)
+        put(&r, 0, 2);
+    put(&r, 16, 4);
+    put(&r, 1296, 4);
+    for (int k = 0; k < 8; k++) { /* sub-neighbour k: edge k / 2, half k % 2 */
+        put(&r, k == 5 ? 7 : wide ? 0xFFFFFFFFu : 0xFFFFu, w);
+        put(&r, (uint64_t)k, 1);
+        put(&r, (uint64_t)(10 + k), 1);
+        put(&r, (uint64_t)(20 + k), 1);
+        put(&r, 0, 1);
+    }
+    for (int c = 0; c < 4; c++) {
+        for (int k = 0; k < 4; k++)
+            put(&r, c == 2 && k < 2 ? (uint64_t)(100 + k) : 0, w);
+        put(&r, c == 2 ? 2 : 0, 1);
+        put(&r, 0, w - 1);
+    }
+    for (int k = 0; k < 10; k++)
+        put(&r, 0xFFFFFFFFu - (uint64_t)k, 4);
+    return r;
+}
+
+static void expect_dispinfo(const bspkit_dispinfo *d)
+{
+    assert_true(d->start_position.x == 1.0f && d->start_position.y == -2.0f && d->start_position.z == 3.5f);
+    assert_int_equal(d->disp_vert_start, 25);
+    assert_int_equal(d->disp_tri_start, 32);
+    assert_int_equal(d->power, 2);
+    assert_int_equal((uint32_t)d->min_tess, 0x80000000u);
+    assert_true(d->smoothing_angle == 0.5f);
+    assert_int_equal(d->contents, 1);
+    assert_int_equal(d->map_face, 1234);
+    assert_int_equal(d->lightmap_alpha_start, 16);
+    assert_int_equal(d->lightmap_sample_position_start, 1296);
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(d->edge_neighbor[k / 2][k % 2], k == 5 ? 7 : -1);
+        assert_int_equal(d->edge_neighbor_orientation[k / 2][k % 2], k);
+        assert_int_equal(d->edge_span[k / 2][k % 2], 10 + k);
+        assert_int_equal(d->edge_neighbor_span[k / 2][k % 2], 20 + k);
+    }
+    assert_int_equal(d->corner_neighbors[2][0], 100);
+    assert_int_equal(d->corner_neighbors[2][1], 101);
+    assert_int_equal(d->corner_neighbors[2][2], 0);
+    assert_int_equal(d->corner_neighbor_count[2], 2);
+    assert_int_equal(d->corner_neighbor_count[3], 0);
+    assert_int_equal(d->allowed_verts[0], 0xFFFFFFFFu);
+    assert_int_equal(d->allowed_verts[9], 0xFFFFFFF6u);
+}
+
+static void test_source_dispinfo(void **state)
+{
+    (void)state;
+    const bk_schema *s = array_schema(20, 0, BSPKIT_S_DISPINFO, 0);
+    const bk_schema *wide = array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_DISPINFO, 1);
+    assert_int_equal(s->record_size, 176);
+    assert_int_equal(wide->record_size, 232);
+    bk_field_ctx c = {"dispinfo", BSPKIT_S_DISPINFO, 3, NULL};
+    for (int be = 0; be < 2; be++)
+        for (int w = 0; w < 2; w++) {
+            const bk_schema *layout = w ? wide : s;
+            rec r = dispinfo_bytes(be, w);
+            assert_int_equal(r.n, layout->record_size);
+            bspkit_dispinfo d;
+            memset(&d, 0x55, sizeof d);
+            layout->decode(r.b, 1, be, &d);
+            expect_dispinfo(&d);
+            uint8_t out[232];
+            memset(out, 0xAA, sizeof out);
+            assert_int_equal(layout->encode(&d, out, be, &c), BSPKIT_OK);
+            assert_memory_equal(out, r.b, layout->record_size);
+        }
+    /* Converting swaps the indices and leaves the bytes beside them. */
+    rec little = dispinfo_bytes(false, false);
+    expect_swap(s, dispinfo_bytes(true, false), &little);
+    rec wide_little = dispinfo_bytes(false, true);
+    expect_swap(wide, dispinfo_bytes(true, true), &wide_little);
+
+    /* A 16-bit neighbour index holds 0..0xFFFE or -1. */
+    rec r = dispinfo_bytes(false, false);
+    bspkit_dispinfo d;
+    s->decode(r.b, 1, false, &d);
+    bspkit_error err;
+    c.err = &err;
+    d.corner_neighbors[1][3] = 0xFFFF;
+    assert_int_equal(s->encode(&d, NULL, false, &c), BSPKIT_ERR_ARGUMENT);
+    assert_string_equal(err.message,
+                        "lump 26: dispinfo 3: corner_neighbors[7] = 65535 does not fit the file's 16-bit neighbour field");
+    assert_int_equal(wide->encode(&d, NULL, false, &c), BSPKIT_OK);
+
+    static const char *const names[] = {
+        "startPosition", "DispVertStart", "DispTriStart", "power", "minTess", "smoothingAngle", "contents",
+        "MapFace", "LightmapAlphaStart", "LightmapSamplePositionStart", "EdgeNeighbors.m_iNeighbor",
+        "EdgeNeighbors.m_NeighborOrientation", "EdgeNeighbors.m_Span", "EdgeNeighbors.m_NeighborSpan",
+        "CornerNeighbors.m_Neighbors", "CornerNeighbors.m_nNeighbors", "AllowedVerts"};
+    static const bspkit_field_type types[] = {
+        BSPKIT_FIELD_VEC3, BSPKIT_FIELD_I32, BSPKIT_FIELD_I32, BSPKIT_FIELD_I32, BSPKIT_FIELD_I32,
+        BSPKIT_FIELD_F32,  BSPKIT_FIELD_I32, BSPKIT_FIELD_U32, BSPKIT_FIELD_I32, BSPKIT_FIELD_I32,
+        BSPKIT_FIELD_I32,  BSPKIT_FIELD_U8,  BSPKIT_FIELD_U8,  BSPKIT_FIELD_U8,  BSPKIT_FIELD_I32,
+        BSPKIT_FIELD_U8,   BSPKIT_FIELD_U32};
+    expect_columns(s, names, types, 17);
+    expect_columns(wide, names, types, 17);
+    size_t nf;
+    const bspkit_field *f = s->dump_fields(&nf);
+    assert_int_equal(f[10].count, 8);
+    assert_int_equal(f[14].count, 16);
+    assert_int_equal(f[15].count, 4);
+    assert_int_equal(f[16].count, 10);
+}
+
+/* CDispVert: Vector vec; float dist, alpha. CDispMultiBlend: Vector4D m_vMultiBlend,
+ * m_vAlphaBlend; Vector m_vMultiBlendColors[4]. */
+static void test_source_disp_records(void **state)
+{
+    (void)state;
+    const bk_schema *vert = array_schema(20, 0, BSPKIT_S_DISP_VERTS, 0);
+    const bk_schema *blend = array_schema(21, 0, BSPKIT_S_DISP_MULTIBLEND, 0);
+    assert_int_equal(vert->record_size, 20);
+    assert_int_equal(blend->record_size, 80);
+    rec r = {.be = true};
+    for (int k = 0; k < 20; k++)
+        put_f(&r, (float)k);
+    bspkit_disp_multiblend m;
+    blend->decode(r.b, 1, true, &m);
+    assert_true(m.multiblend[3] == 3.0f && m.alphablend[0] == 4.0f);
+    assert_true(m.colors[0].x == 8.0f && m.colors[3].z == 19.0f);
+    bspkit_disp_vert v;
+    vert->decode(r.b, 1, true, &v);
+    assert_true(v.vec.z == 2.0f && v.dist == 3.0f && v.alpha == 4.0f);
+    size_t nf;
+    const bspkit_field *f = blend->dump_fields(&nf);
+    assert_int_equal(nf, 3);
+    assert_string_equal(f[2].name, "m_vMultiBlendColors");
+    assert_int_equal(f[2].type, BSPKIT_FIELD_VEC3);
+    assert_int_equal(f[2].count, 4);
+}
+
+/* doverlay_t: int Id; short TexInfo; unsigned short FaceCountAndRenderOrder (face count in
+ * the low 14 bits, render order in the top 2); int Ofaces[64]; float U[2], V[2]; Vector
+ * UVPoints[4], Origin, BasisNormal. Strata: int TexInfo and the ushort padded to 4 bytes. */
+static rec overlay_bytes(bool be, bool wide, int faces)
+{
+    rec r = {.be = be};
+    put(&r, 17, 4);
+    put(&r, (uint32_t)-3, wide ? 4 : 2);
+    put(&r, (2u << 14) | 3u, 2);
+    if (wide)
+        put(&r, 0, 2);
+    for (int k = 0; k < faces; k++)
+        put(&r, k < 3 ? (uint64_t)(500 + k) : 0, 4);
+    for (int k = 0; k < 22; k++)
+        put_f(&r, (float)k / 2);
+    return r;
+}
+
+static void test_source_overlays(void **state)
+{
+    (void)state;
+    const bk_schema *s = array_schema(20, 0, BSPKIT_S_OVERLAYS, 0);
+    const bk_schema *wide = array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_OVERLAYS, 1);
+    const bk_schema *water = array_schema(20, 0, BSPKIT_S_WATEROVERLAYS, 0);
+    assert_int_equal(s->record_size, 352);
+    assert_int_equal(wide->record_size, 356);
+    assert_int_equal(water->record_size, 1120);
+    assert_int_equal(array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_WATEROVERLAYS, 1)->record_size, 1124);
+    bk_field_ctx c = {"overlay", BSPKIT_S_OVERLAYS, 0, NULL};
+    for (int be = 0; be < 2; be++)
+        for (int w = 0; w < 2; w++) {
+            const bk_schema *layout = w ? wide : s;
+            rec r = overlay_bytes(be, w, BSPKIT_OVERLAY_FACES);
+            assert_int_equal(r.n, layout->record_size);
+            bspkit_overlay o;
+            memset(&o, 0x55, sizeof o);
+            layout->decode(r.b, 1, be, &o);
+            assert_int_equal(o.id, 17);
+            assert_int_equal(o.texinfo, -3);
+            assert_int_equal(o.face_count_and_render_order, 0x8003);
+            assert_int_equal(o.face_count, 3);
+            assert_int_equal(o.render_order, 2);
+            assert_int_equal(o.faces[2], 502);
+            assert_int_equal(o.faces[63], 0);
+            assert_true(o.u[1] == 0.5f && o.v[0] == 1.0f);
+            assert_true(o.uv_points[0].x == 2.0f && o.uv_points[3].z == 7.5f);
+            assert_true(o.origin.x == 8.0f && o.basis_normal.z == 10.5f);
+            uint8_t out[356];
+            memset(out, 0xAA, sizeof out);
+            assert_int_equal(layout->encode(&o, out, be, &c), BSPKIT_OK);
+            assert_memory_equal(out, r.b, layout->record_size);
+        }
+    rec little = overlay_bytes(false, false, BSPKIT_WATER_OVERLAY_FACES);
+    expect_swap(water, overlay_bytes(true, false, BSPKIT_WATER_OVERLAY_FACES), &little);
+    bspkit_water_overlay wo;
+    water->decode(little.b, 1, false, &wo);
+    assert_int_equal(wo.faces[1], 501);
+    assert_true(wo.basis_normal.x == 9.5f);
+
+    /* The face count has 14 bits. */
+    bspkit_overlay o;
+    memset(&o, 0, sizeof o);
+    o.face_count = 0x4000;
+    bspkit_error err;
+    c.err = &err;
+    assert_int_equal(s->encode(&o, NULL, false, &c), BSPKIT_ERR_ARGUMENT);
+    assert_string_equal(err.message,
+                        "lump 45: overlay 0: face_count = 16384 does not fit the file's 14-bit face count field");
+
+    static const char *const names[] = {"Id", "TexInfo", "FaceCountAndRenderOrder", "FaceCount", "RenderOrder",
+                                        "Ofaces", "U", "V", "UVPoints", "Origin", "BasisNormal"};
+    static const bspkit_field_type types[] = {BSPKIT_FIELD_I32, BSPKIT_FIELD_I32,  BSPKIT_FIELD_U16,
+                                              BSPKIT_FIELD_U16, BSPKIT_FIELD_U8,   BSPKIT_FIELD_I32,
+                                              BSPKIT_FIELD_F32, BSPKIT_FIELD_F32,  BSPKIT_FIELD_VEC3,
+                                              BSPKIT_FIELD_VEC3, BSPKIT_FIELD_VEC3};
+    expect_columns(s, names, types, 11);
+    expect_columns(water, names, types, 11);
+    size_t nf;
+    assert_int_equal(water->dump_fields(&nf)[5].count, BSPKIT_WATER_OVERLAY_FACES);
+    assert_int_equal(s->dump_fields(&nf)[8].count, 4);
+
+    /* doverlayfade_t: float flFadeDistMinSq, flFadeDistMaxSq; doverlaysystemlevel_t: 4 bytes. */
+    assert_int_equal(array_schema(20, 0, BSPKIT_S_OVERLAY_FADES, 0)->record_size, 8);
+    const bk_schema *levels = array_schema(21, 0, BSPKIT_S_OVERLAY_SYSTEM_LEVELS, 0);
+    const uint8_t lb[4] = {1, 2, 3, 4};
+    bspkit_overlay_system_level l;
+    levels->decode(lb, 1, true, &l);
+    assert_int_equal(l.min_cpu_level, 1);
+    assert_int_equal(l.max_gpu_level, 4);
+}
+
+/* dworldlight_t version 0: Vector origin, intensity, normal; int cluster, type, style;
+ * float stopdot, stopdot2, exponent, radius, constant_attn, linear_attn, quadratic_attn;
+ * int flags, texinfo, owner. Version 1 puts Vector shadow_cast_offset after the normal. */
+static rec worldlight_bytes(bool be, bool v1)
+{
+    rec r = {.be = be};
+    for (int k = 0; k < (v1 ? 12 : 9); k++)
+        put_f(&r, (float)(k + 1));
+    put(&r, 5, 4);
+    put(&r, 2, 4);
+    put(&r, 32, 4);
+    for (int k = 0; k < 7; k++)
+        put_f(&r, 0.25f * (float)k);
+    put(&r, 1, 4);
+    put(&r, (uint32_t)-1, 4);
+    put(&r, 9, 4);
+    return r;
+}
+
+static void test_source_worldlights(void **state)
+{
+    (void)state;
+    const bk_schema *v0 = array_schema(20, 0, BSPKIT_S_WORLDLIGHTS, 0);
+    const bk_schema *v1 = array_schema(21, 0, BSPKIT_S_WORLDLIGHTS_HDR, 1);
+    assert_int_equal(v0->record_size, 88);
+    assert_int_equal(v1->record_size, 100);
+    assert_null(bk_source_array_schema(21, 0, BSPKIT_S_WORLDLIGHTS, 2));
+    for (int be = 0; be < 2; be++)
+        for (int ver = 0; ver < 2; ver++) {
+            const bk_schema *s = ver ? v1 : v0;
+            rec r = worldlight_bytes(be, ver);
+            assert_int_equal(r.n, s->record_size);
+            bspkit_worldlight w;
+            memset(&w, 0x55, sizeof w);
+            s->decode(r.b, 1, be, &w);
+            assert_true(w.origin.x == 1.0f && w.normal.z == 9.0f);
+            if (ver)
+                assert_true(w.shadow_cast_offset.x == 10.0f && w.shadow_cast_offset.z == 12.0f);
+            else
+                assert_true(w.shadow_cast_offset.x == 0.0f && w.shadow_cast_offset.z == 0.0f);
+            assert_int_equal(w.cluster, 5);
+            assert_int_equal(w.type, 2);
+            assert_int_equal(w.style, 32);
+            assert_true(w.stopdot2 == 0.25f && w.quadratic_attn == 1.5f);
+            assert_int_equal(w.flags, 1);
+            assert_int_equal(w.texinfo, -1);
+            assert_int_equal(w.owner, 9);
+        }
+    rec little = worldlight_bytes(false, true);
+    expect_swap(v1, worldlight_bytes(true, true), &little);
+    /* Both versions show the same columns. */
+    size_t n0, n1;
+    const bspkit_field *f0 = v0->dump_fields(&n0), *f1 = v1->dump_fields(&n1);
+    assert_int_equal(n0, 17);
+    assert_int_equal(n0, n1);
+    for (size_t i = 0; i < n0; i++) {
+        assert_string_equal(f0[i].name, f1[i].name);
+        assert_int_equal(f0[i].offset, f1[i].offset);
+        assert_int_equal(f0[i].type, f1[i].type);
+    }
+    assert_string_equal(f0[3].name, "shadow_cast_offset");
+}
+
+/* dleafambientindex_t: unsigned short ambientSampleCount, firstAmbientSample (uint32 each
+ * in Strata's wide lumps). dleafambientlighting_t: CompressedLightCube (6 ColorRGBExp32
+ * {r, g, b, signed exponent}); byte x, y, z, pad. */
+static void test_source_leaf_ambient(void **state)
+{
+    (void)state;
+    const bk_schema *index = array_schema(20, 0, BSPKIT_S_LEAF_AMBIENT_INDEX, 0);
+    const bk_schema *wide = array_schema(25, BSPKIT_VARIANT_WIDE_LUMPS, BSPKIT_S_LEAF_AMBIENT_INDEX_HDR, 1);
+    const bk_schema *sample = array_schema(20, 0, BSPKIT_S_LEAF_AMBIENT_LIGHTING, 1);
+    assert_int_equal(index->record_size, 4);
+    assert_int_equal(wide->record_size, 8);
+    assert_int_equal(sample->record_size, 28);
+    assert_null(bk_source_array_schema(20, 0, BSPKIT_S_LEAF_AMBIENT_LIGHTING_HDR, 0));
+    const uint8_t ib[4] = {0x00, 0x03, 0x01, 0x00};
+    bspkit_leaf_ambient_index i;
+    index->decode(ib, 1, true, &i);
+    assert_int_equal(i.sample_count, 3);
+    assert_int_equal(i.first_sample, 256);
+    const uint8_t wb[8] = {3, 0, 0, 0, 0, 0, 1, 0};
+    wide->decode(wb, 1, false, &i);
+    assert_int_equal(i.sample_count, 3);
+    assert_int_equal(i.first_sample, 65536);
+
+    rec r = {.be = true};
+    for (int k = 0; k < 24; k++)
+        put(&r, (uint64_t)(k % 4 == 3 ? 0xF8 : k), 1);
+    put(&r, 0, 1);
+    put(&r, 128, 1);
+    put(&r, 255, 1);
+    put(&r, 0, 1);
+    bspkit_leaf_ambient_sample a;
+    sample->decode(r.b, 1, true, &a);
+    assert_int_equal(a.cube[1].r, 4);
+    assert_int_equal(a.cube[1].exponent, -8);
+    assert_int_equal(a.y, 128);
+    assert_int_equal(a.z, 255);
+    /* Nothing in the sample is wider than a byte. */
+    rec little = r;
+    little.be = false;
+    expect_swap(sample, r, &little);
+    static const char *const names[] = {"cube", "x", "y", "z", "pad"};
+    static const bspkit_field_type types[] = {BSPKIT_FIELD_RGBEXP, BSPKIT_FIELD_U8, BSPKIT_FIELD_U8,
+                                              BSPKIT_FIELD_U8, BSPKIT_FIELD_U8};
+    expect_columns(sample, names, types, 5);
+}
+
+/* doccluderdata_t: int flags, firstpoly, polycount; Vector mins, maxs; int area (lump
+ * version 2 on). doccluderpolydata_t: int firstvertexindex, vertexcount, planenum. */
+static void test_source_occluders(void **state)
+{
+    (void)state;
+    const bk_schema *v1 = bk_source_occluder_schema(1), *v2 = bk_source_occluder_schema(2);
+    assert_int_equal(bk_source_occluder_schema(0)->record_size, 36);
+    assert_int_equal(v1->record_size, 36);
+    assert_int_equal(v2->record_size, 40);
+    assert_int_equal(bk_source_occluder_poly.record_size, 12);
+    rec r = {.be = true};
+    put(&r, 4, 4);
+    put(&r, 10, 4);
+    put(&r, 2, 4);
+    for (int k = 0; k < 6; k++)
+        put_f(&r, k < 3 ? -8.0f : 8.0f);
+    put(&r, 3, 4);
+    bspkit_occluder o;
+    v2->decode(r.b, 1, true, &o);
+    assert_int_equal(o.flags, 4);
+    assert_int_equal(o.first_poly, 10);
+    assert_int_equal(o.poly_count, 2);
+    assert_true(o.mins.y == -8.0f && o.maxs.z == 8.0f);
+    assert_int_equal(o.area, 3);
+    v1->decode(r.b, 1, true, &o);
+    assert_int_equal(o.area, -1);
+    size_t n1, n2;
+    const bspkit_field *f1 = v1->dump_fields(&n1), *f2 = v2->dump_fields(&n2);
+    assert_int_equal(n1, 6);
+    assert_int_equal(n2, 6);
+    assert_string_equal(f1[5].name, "area");
+    assert_int_equal(f1[5].offset, f2[5].offset);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +1004,16 @@ int main(void)
         cmocka_unit_test(test_source_face_v17),
         cmocka_unit_test(test_source_leafs),
         cmocka_unit_test(test_source_brushsides),
+        cmocka_unit_test(test_source_leaf_water),
+        cmocka_unit_test(test_source_primitives),
+        cmocka_unit_test(test_source_u16_lumps),
+        cmocka_unit_test(test_source_portals),
+        cmocka_unit_test(test_source_dispinfo),
+        cmocka_unit_test(test_source_disp_records),
+        cmocka_unit_test(test_source_overlays),
+        cmocka_unit_test(test_source_worldlights),
+        cmocka_unit_test(test_source_leaf_ambient),
+        cmocka_unit_test(test_source_occluders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
