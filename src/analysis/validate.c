@@ -69,6 +69,7 @@ typedef struct vctx {
 
     bool have_vis;
     uint32_t vis_rows, vis_row_bytes;
+    uint32_t vis_size; /* bytes of the visibility lump */
 } vctx;
 
 /* ------------------------------------------------------------------------ */
@@ -319,24 +320,79 @@ static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *
 /* Checks that go with one record, before or after its table references. */
 typedef void (*record_check_fn)(vctx *c, size_t i, const void *rec, void *arg);
 
-/* Every record of `kind`: `before`, its references in table order, `after`. */
-static void check_records(vctx *c, int kind, record_check_fn before, record_check_fn after, void *arg)
+/* Whether index `v` is "none" or fits `n` records, for a reference with
+ * these flags (constant in each generated checker, so the tests fold away). */
+static inline bool index_fits(int64_t v, unsigned flags, uint64_t n)
+{
+    if (((flags & BK_REF_NONE_MINUS1) && v == -1) || ((flags & BK_REF_NONE_ZERO) && v == 0))
+        return true;
+    if ((flags & BK_REF_SIGN_IS_DIRECTION) && v < 0)
+        v = -v;
+    return v >= 0 && (uint64_t)v < n;
+}
+
+/* One checker per record kind, generated from its reference list
+ * (core/refs.h) with every offset and flag a constant: true when all of
+ * record `i`'s references hold, given each target's record count in `tn`
+ * (UINT64_MAX when the target failed to decode). The fast path of
+ * check_records; check_ref reports when it fails. */
+#define FAST_INDEX(from, T, m, cm, n, target, flags, name, cname)                                      \
+    if (!((flags) & BK_REF_RECORD0_UNUSED) || i != 0)                                                  \
+        for (int k_ = 0; k_ < (n); k_++)                                                               \
+            if (!index_fits((int64_t)(&((const T *)rec)->m)[k_], (flags), tn[target]))                \
+                return false;
+#define FAST_ARRAY(from, T, m, cm, n, target, flags, name, cname)                                      \
+    if (!index_fits((int64_t) * (const T *)rec, (flags), tn[target]))                                  \
+        return false;
+#define FAST_SPAN(from, T, m, cm, n, target, flags, name, cname)                                       \
+    {                                                                                                  \
+        int64_t first_ = ((const T *)rec)->m, num_ = ((const T *)rec)->cm;                            \
+        if (first_ < 0 || num_ < 0 || (uint64_t)first_ + (uint64_t)num_ > tn[target])                  \
+            return false;                                                                              \
+    }
+#define FAST(from, SHAPE, ...) FAST_##SHAPE(from, __VA_ARGS__)
+#define GEN_FAST(KIND)                                                                                 \
+    static inline bool refs_hold_##KIND(const void *rec, size_t i, const uint64_t *tn)                 \
+    {                                                                                                  \
+        (void)i;                                                                                       \
+        BK_REFS_##KIND(FAST) return true;                                                              \
+    }
+BK_REF_KINDS(GEN_FAST)
+
+typedef bool (*refs_hold_fn)(const void *rec, size_t i, const uint64_t *tn);
+
+/* Every record of `kind`: `before`, its references in table order, `after`,
+ * in one pass; `hold` is the kind's generated checker. Always inlined, so
+ * each call site gets a loop specialised for its kind. */
+static inline __attribute__((always_inline)) void check_records_with(vctx *c, int kind, refs_hold_fn hold,
+                                                                     record_check_fn before, record_check_fn after,
+                                                                     void *arg)
 {
     const varr *a = records_of(c, kind);
-    size_t nrefs = 0;
-    const bk_ref *refs = bk_refs_of(kind, &nrefs);
     if (!a || !a->ok)
         return;
+    uint64_t tn[BK_REF_TARGET_COUNT];
+    for (int t = 0; t < BK_REF_TARGET_COUNT; t++) {
+        const varr *v = target_of(c, t);
+        tn[t] = v && v->ok ? v->n : UINT64_MAX;
+    }
+    size_t nrefs = 0;
+    const bk_ref *refs = bk_refs_of(kind, &nrefs);
+    const uint8_t *items = a->items;
     for (size_t i = 0; i < a->n; i++) {
-        const void *rec = (const uint8_t *)a->items + i * a->item_size;
+        const uint8_t *rec = items + i * a->item_size;
         if (before)
             before(c, i, rec, arg);
-        for (size_t k = 0; k < nrefs; k++)
-            check_ref(c, kind, i, &refs[k], rec);
+        if (!hold(rec, i, tn))
+            for (size_t k = 0; k < nrefs; k++)
+                check_ref(c, kind, i, &refs[k], rec);
         if (after)
             after(c, i, rec, arg);
     }
 }
+
+#define check_records(c, KIND, before, after, arg)                                                    \
+    check_records_with((c), BK_REC_##KIND, refs_hold_##KIND, (before), (after), (arg))
 
 /* ------------------------------------------------------------------------ */
 /* Faces and lightmaps                                                       */
@@ -373,8 +429,9 @@ static const bspkit_texinfo *face_texinfo(const vctx *c, const bspkit_face *f)
 
 /* `lm` is the face's entry in bspkit_get_face_lightmaps(), which computes
  * how many bytes its samples take (NULL when that table could not be built). */
-static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, const bspkit_face *f,
-                                const light_data *ld, const bspkit_face_lightmap *lm)
+/* `kind` names the face array; its lump and record name are looked up only for a problem. */
+static void check_face_lightmap(vctx *c, int kind, size_t i, const bspkit_face *f, const light_data *ld,
+                                const bspkit_face_lightmap *lm)
 {
     /* Without any lighting data the engines draw the map fullbright and
      * never follow the offsets, which compilers then leave at 0. */
@@ -388,7 +445,7 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
             return;
     }
     if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
-        index_error(c, lump, i, what, "light_offset %" PRId32 " outside %zu bytes of %s", f->light_offset,
+        index_error(c, lump_of(c, kind), i, record_name(c, kind), "light_offset %" PRId32 " outside %zu bytes of %s", f->light_offset,
                     ld->size, ld->name);
         return;
     }
@@ -396,12 +453,14 @@ static void check_face_lightmap(vctx *c, int lump, size_t i, const char *what, c
     if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
         return;
     uint64_t need = lm->bytes;
-    if (need > ld->size - (size_t)f->light_offset)
+    if (need > ld->size - (size_t)f->light_offset) {
         /* Only a warning: compilers round extents differently, and engines
          * clamp reads, so a slightly short lump still loads. */
+        int lump = lump_of(c, kind);
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
-                    "%s %zu: lightmap at %" PRId32 " needs %" PRIu64 " bytes, past %zu bytes of %s", what, i,
-                    f->light_offset, need, ld->size, ld->name);
+                    "%s %zu: lightmap at %" PRId32 " needs %" PRIu64 " bytes, past %zu bytes of %s",
+                    record_name(c, kind), i, f->light_offset, need, ld->size, ld->name);
+    }
 }
 
 /* What the face checks after the table references need: the lighting the
@@ -418,20 +477,24 @@ static void check_face(vctx *c, size_t i, const void *rec, void *arg)
 {
     const face_pass *fp = arg;
     const bspkit_face *f = rec;
-    int lump = lump_of(c, fp->kind);
-    const char *what = record_name(c, fp->kind);
-    if (f->first_edge >= 0 && f->num_edges >= 0 && span_ok(&c->surfedges, f->first_edge, f->num_edges) &&
-        f->num_edges < 3 && f->dispinfo == -1)
+    if (f->num_edges < 3 && f->first_edge >= 0 && f->num_edges >= 0 &&
+        span_ok(&c->surfedges, f->first_edge, f->num_edges) && f->dispinfo == -1) {
+        int lump = lump_of(c, fp->kind);
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
-                    "%s %zu: only %" PRId32 " edges", what, i, f->num_edges);
+                    "%s %zu: only %" PRId32 " edges", record_name(c, fp->kind), i, f->num_edges);
+    }
     if (fp->ld)
-        check_face_lightmap(c, lump, i, what, f, fp->ld, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
+        check_face_lightmap(c, fp->kind, i, f, fp->ld, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
 }
 
 static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
 {
     face_pass fp = {kind, ld, lms, lm_n};
-    check_records(c, kind, NULL, check_face, &fp);
+    switch (kind) {
+    case BK_REC_ORIG_FACES: check_records(c, ORIG_FACES, NULL, check_face, &fp); break;
+    case BK_REC_HDR_FACES: check_records(c, HDR_FACES, NULL, check_face, &fp); break;
+    default: check_records(c, FACES, NULL, check_face, &fp); break;
+    }
 }
 
 /* Source stores LDR and HDR lighting separately; HDR-only maps keep the
@@ -567,7 +630,7 @@ static void check_leaf_vis(vctx *c, size_t i, const void *rec, void *arg)
                         c->vis_rows);
         return;
     }
-    uint32_t vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
+    uint32_t vis_size = c->vis_size;
     /* Leaf 0 is the shared solid leaf, never looked up, and an empty
      * VISIBILITY lump makes engines ignore every offset; both often carry 0
      * rather than -1. */
@@ -911,6 +974,7 @@ static void load_all(vctx *c)
     e.offset = -1;
     c->have_vis = loaded(c, bspkit_vis_dimensions(c->map, &c->vis_rows, &c->vis_row_bytes, &e), &e,
                          bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
+    c->vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
 }
 
 bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err)
@@ -943,29 +1007,29 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
 
     load_all(c);
     check_unfinished(c);
-    check_records(c, BK_REC_EDGES, NULL, NULL, NULL);
-    check_records(c, BK_REC_SURFEDGES, NULL, NULL, NULL);
+    check_records(c, EDGES, NULL, NULL, NULL);
+    check_records(c, SURFEDGES, NULL, NULL, NULL);
     check_all_faces(c);
     check_texinfo(c);
-    check_records(c, BK_REC_TEXINFO, NULL, NULL, NULL);
+    check_records(c, TEXINFO, NULL, NULL, NULL);
     if (c->source)
         check_texdata(c);
-    check_records(c, BK_REC_BRUSHES, NULL, NULL, NULL);
-    check_records(c, BK_REC_BRUSHSIDES, NULL, NULL, NULL);
-    check_records(c, BK_REC_AREAS, NULL, NULL, NULL);
-    check_records(c, BK_REC_AREAPORTALS, NULL, NULL, NULL);
+    check_records(c, BRUSHES, NULL, NULL, NULL);
+    check_records(c, BRUSHSIDES, NULL, NULL, NULL);
+    check_records(c, AREAS, NULL, NULL, NULL);
+    check_records(c, AREAPORTALS, NULL, NULL, NULL);
     if (c->source) {
         check_static_props(c);
         check_overlays(c);
         check_displacements(c);
         check_leaf_ambient(c);
     }
-    check_records(c, BK_REC_CLIPNODES, NULL, check_clipnode_children, NULL);
-    check_records(c, BK_REC_NODES, NULL, check_node_children, NULL);
-    check_records(c, BK_REC_LEAFS, NULL, check_leaf_vis, NULL);
-    check_records(c, BK_REC_LEAF_FACES, NULL, NULL, NULL);
-    check_records(c, BK_REC_LEAF_BRUSHES, NULL, NULL, NULL);
-    check_records(c, BK_REC_MODELS, check_model_heads, NULL, NULL);
+    check_records(c, CLIPNODES, NULL, check_clipnode_children, NULL);
+    check_records(c, NODES, NULL, check_node_children, NULL);
+    check_records(c, LEAFS, NULL, check_leaf_vis, NULL);
+    check_records(c, LEAF_FACES, NULL, NULL, NULL);
+    check_records(c, LEAF_BRUSHES, NULL, NULL, NULL);
+    check_records(c, MODELS, check_model_heads, NULL, NULL);
     check_vis_rows(c);
     check_entities(c);
     check_limits(c);

@@ -10,6 +10,7 @@
 #ifndef BSPKIT_CORE_REFS_H
 #define BSPKIT_CORE_REFS_H
 
+#include "bspkit/bspkit.h"
 #include "core/record_kinds.h"
 
 #include <stdbool.h>
@@ -50,6 +51,82 @@ typedef struct bk_ref {
 
 /* The whole table, each kind's references together. */
 const bk_ref *bk_refs_all(size_t *n);
+/* The references, one X-macro list per record kind, each entry
+ *   R(FROM, SHAPE, T, MEMBER, COUNT_MEMBER, N, TARGET, FLAGS, "name", "count_name")
+ * where SHAPE is INDEX (MEMBER of record type T is an index; for an array
+ * member, MEMBER names its first element and N the element count), ARRAY
+ * (the record is itself an index of C type T; MEMBER empty) or SPAN (MEMBER
+ * and COUNT_MEMBER are a first/count pair). Every member is 32 bits wide.
+ * refs.c builds the table from these lists, and validation generates one
+ * checker per kind from them. */
+
+/* Edge 0 cannot be named by a surfedge (-0 is 0): compilers write a dummy
+ * there, (0, 0) even in a map without vertices. */
+#define BK_REFS_EDGES(R) R(BK_REC_EDGES, INDEX, bspkit_edge, v[0], , 2, BK_REC_VERTEXES, BK_REF_RECORD0_UNUSED, "v", NULL)
+#define BK_REFS_SURFEDGES(R)                                                                           \
+    R(BK_REC_SURFEDGES, ARRAY, int32_t, , , 1, BK_REC_EDGES, BK_REF_SIGN_IS_DIRECTION, "edge", NULL)
+
+/* The faces of FACES and FACES_HDR; ORIGINALFACES lack the texinfo check
+ * because vbsp compacts TEXINFO after writing them without remapping them
+ * (nothing reads their texinfo). */
+#define BK_REFS_FACE_HEAD(R, FROM)                                                                     \
+    R(FROM, INDEX, bspkit_face, plane, , 1, BK_REC_PLANES, 0, "plane", NULL)                           \
+    R(FROM, SPAN, bspkit_face, first_edge, num_edges, 1, BK_REC_SURFEDGES, 0, "first_edge", "num_edges")
+#define BK_REFS_FACE_TEXINFO(R, FROM)                                                                  \
+    R(FROM, INDEX, bspkit_face, texinfo, , 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1, "texinfo", NULL)
+#define BK_REFS_FACE_DISPINFO(R, FROM)                                                                 \
+    R(FROM, INDEX, bspkit_face, dispinfo, , 1, BK_REF_TO_DISPINFO, BK_REF_NONE_MINUS1, "dispinfo", NULL)
+#define BK_REFS_FACES(R)                                                                               \
+    BK_REFS_FACE_HEAD(R, BK_REC_FACES) BK_REFS_FACE_TEXINFO(R, BK_REC_FACES) BK_REFS_FACE_DISPINFO(R, BK_REC_FACES)
+#define BK_REFS_ORIG_FACES(R) BK_REFS_FACE_HEAD(R, BK_REC_ORIG_FACES) BK_REFS_FACE_DISPINFO(R, BK_REC_ORIG_FACES)
+#define BK_REFS_HDR_FACES(R)                                                                           \
+    BK_REFS_FACE_HEAD(R, BK_REC_HDR_FACES)                                                             \
+    BK_REFS_FACE_TEXINFO(R, BK_REC_HDR_FACES) BK_REFS_FACE_DISPINFO(R, BK_REC_HDR_FACES)
+
+#define BK_REFS_NODES(R)                                                                               \
+    R(BK_REC_NODES, INDEX, bspkit_node, plane, , 1, BK_REC_PLANES, 0, "plane", NULL)                   \
+    R(BK_REC_NODES, SPAN, bspkit_node, first_face, num_faces, 1, BK_REC_FACES, 0, "first_face", "num_faces")
+#define BK_REFS_LEAFS(R)                                                                               \
+    R(BK_REC_LEAFS, SPAN, bspkit_leaf, first_leaf_face, num_leaf_faces, 1, BK_REC_LEAF_FACES, 0,       \
+      "first_leaf_face", "num_leaf_faces")                                                             \
+    R(BK_REC_LEAFS, SPAN, bspkit_leaf, first_leaf_brush, num_leaf_brushes, 1, BK_REC_LEAF_BRUSHES, 0,  \
+      "first_leaf_brush", "num_leaf_brushes")
+#define BK_REFS_LEAF_FACES(R) R(BK_REC_LEAF_FACES, ARRAY, uint32_t, , , 1, BK_REC_FACES, 0, "face", NULL)
+#define BK_REFS_LEAF_BRUSHES(R) R(BK_REC_LEAF_BRUSHES, ARRAY, uint32_t, , , 1, BK_REC_BRUSHES, 0, "brush", NULL)
+/* Quake 2 animation chains; the other families hold -1. */
+#define BK_REFS_TEXINFO(R)                                                                             \
+    R(BK_REC_TEXINFO, INDEX, bspkit_texinfo, next_texinfo, , 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1,    \
+      "next_texinfo", NULL)
+#define BK_REFS_MODELS(R)                                                                              \
+    R(BK_REC_MODELS, SPAN, bspkit_model, first_face, num_faces, 1, BK_REC_FACES, 0, "first_face", "num_faces")
+#define BK_REFS_CLIPNODES(R) R(BK_REC_CLIPNODES, INDEX, bspkit_clipnode, plane, , 1, BK_REC_PLANES, 0, "plane", NULL)
+#define BK_REFS_BRUSHES(R)                                                                             \
+    R(BK_REC_BRUSHES, SPAN, bspkit_brush, first_side, num_sides, 1, BK_REC_BRUSHSIDES, 0, "first_side", \
+      "num_sides")
+/* vbsp writes 0, not -1, for sides without a displacement, so a side naming
+ * displacement 0 cannot be told from one without a displacement. */
+#define BK_REFS_BRUSHSIDES(R)                                                                          \
+    R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, plane, , 1, BK_REC_PLANES, 0, "plane", NULL)         \
+    R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, texinfo, , 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1,    \
+      "texinfo", NULL)                                                                                 \
+    R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, dispinfo, , 1, BK_REF_TO_DISPINFO,                   \
+      BK_REF_NONE_MINUS1 | BK_REF_NONE_ZERO, "dispinfo", NULL)
+#define BK_REFS_AREAS(R)                                                                               \
+    R(BK_REC_AREAS, SPAN, bspkit_area, first_portal, num_portals, 1, BK_REC_AREAPORTALS, 0,            \
+      "first_portal", "num_portals")
+/* Quake 2 portals have no plane (-1). */
+#define BK_REFS_AREAPORTALS(R)                                                                         \
+    R(BK_REC_AREAPORTALS, INDEX, bspkit_areaportal, other_area, , 1, BK_REC_AREAS, 0, "other_area", NULL) \
+    R(BK_REC_AREAPORTALS, INDEX, bspkit_areaportal, plane, , 1, BK_REC_PLANES, BK_REF_NONE_MINUS1,     \
+      "plane", NULL)                                                                                   \
+    R(BK_REC_AREAPORTALS, SPAN, bspkit_areaportal, first_clip_vert, num_clip_verts, 1,                 \
+      BK_REF_TO_CLIPPORTALVERTS, 0, "first_clip_vert", "num_clip_verts")
+
+/* The kinds that have references, in the table's order. */
+#define BK_REF_KINDS(K)                                                                                \
+    K(EDGES) K(SURFEDGES) K(FACES) K(ORIG_FACES) K(HDR_FACES) K(NODES) K(LEAFS) K(LEAF_FACES)          \
+    K(LEAF_BRUSHES) K(TEXINFO) K(MODELS) K(CLIPNODES) K(BRUSHES) K(BRUSHSIDES) K(AREAS) K(AREAPORTALS)
+
 /* The references of records of kind `from` (count in *n), in the order they are checked. */
 const bk_ref *bk_refs_of(int from, size_t *n);
 
