@@ -4,9 +4,11 @@
  * The record layouts (core/schema.h) say how a record is stored; each of
  * them decodes into the same native struct, whatever the family or version,
  * so which array a field indexes is a property of the native record and is
- * written here once for all its layouts. Validation walks this table; the
- * checks it cannot express (signed child links, byte offsets into lighting
- * or visibility, family-dependent targets) stay hand-written there. */
+ * written here once for all its layouts. Validation generates its checkers
+ * from the lists below and reports through the table refs.c builds from
+ * them; the checks they cannot express (signed child links, byte offsets
+ * into lighting or visibility, family-dependent targets) stay hand-written
+ * there. */
 #ifndef BSPKIT_CORE_REFS_H
 #define BSPKIT_CORE_REFS_H
 
