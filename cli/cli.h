@@ -139,5 +139,8 @@ bool cli_name_seen(char **names, size_t count, const char *name);
 int cli_wants_help(int argc, char **argv);
 /* Print "bspkit: FILE: message" for a library error to stderr. */
 void cli_report_error(const char *file, const bspkit_error *err);
+/* Prints, on stderr, each place where the map's entity text is damaged and
+ * was read as the engines read it. */
+void cli_warn_entities(const char *file, bspkit_map *map);
 
 #endif

@@ -195,6 +195,7 @@ int cmd_decompile(int argc, char **argv)
     bspkit_map *map;
     if (cli_open_map(map_path, &map) != 0)
         return CLI_EXIT_UNREADABLE;
+    cli_warn_entities(map_path, map);
     if (unpack && bspkit_map_format(map)->family != BSPKIT_FAMILY_SOURCE) {
         fprintf(stderr, "bspkit: %s: %s has no pakfile; --unpack is for Source maps\n", map_path,
                 bspkit_map_format(map)->name);

@@ -482,6 +482,7 @@ int cmd_ent(int argc, char **argv)
             status = CLI_EXIT_UNREADABLE;
     } else {
         const bspkit_entities *ents = NULL;
+        cli_warn_entities(o.map, map);
         if (bspkit_get_entities(map, &ents, &err) != BSPKIT_OK) {
             status = lib_failure(o.map, &err);
         } else if (o.op_count == 0) {

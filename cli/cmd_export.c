@@ -189,6 +189,7 @@ int cmd_export(int argc, char **argv)
         rc = CLI_EXIT_UNREADABLE;
         goto done;
     }
+    cli_warn_entities(map_path, map);
     bspkit_result r = bspkit_export(map, out, &opts, &stats, &err);
     if (r == BSPKIT_OK) {
         rc = print_stats(map_path, out, &stats, json);

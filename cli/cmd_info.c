@@ -139,6 +139,7 @@ static int gather(bspkit_map *map, info_data *d)
     }
 
     const bspkit_entities *ents = NULL;
+    cli_warn_entities(d->file, map);
     if (bspkit_get_entities(map, &ents, &err) == BSPKIT_OK) {
         d->entities_ok = true;
         d->entities = ents->count;

@@ -51,6 +51,17 @@ void cli_report_error(const char *file, const bspkit_error *err)
     fprintf(stderr, "bspkit: %s: %s\n", file, err->message[0] ? err->message : bspkit_strerror(err->code));
 }
 
+void cli_warn_entities(const char *file, bspkit_map *map)
+{
+    const bspkit_entities *ents = NULL;
+    bspkit_error err;
+    if (bspkit_get_entities(map, &ents, &err) != BSPKIT_OK || !ents)
+        return; /* the command reports a failure itself where it needs the entities */
+    for (size_t i = 0; i < ents->warning_count; i++)
+        fprintf(stderr, "bspkit: %s: warning: entity text line %u: %s\n", file, (unsigned)ents->warnings[i].line,
+                ents->warnings[i].message);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {

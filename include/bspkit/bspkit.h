@@ -145,7 +145,9 @@ BSPKIT_API bspkit_result bspkit_detect(const void *data, size_t size, bspkit_for
 
 enum {
     BSPKIT_OPEN_NO_MMAP = 1u << 0, /**< open_file: read into memory instead of mmap */
-    BSPKIT_OPEN_COPY = 1u << 1     /**< open_memory: copy the caller's bytes */
+    BSPKIT_OPEN_COPY = 1u << 1,    /**< open_memory: copy the caller's bytes */
+    BSPKIT_OPEN_STRICT_ENTITIES = 1u << 2 /**< refuse damaged entity text instead of reading it as the
+                                               engines do (bspkit_get_entities) */
 };
 
 /**
@@ -490,6 +492,13 @@ typedef struct bspkit_entity {
     uint64_t offset;              /**< byte offset of the opening brace in the text */
 } bspkit_entity;
 
+/** Damage the lenient parser read past, as the engines' tokenizers do. */
+typedef struct bspkit_entity_warning {
+    uint32_t line;       /**< 1-based line where the damage is */
+    uint64_t offset;     /**< byte offset of it in the text */
+    char message[96];    /**< what was found and how it was read */
+} bspkit_entity_warning;
+
 /** Parsed entity text: order and duplicate keys are kept. */
 typedef struct bspkit_entities {
     bspkit_entity *entities;
@@ -499,6 +508,8 @@ typedef struct bspkit_entities {
     uint64_t trailing_bytes;  /**< non-blank bytes after the last block, ignored (some maps carry junk) */
     uint64_t trailing_offset; /**< offset of the first such byte; meaningful when trailing_bytes > 0 */
     void *storage_; /**< private */
+    const bspkit_entity_warning *warnings; /**< lenient parsing only: damage read past, in text order */
+    size_t warning_count;
 } bspkit_entities;
 
 /**
@@ -512,6 +523,18 @@ typedef struct bspkit_entities {
  * The result is freed with bspkit_entities_free().
  */
 BSPKIT_API bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entities **out, bspkit_error *err);
+
+enum {
+    /** Read damaged text the way the engines' tokenizers do instead of failing: a block left
+     *  open ends at the next '{' or at the end of the text, a key without a value before '}'
+     *  is dropped, an unterminated quoted string runs to the end of the text, and text outside
+     *  any block is skipped. Each such place becomes a warning with its line. */
+    BSPKIT_ENTITIES_LENIENT = 1u << 0
+};
+
+/** bspkit_entities_parse with BSPKIT_ENTITIES_* flags; flags 0 is bspkit_entities_parse. */
+BSPKIT_API bspkit_result bspkit_entities_parse_ex(const char *text, size_t size, unsigned flags,
+                                                  bspkit_entities **out, bspkit_error *err);
 BSPKIT_API void bspkit_entities_free(bspkit_entities *ents);
 
 /** First value for `key` in entity `index` (case-sensitive), or NULL. */

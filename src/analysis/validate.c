@@ -883,6 +883,12 @@ static void check_entities(vctx *c)
                         "entity %zu (line %" PRIu32 "): model \"%s\" is not a brush model number", i,
                         ents->entities[i].line, shown);
     }
+    for (size_t i = 0; i < ents->warning_count; i++) {
+        const bspkit_entity_warning *w = &ents->warnings[i];
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1,
+                    byte_offset(c, BSPKIT_S_ENTITIES, w->offset), "entity text line %" PRIu32 ": %s", w->line,
+                    w->message);
+    }
     if (ents->trailing_bytes > 0)
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1,
                     byte_offset(c, BSPKIT_S_ENTITIES, ents->trailing_offset),

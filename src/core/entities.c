@@ -8,6 +8,12 @@
  * only recognised where a token could start. Quoted strings have no escapes,
  * so GoldSrc wad paths keep their backslashes. The text ends at the first NUL.
  *
+ * Damaged text fails, or with BSPKIT_ENTITIES_LENIENT is read as the engines
+ * read it, each damaged place becoming a warning: a block left open ends at
+ * the next '{' or at the end, a key left without a value before '}' is
+ * dropped, a quoted string without its closing quote runs to the end, and
+ * text outside any block is skipped up to the next '{'.
+ *
  * Strings are copied into a single arena while they are scanned. A copy
  * costs its bytes plus one NUL; a quoted string pays for the NUL with its
  * quotes, an unquoted one with the byte that ends it (blank, brace or the
@@ -24,6 +30,8 @@
 typedef struct ent_storage {
     char *arena;
     size_t used, cap;
+    bspkit_entity_warning *warnings;
+    size_t warning_cap;
 } ent_storage;
 
 typedef enum tok_kind { TOK_END, TOK_OPEN, TOK_CLOSE, TOK_STRING } tok_kind;
@@ -42,6 +50,7 @@ typedef struct parser {
     bspkit_entities *out;
     ent_storage *store;
     size_t ent_cap, pair_cap;
+    bool lenient;
     bspkit_error *err;
 } parser;
 
@@ -72,6 +81,25 @@ static bspkit_result fail_nomem(parser *ps)
 }
 
 /* Skips blanks and // comments, counting lines. */
+static void *grow(void *ptr, size_t *cap, size_t need, size_t elem);
+
+/* Lenient parsing: records what was read past. A warning that cannot be
+ * stored (out of memory) is dropped; the text is still read. */
+static void warn(parser *ps, size_t pos, uint64_t line, const char *what)
+{
+    bspkit_entities *out = ps->out;
+    ent_storage *st = ps->store;
+    bspkit_entity_warning *w = grow(st->warnings, &st->warning_cap, out->warning_count, sizeof *w);
+    if (!w)
+        return;
+    st->warnings = w;
+    out->warnings = w;
+    bspkit_entity_warning *x = &w[out->warning_count++];
+    x->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+    x->offset = pos;
+    snprintf(x->message, sizeof x->message, "%s", what);
+}
+
 static void skip_blank(parser *ps)
 {
     const uint8_t *p = ps->p, *end = ps->end;
@@ -127,10 +155,14 @@ static bspkit_result next_token(parser *ps, token *t)
             lines += *p == '\n';
             *d++ = (char)*p;
         }
-        if (p >= end)
-            return fail_at(ps, t->pos, t->line, "unterminated quoted string");
+        if (p >= end) {
+            if (!ps->lenient)
+                return fail_at(ps, t->pos, t->line, "unterminated quoted string");
+            warn(ps, t->pos, t->line, "quoted string without its closing quote: read to the end of the text");
+        } else {
+            p++;
+        }
         ps->line += lines;
-        p++;
     } else {
         /* Unquoted: runs to a blank, a quote or a brace. Bytes >= 0x80 belong to it. */
         while (p < end && *p > ' ' && *p != '"' && *p != '{' && *p != '}')
@@ -181,6 +213,14 @@ static bspkit_result push_pair(parser *ps, const token *key, const token *value)
     return BSPKIT_OK;
 }
 
+/* Lenient: a block cut short by `t` (a '{', or the end) ends before it; a
+ * '{' is left to open the next block. */
+static void end_block_early(parser *ps, const token *t)
+{
+    if (t->kind == TOK_OPEN)
+        ps->p = ps->base + t->pos; /* the next block starts here */
+}
+
 /* Parses one block; ps->p is just past its opening brace at `pos`/`line`. */
 static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
 {
@@ -193,16 +233,26 @@ static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
             return r;
         if (key.kind == TOK_CLOSE)
             break;
-        if (key.kind == TOK_END)
-            return fail_at(ps, pos, line, "unterminated block");
-        if (key.kind == TOK_OPEN)
-            return fail_at(ps, key.pos, key.line, "'{' inside a block");
+        if (key.kind == TOK_END || key.kind == TOK_OPEN) {
+            if (!ps->lenient)
+                return key.kind == TOK_END ? fail_at(ps, pos, line, "unterminated block")
+                                           : fail_at(ps, key.pos, key.line, "'{' inside a block");
+            warn(ps, key.pos, key.line,
+                 key.kind == TOK_END ? "block without its closing '}': ends at the end of the text"
+                                     : "'{' inside a block: the block ends before it");
+            end_block_early(ps, &key);
+            break;
+        }
         if ((r = next_token(ps, &value)) != BSPKIT_OK)
             return r;
-        if (value.kind == TOK_OPEN)
-            return fail_at(ps, value.pos, value.line, "'{' inside a block");
-        if (value.kind != TOK_STRING)
-            return fail_at(ps, key.pos, key.line, "key without a value");
+        if (value.kind != TOK_STRING) {
+            if (!ps->lenient)
+                return value.kind == TOK_OPEN ? fail_at(ps, value.pos, value.line, "'{' inside a block")
+                                              : fail_at(ps, key.pos, key.line, "key without a value");
+            warn(ps, key.pos, key.line, "key without a value: dropped");
+            end_block_early(ps, &value);
+            break;
+        }
         if ((r = push_pair(ps, &key, &value)) != BSPKIT_OK)
             return r;
     }
@@ -234,8 +284,18 @@ static bspkit_result parse_text(parser *ps)
                 return r;
             continue;
         }
-        if (out->count == 0)
-            return fail_at(ps, pos, ps->line, *ps->p == '}' ? "stray '}'" : "text before the first '{'");
+        if (out->count == 0) {
+            if (!ps->lenient)
+                return fail_at(ps, pos, ps->line, *ps->p == '}' ? "stray '}'" : "text before the first '{'");
+            /* Skip to the next '{', counting the lines passed. */
+            warn(ps, pos, ps->line, *ps->p == '}' ? "stray '}': skipped" : "text before the first '{': skipped");
+            const uint8_t *open = memchr(ps->p, '{', (size_t)(ps->end - ps->p));
+            const uint8_t *stop = open ? open : ps->end;
+            for (const uint8_t *q = ps->p; q < stop; q++)
+                ps->line += *q == '\n';
+            ps->p = stop;
+            continue;
+        }
         /* Junk after the last block: nothing past here is parsed, not even a
          * later '{', since leftover bytes often hold fragments of old blocks. */
         out->trailing_offset = pos;
@@ -252,8 +312,10 @@ void bspkit_entities_free(bspkit_entities *ents)
     if (!ents)
         return;
     ent_storage *st = ents->storage_;
-    if (st)
+    if (st) {
         free(st->arena);
+        free(st->warnings);
+    }
     free(st);
     free(ents->entities);
     free(ents->pairs);
@@ -270,6 +332,12 @@ static void *shrink(void *ptr, size_t count, size_t elem)
 }
 
 bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entities **out, bspkit_error *err)
+{
+    return bspkit_entities_parse_ex(text, size, 0, out, err);
+}
+
+bspkit_result bspkit_entities_parse_ex(const char *text, size_t size, unsigned flags, bspkit_entities **out,
+                                       bspkit_error *err)
 {
     if (out)
         *out = NULL;
@@ -297,7 +365,8 @@ bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entiti
     st->cap = len + 2;
 
     parser ps = {
-        .base = base, .p = base, .end = base + len, .line = 1, .out = ents, .store = st, .err = err,
+        .base = base, .p = base, .end = base + len, .line = 1, .out = ents, .store = st,
+        .lenient = (flags & BSPKIT_ENTITIES_LENIENT) != 0, .err = err,
     };
     bspkit_result r = parse_text(&ps);
     if (r != BSPKIT_OK) {

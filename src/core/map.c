@@ -654,8 +654,11 @@ bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, 
         size_t size;
         map->entities_result = bk_lump_bytes(map, 0, &bytes, &size, &map->entities_error);
         if (map->entities_result == BSPKIT_OK) {
-            map->entities_result =
-                bspkit_entities_parse((const char *)bytes, size, &map->entities, &map->entities_error);
+            /* Read as the engines read it unless the caller asked for strictness;
+             * validation reports what was read past. */
+            unsigned flags = (map->opts.flags & BSPKIT_OPEN_STRICT_ENTITIES) ? 0 : BSPKIT_ENTITIES_LENIENT;
+            map->entities_result = bspkit_entities_parse_ex((const char *)bytes, size, flags, &map->entities,
+                                                            &map->entities_error);
             if (map->entities_result != BSPKIT_OK) {
                 bspkit_error *e = &map->entities_error;
                 e->lump = 0;

@@ -60,7 +60,7 @@ static bspkit_result build_records(bspkit_map *map, int lump, disp_array **out, 
 
 static bspkit_result build_dispinfo(bspkit_map *map, const void **value, bspkit_error *err)
 {
-    disp_array *a;
+    disp_array *a = NULL;
     bspkit_result r = build_records(map, BSPKIT_S_DISPINFO, &a, err);
     if (r != BSPKIT_OK)
         return r;
@@ -85,7 +85,7 @@ static bspkit_result build_dispinfo(bspkit_map *map, const void **value, bspkit_
 #define BUILD_RECORDS(name, lump)                                                                      \
     static bspkit_result name(bspkit_map *map, const void **value, bspkit_error *err)                  \
     {                                                                                                  \
-        disp_array *a;                                                                                 \
+        disp_array *a = NULL;                                                                          \
         bspkit_result r = build_records(map, (lump), &a, err);                                         \
         if (r == BSPKIT_OK)                                                                            \
             *value = a;                                                                                \

@@ -1,5 +1,6 @@
-# A copy of goldsrc-room.bsp whose entity text opens with a stray '}':
-# everything else is still reported, entities is null, exit status 1.
+# A copy of goldsrc-room.bsp whose entity text opens with a stray '}': the
+# entity text is read as the engines' tokenizer reads it (the damaged block
+# skipped, the other two entities kept) with a warning naming line 1.
 source "$CASES/lib.bash"
 cp "$GEN/goldsrc-room.bsp" bad-entities.bsp && chmod u+w bad-entities.bsp || exit 1
 ents=$(rd_u32 bad-entities.bsp 4)    # ENTITIES directory entry: offset

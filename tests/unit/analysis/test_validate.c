@@ -646,30 +646,65 @@ static void test_entity_trailing_junk(void **state)
     free_map(&t);
 }
 
+/* Entity text with a dangling key on line 3: read as the engines read it
+ * (the key dropped), reported by validation as a warning naming the line
+ * and the byte; refused when the map is opened with strict entities. */
+static void test_entity_damage_is_read_and_reported(void **state)
+{
+    (void)state;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n\"wad\"\n}\n";
+    testmap t;
+    build_lumps(&t, ents);
+    open_map(&t);
+    const bspkit_entities *e;
+    bspkit_error err;
+    assert_int_equal(bspkit_get_entities(t.map, &e, &err), BSPKIT_OK);
+    assert_int_equal(e->count, 1);
+    assert_int_equal(e->warning_count, 1);
+    expect_one(&t, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_Q_ENTITIES, -1,
+               t.ofs[BSPKIT_Q_ENTITIES] + (int64_t)(strstr(ents, "\"wad") - ents),
+               "entity text line 3: key without a value");
+
+    bspkit_map *strict;
+    bspkit_options opts = {.flags = BSPKIT_OPEN_STRICT_ENTITIES};
+    assert_int_equal(bspkit_open_memory(t.file, t.file_size, &opts, &strict, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_get_entities(strict, &e, &err), BSPKIT_ERR_ENTITIES);
+    assert_non_null(strstr(err.message, "line 3"));
+    bspkit_close(strict);
+    free_map(&t);
+}
+
 /* A lump whose accessor fails is one problem carrying the accessor's code;
  * the other checks still run. */
 static void test_decode_failure_is_reported(void **state)
 {
     (void)state;
     testmap t;
+    /* An unterminated block is read as the engines read it (a warning); a
+     * miptex count past the lump makes the TEXTURES accessor fail. */
     build_lumps(&t, "{\n\"classname\" \"worldspawn\"\n");
+    wr_u32(field(&t, BSPKIT_Q_TEXTURES, 4, 0, 0), 400); /* under the engine limit of 512 */
     wr_u16(field(&t, BSPKIT_Q_FACES, SZ_FACE, 0, 0), 5);
     open_map(&t);
     bspkit_report rep;
     validate_ok(&t, &rep);
-    if (rep.count != 2)
+    if (rep.count != 3)
         print_report(&rep);
-    assert_int_equal(rep.count, 2);
+    assert_int_equal(rep.count, 3);
     assert_int_equal(rep.errors, 2);
-    bool entities = false, face = false;
+    assert_int_equal(rep.warnings, 1);
+    bool entities = false, textures = false, face = false;
     for (size_t i = 0; i < rep.count; i++) {
         const bspkit_problem *p = &rep.problems[i];
-        if (p->code == BSPKIT_ERR_ENTITIES && p->lump == BSPKIT_Q_ENTITIES)
+        if (p->code == BSPKIT_ERR_ENTITIES && p->lump == BSPKIT_Q_ENTITIES && p->severity == BSPKIT_SEVERITY_WARNING)
             entities = true;
+        if (p->code == BSPKIT_ERR_TEXTURES && p->lump == BSPKIT_Q_TEXTURES)
+            textures = true;
         if (p->code == BSPKIT_ERR_INDEX && p->lump == BSPKIT_Q_FACES && p->record == 0)
             face = true;
     }
     assert_true(entities);
+    assert_true(textures);
     assert_true(face);
     bspkit_report_free(&rep);
     free_map(&t);
@@ -989,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_goldsrc_limits),
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_edge0_unused),
+        cmocka_unit_test(test_entity_damage_is_read_and_reported),
         cmocka_unit_test(test_unfinished_compile),
         cmocka_unit_test(test_corpus_clean),
         cmocka_unit_test(test_corpus_limits_match_vbspinfo),

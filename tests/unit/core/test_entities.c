@@ -355,6 +355,99 @@ static void test_error_nested_open(void **state)
     expect_error(text, strlen(text), 6, "entities: line 1, byte 6: '{' inside a block");
 }
 
+/* ---- lenient parsing: damaged text read as the engines read it ---------- */
+
+static bspkit_entities *parse_lenient(const char *text)
+{
+    bspkit_entities *ents = NULL;
+    bspkit_error err;
+    memset(&err, 0, sizeof err);
+    if (bspkit_entities_parse_ex(text, strlen(text), BSPKIT_ENTITIES_LENIENT, &ents, &err) != BSPKIT_OK)
+        fail_msg("lenient parse failed: %s", err.message);
+    return ents;
+}
+
+static void expect_warning(const bspkit_entities *ents, size_t i, uint32_t line, const char *needle)
+{
+    assert_true(i < ents->warning_count);
+    assert_int_equal(ents->warnings[i].line, line);
+    if (!strstr(ents->warnings[i].message, needle))
+        fail_msg("warning \"%s\" lacks \"%s\"", ents->warnings[i].message, needle);
+}
+
+static void test_lenient_stray_quote_shifts_pairs(void **state)
+{
+    (void)state;
+    /* A quote inside a value: the tokenizer sees message / "say " / hi / " now",
+     * so the engine loads two odd pairs and goes on. Both modes agree. */
+    const char *text = "{\n\"classname\" \"worldspawn\"\n\"message\" \"say \"hi\" now\"\n}\n";
+    bspkit_entities *ents = parse_lenient(text);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->warning_count, 0);
+    assert_string_equal(bspkit_entity_value(ents, 0, "message"), "say ");
+    assert_string_equal(bspkit_entity_value(ents, 0, "hi"), " now");
+    bspkit_entities_free(ents);
+    bspkit_entities_free(parse_str(text));
+}
+
+static void test_lenient_key_without_value(void **state)
+{
+    (void)state;
+    const char *text = "{\n\"a\" \"1\"\n\"b\"\n}\n{\n\"c\" \"3\"\n}\n";
+    bspkit_entities *ents = NULL;
+    bspkit_error err;
+    assert_int_equal(bspkit_entities_parse(text, strlen(text), &ents, &err), BSPKIT_ERR_ENTITIES);
+    ents = parse_lenient(text);
+    assert_int_equal(ents->count, 2);
+    assert_int_equal(ents->entities[0].num_pairs, 1);
+    assert_string_equal(bspkit_entity_value(ents, 0, "a"), "1");
+    assert_null(bspkit_entity_value(ents, 0, "b"));
+    assert_string_equal(bspkit_entity_value(ents, 1, "c"), "3");
+    assert_int_equal(ents->warning_count, 1);
+    expect_warning(ents, 0, 3, "key without a value");
+    bspkit_entities_free(ents);
+}
+
+static void test_lenient_missing_close(void **state)
+{
+    (void)state;
+    /* The first block lost its '}': it ends where the next one opens (line 3). */
+    const char *text = "{\n\"a\" \"1\"\n{\n\"b\" \"2\"\n}\n";
+    bspkit_entities *ents = parse_lenient(text);
+    assert_int_equal(ents->count, 2);
+    assert_string_equal(bspkit_entity_value(ents, 0, "a"), "1");
+    assert_string_equal(bspkit_entity_value(ents, 1, "b"), "2");
+    assert_int_equal(ents->entities[1].line, 3);
+    assert_int_equal(ents->warning_count, 1);
+    expect_warning(ents, 0, 3, "'{' inside a block");
+    bspkit_entities_free(ents);
+}
+
+static void test_lenient_unterminated_quote(void **state)
+{
+    (void)state;
+    const char *text = "{\n\"a\" \"1\"\n}\n{\n\"b\" \"2\n";
+    bspkit_entities *ents = parse_lenient(text);
+    assert_int_equal(ents->count, 2);
+    assert_string_equal(bspkit_entity_value(ents, 1, "b"), "2\n");
+    assert_int_equal(ents->warning_count, 2);
+    expect_warning(ents, 0, 5, "closing quote");
+    expect_warning(ents, 1, 6, "closing '}'");
+    bspkit_entities_free(ents);
+}
+
+static void test_lenient_text_before_block(void **state)
+{
+    (void)state;
+    const char *text = "junk\n} more\n{\n\"a\" \"1\"\n}\n";
+    bspkit_entities *ents = parse_lenient(text);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->entities[0].line, 3);
+    assert_int_equal(ents->warning_count, 1);
+    expect_warning(ents, 0, 1, "text before the first '{'");
+    bspkit_entities_free(ents);
+}
+
 static void test_empty_input(void **state)
 {
     (void)state;
@@ -458,6 +551,11 @@ int main(void)
         cmocka_unit_test(test_error_stray_close),
         cmocka_unit_test(test_error_text_before_block),
         cmocka_unit_test(test_error_nested_open),
+        cmocka_unit_test(test_lenient_stray_quote_shifts_pairs),
+        cmocka_unit_test(test_lenient_key_without_value),
+        cmocka_unit_test(test_lenient_missing_close),
+        cmocka_unit_test(test_lenient_unterminated_quote),
+        cmocka_unit_test(test_lenient_text_before_block),
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_large_input),
