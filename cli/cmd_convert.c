@@ -1,5 +1,6 @@
 /* bspkit convert: save a map again, optionally changing how it is stored
- * (LZMA lumps, byte order, GoldSrc directory order) but never what it holds. */
+ * (LZMA lumps, byte order, GoldSrc directory order, Quake record layout)
+ * but never what it holds. */
 #include "cli.h"
 
 #include <string.h>
@@ -20,6 +21,10 @@ void cmd_convert_help(FILE *out)
             "                     PS3 (PSBV); every field of every lump and game lump whose\n"
             "                     layout bspkit knows is converted, others are copied with\n"
             "                     a warning\n"
+            "  --format bsp29|bsp2|2psb  Quake: write faces, nodes, leafs, clipnodes,\n"
+            "                     marksurfaces and edges in that layout (BSP2: 32-bit\n"
+            "                     indices and float bounds; 2PSB: 32-bit indices); a value\n"
+            "                     that does not fit BSP29 fails naming record and field\n"
             "  --strict           fail instead of copying a lump that cannot be converted\n"
             "  --blueshift        GoldSrc BSP30: write the Blue Shift directory order\n"
             "                     (PLANES entry first, then ENTITIES)\n"
@@ -45,12 +50,24 @@ int cmd_convert(int argc, char **argv)
         const char *v = NULL;
         int mo = cli_option_value(argc, argv, &i, "-o", &v);
         int me = mo ? 0 : cli_option_value(argc, argv, &i, "--endian", &v);
-        if (mo < 0 || me < 0) {
+        int mf = mo || me ? 0 : cli_option_value(argc, argv, &i, "--format", &v);
+        if (mo < 0 || me < 0 || mf < 0) {
             cli_usage_error("convert", "%s needs a value", argv[i]);
             return CLI_EXIT_USAGE;
         }
         if (mo > 0) {
             out = v;
+        } else if (mf > 0) {
+            if (strcmp(v, "bsp29") == 0)
+                opts.quake_format = BSPKIT_QUAKE_FORMAT_BSP29;
+            else if (strcmp(v, "bsp2") == 0)
+                opts.quake_format = BSPKIT_QUAKE_FORMAT_BSP2;
+            else if (strcmp(v, "2psb") == 0)
+                opts.quake_format = BSPKIT_QUAKE_FORMAT_2PSB;
+            else {
+                cli_usage_error("convert", "--format takes bsp29, bsp2 or 2psb, not '%s'", v);
+                return CLI_EXIT_USAGE;
+            }
         } else if (me > 0) {
             if (strcmp(v, "little") == 0)
                 opts.byte_order = BSPKIT_BYTE_ORDER_LITTLE;

@@ -11,7 +11,8 @@
 set -euo pipefail
 
 packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev libdeflate-dev libpcre2-dev
-          xz-utils zip unzip jq python3)
+          xz-utils zip unzip jq python3
+          libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
   case "$arg" in

@@ -128,6 +128,14 @@ typedef enum bspkit_lump_order {
     BSPKIT_LUMP_ORDER_BLUESHIFT /**< PLANES first, then ENTITIES (Half-Life: Blue Shift) */
 } bspkit_lump_order;
 
+/** Quake record layout to write (Quake maps only). */
+typedef enum bspkit_quake_format {
+    BSPKIT_QUAKE_FORMAT_KEEP = 0,
+    BSPKIT_QUAKE_FORMAT_BSP29, /**< 16-bit indices, 16-bit bounds: what every Quake engine reads */
+    BSPKIT_QUAKE_FORMAT_BSP2,  /**< "BSP2": 32-bit indices, float bounds */
+    BSPKIT_QUAKE_FORMAT_2PSB   /**< "2PSB" (RMQ): 32-bit indices, 16-bit bounds */
+} bspkit_quake_format;
+
 /** Called once per lump or game lump that could not be converted exactly. */
 typedef void (*bspkit_warning_fn)(void *ctx, const bspkit_error *warning);
 
@@ -144,6 +152,13 @@ typedef struct bspkit_save_options {
     bool strict;
     bspkit_warning_fn warning;
     void *warning_ctx;
+    /**
+     * Quake maps: rewrite faces, nodes, leafs, clipnodes, marksurfaces and
+     * edges in another record layout (as ericw-tools' bsputil --convert
+     * does). A value that does not fit the narrower layout (an index above
+     * 65535, a bound outside 16 bits) fails naming the record and field.
+     */
+    bspkit_quake_format quake_format;
 } bspkit_save_options;
 
 /** Encode the edited map into a new buffer; free with bspkit_free(). `opts` may be NULL. */

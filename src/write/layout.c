@@ -8,6 +8,7 @@
  * same-size edit moves nothing. Otherwise lumps are packed again in the
  * order they had in the input, with the alignments Valve's tools use. */
 #include "write/edit_state.h"
+#include "core/schema.h"
 #include "formats/quake/family.h"
 #include "formats/source/swap.h"
 #include "write/encode.h"
@@ -48,6 +49,8 @@ typedef struct plan {
     bool source;
     bool src_be, dst_be, convert;
     bool dst_blueshift;
+    unsigned dst_quake;  /* BSPKIT_VARIANT_BSP2 / _2PSB bits of the Quake layout written */
+    bool requake;        /* the Quake record layout changes */
     bk_swap_target swap;
     out_lump lumps[BK_MAX_LUMPS];
     game_fixup *fixups;
@@ -169,6 +172,47 @@ static bspkit_result converted_content(plan *p, int lump, int32_t version, const
 }
 
 /* Decide the stored bytes of one ordinary lump. */
+/* Quake layout change: the lump's records, decoded from the map, encoded in
+ * the target variant's layout (NULL bytes when the lump keeps its layout). */
+static bspkit_result requake_lump(plan *p, int lump, out_lump *o, bool *done, bspkit_error *err)
+{
+    *done = false;
+    const bk_layout *src = &p->map->lumps[lump].layout;
+    bk_layout dst = bk_quake_variant_layout(p->dst_quake, lump);
+    if (!src->schema || !dst.schema || src->schema == dst.schema || src->decoded < 0)
+        return BSPKIT_OK;
+    if (p->e->lumps[lump].replaced)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1,
+                       "save: %s was replaced in this edit; change the Quake format and replace lumps in "
+                       "separate saves", bk_lump_name(p->map, lump));
+    const void *items;
+    size_t count;
+    bspkit_result r = bk_get_array(p->map, (bk_rec)src->decoded, lump, &items, &count, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (count > SIZE_MAX / dst.record_size || count * dst.record_size > 0xFFFFFFFFu)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "save: %s would exceed 4 GiB", bk_lump_name(p->map, lump));
+    size_t size = count * dst.record_size;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "save: out of memory");
+    bk_field_ctx ctx = {dst.schema->name, lump, 0, err};
+    for (size_t i = 0; i < count; i++) {
+        ctx.record = i;
+        r = dst.schema->encode((const uint8_t *)items + i * dst.native_size, buf + i * dst.record_size, false, &ctx);
+        if (r != BSPKIT_OK) {
+            free(buf);
+            return r;
+        }
+    }
+    o->bytes = buf;
+    o->owned = buf;
+    o->size = size;
+    o->rewritten = true;
+    *done = true;
+    return BSPKIT_OK;
+}
+
 static bspkit_result plan_lump(plan *p, int lump, bspkit_error *err)
 {
     const bk_lump *in = &p->map->lumps[lump];
@@ -176,6 +220,12 @@ static bspkit_result plan_lump(plan *p, int lump, bspkit_error *err)
     out_lump *o = &p->lumps[lump];
     o->version = ed_lump_version(p->e, lump);
     o->fourcc = in->fourcc;
+    if (p->requake) {
+        bool done;
+        bspkit_result rq = requake_lump(p, lump, o, &done, err);
+        if (rq != BSPKIT_OK || done)
+            return rq;
+    }
 
     size_t content_size = ed->replaced ? ed->size : in->uncompressed_length;
     bool compress = want_compressed(p, lump, in->compressed, content_size);
@@ -446,6 +496,7 @@ static bool same_layout(const plan *p)
 typedef struct order_item {
     int lump;
     uint64_t key;
+    bool empty; /* no bytes in the input */
 } order_item;
 
 static int order_cmp(const void *a, const void *b)
@@ -453,6 +504,10 @@ static int order_cmp(const void *a, const void *b)
     const order_item *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
+    /* An empty lump sharing its offset with the next lump stays before it,
+     * as the compilers (and ericw-tools' converter) write it. */
+    if (x->empty != y->empty)
+        return x->empty ? -1 : 1;
     return (x->lump > y->lump) - (x->lump < y->lump);
 }
 
@@ -482,7 +537,7 @@ static uint64_t relayout(plan *p)
         uint64_t key = placed_in_input ? in->offset : UINT64_MAX - 1;
         if (p->source && i == BSPKIT_S_PAKFILE)
             key = UINT64_MAX; /* last, as the engine and Valve's tools expect */
-        items[n++] = (order_item){i, key};
+        items[n++] = (order_item){i, key, in->length == 0};
     }
     qsort(items, (size_t)n, sizeof *items, order_cmp);
     uint64_t pos = p->source ? S_HEADER_SIZE : directory_start(p->map) + 8 * (uint64_t)p->map->lump_count;
@@ -534,6 +589,8 @@ static void write_quake_header(const plan *p, uint8_t *out, bool keep_empty_offs
 {
     size_t dir = directory_start(p->map);
     memcpy(out, p->map->data, dir);
+    if (p->requake) /* Quake: "BSP2", "2PSB", or the version of BSP29 */
+        memcpy(out, p->dst_quake & BSPKIT_VARIANT_BSP2 ? "BSP2" : p->dst_quake & BSPKIT_VARIANT_2PSB ? "2PSB" : "\x1d\0\0\0", 4);
     for (int i = 0; i < p->map->lump_count; i++) {
         const out_lump *o = &p->lumps[i];
         int slot = p->dst_blueshift && i < 2 ? 1 - i : i;
@@ -618,6 +675,11 @@ static bspkit_result check_options(const plan *p, bspkit_error *err)
             return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "%s maps are little-endian only",
                            bspkit_family_name(f->family));
     }
+    if ((unsigned)o->quake_format > BSPKIT_QUAKE_FORMAT_2PSB)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "save: invalid option value");
+    if (o->quake_format != BSPKIT_QUAKE_FORMAT_KEEP && f->family != BSPKIT_FAMILY_QUAKE)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
+                       "the BSP29/BSP2/2PSB layouts are Quake's; %s keeps its own", f->name);
     if (o->lump_order != BSPKIT_LUMP_ORDER_KEEP && !(f->family == BSPKIT_FAMILY_GOLDSRC && f->version == 30))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
                        "the Blue Shift lump order exists only for GoldSrc BSP30 maps, not %s", f->name);
@@ -639,9 +701,10 @@ static bspkit_result verify_output(const plan *p, const uint8_t *buf, size_t siz
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, why.lump, -1, -1,
                        "save: the written map would not open again (%s); nothing was written", why.message);
     const bspkit_format *f = &m->format, *in = &p->map->format;
-    const unsigned order_bits = BSPKIT_VARIANT_L4D2_DIRECTORY | BSPKIT_VARIANT_BSP2 | BSPKIT_VARIANT_2PSB;
+    const unsigned quake_bits = BSPKIT_VARIANT_BSP2 | BSPKIT_VARIANT_2PSB;
+    unsigned want = (in->variant & BSPKIT_VARIANT_L4D2_DIRECTORY) | p->dst_quake;
     bool same = f->family == in->family && f->version == in->version && f->big_endian == p->dst_be &&
-                (f->variant & order_bits) == (in->variant & order_bits) &&
+                (f->variant & (BSPKIT_VARIANT_L4D2_DIRECTORY | quake_bits)) == want &&
                 ((f->variant & BSPKIT_VARIANT_BLUESHIFT) != 0) == p->dst_blueshift;
     int lump = -1;
     for (int i = 0; same && i < m->lump_count; i++)
@@ -677,6 +740,10 @@ bspkit_result bspkit_edit_write(bspkit_edit *e, const bspkit_save_options *opts,
     p.dst_blueshift = p.opts->lump_order == BSPKIT_LUMP_ORDER_KEEP ? (f->variant & BSPKIT_VARIANT_BLUESHIFT) != 0
                                                                      : p.opts->lump_order == BSPKIT_LUMP_ORDER_BLUESHIFT;
     p.swap = (bk_swap_target){.version = f->version, .variant = f->variant};
+    static const unsigned QUAKE_VARIANT[] = {0, 0, BSPKIT_VARIANT_BSP2, BSPKIT_VARIANT_2PSB};
+    unsigned src_quake = f->variant & (BSPKIT_VARIANT_BSP2 | BSPKIT_VARIANT_2PSB);
+    p.dst_quake = p.opts->quake_format == BSPKIT_QUAKE_FORMAT_KEEP ? src_quake : QUAKE_VARIANT[p.opts->quake_format];
+    p.requake = p.dst_quake != src_quake;
 
     for (int i = 0; i < p.map->lump_count && r == BSPKIT_OK; i++)
         if (!(p.source && i == BSPKIT_S_GAME_LUMP))

@@ -140,10 +140,10 @@ static const char *lump_key(const bspkit_map *map, int lump)
 }
 
 /* The variant (BSP29/BSP30, BSP2, 2PSB) picks one of the schemas in records.c. */
-static bk_layout layout(const bspkit_map *map, int lump)
+bk_layout bk_quake_variant_layout(unsigned variant, int lump)
 {
-    bool bsp2 = map->format.variant & BSPKIT_VARIANT_BSP2;
-    bool rmq = map->format.variant & BSPKIT_VARIANT_2PSB;
+    bool bsp2 = variant & BSPKIT_VARIANT_BSP2;
+    bool rmq = variant & BSPKIT_VARIANT_2PSB;
     bool wide = bsp2 || rmq;
     switch (lump) {
     case BSPKIT_Q_PLANES: return bk_schema_layout(&bk_plane_schema, BK_REC_PLANES);
@@ -164,6 +164,8 @@ static bk_layout layout(const bspkit_map *map, int lump)
     default: return (bk_layout){0, 0, NULL, -1, NULL};
     }
 }
+
+static bk_layout layout(const bspkit_map *map, int lump) { return bk_quake_variant_layout(map->format.variant, lump); }
 
 /* Quake and GoldSrc maps have one LDR lighting lump and no pakfile. */
 static int lump_for(const bspkit_map *map, bk_lump_role role)

@@ -11,6 +11,10 @@ bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err);
  * and count present), from the raw directory; 0 when none (bspx.c). */
 uint64_t bk_bspx_offset(const uint8_t *data, size_t size);
 
+/* The layout of `lump` in a Quake/GoldSrc map with these BSPKIT_VARIANT_*
+ * bits (BSP2, 2PSB or neither), or a layout without schema (family.c). */
+bk_layout bk_quake_variant_layout(unsigned variant, int lump);
+
 /* Dump tables (tables.c). */
 bspkit_result bk_quake_dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
                                    bspkit_error *err);

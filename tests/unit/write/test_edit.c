@@ -395,6 +395,82 @@ static void blueshift_order(void **state)
     free_sample(&s);
 }
 
+/* Quake's record layouts: BSP29 -> BSP2 -> 2PSB -> BSP29 gives the input
+ * back; in between, the header magic and the record sizes are those of the
+ * layout (BSP2 faces 28 bytes, nodes 44, leafs 44, clipnodes 12, edges 8,
+ * marksurfaces 4; 2PSB nodes and leafs 32) and every record decodes to the
+ * same native values. Other families are refused. */
+static void quake_formats(void **state)
+{
+    (void)state;
+    static const struct {
+        bspkit_quake_format format;
+        const char *magic;
+        uint32_t face, node, leaf, clip, edge, mark;
+    } steps[] = {
+        {BSPKIT_QUAKE_FORMAT_BSP2, "BSP2", 28, 44, 44, 12, 8, 4},
+        {BSPKIT_QUAKE_FORMAT_2PSB, "2PSB", 28, 32, 32, 12, 8, 4},
+        {BSPKIT_QUAKE_FORMAT_BSP29, "\x1d\0\0\0", 20, 24, 28, 8, 4, 2},
+    };
+    sample s = load_sample(BSPKIT_SAMPLE_QUAKE_ROOM);
+    bspkit_map *m = s.map;
+    uint8_t *prev = NULL;
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        bspkit_edit *e;
+        CHECK(bspkit_edit_new(m, &e, ERR));
+        bspkit_save_options o = {.quake_format = steps[k].format};
+        size_t n;
+        uint8_t *out = save_edit(e, &o, &n);
+        bspkit_edit_free(e);
+        assert_memory_equal(out, steps[k].magic, 4);
+        bspkit_map *next = open_valid(out, n);
+        const int lumps[6] = {BSPKIT_Q_FACES, BSPKIT_Q_NODES, BSPKIT_Q_LEAFS, BSPKIT_Q_CLIPNODES, BSPKIT_Q_EDGES,
+                              BSPKIT_Q_MARKSURFACES};
+        const uint32_t sizes[6] = {steps[k].face, steps[k].node, steps[k].leaf, steps[k].clip, steps[k].edge,
+                                   steps[k].mark};
+        for (int i = 0; i < 6; i++) {
+            bspkit_lump_info li;
+            CHECK(bspkit_get_lump_info(next, lumps[i], &li));
+            assert_int_equal(li.record_size, sizes[i]);
+        }
+        const bspkit_face *fa, *fb;
+        const bspkit_node *na, *nb;
+        size_t c1, c2;
+        CHECK(bspkit_get_faces(s.map, &fa, &c1, ERR));
+        CHECK(bspkit_get_faces(next, &fb, &c2, ERR));
+        assert_int_equal(c1, c2);
+        assert_memory_equal(fa, fb, c1 * sizeof *fa);
+        CHECK(bspkit_get_nodes(s.map, &na, &c1, ERR));
+        CHECK(bspkit_get_nodes(next, &nb, &c2, ERR));
+        assert_int_equal(c1, c2);
+        assert_memory_equal(na, nb, c1 * sizeof *na);
+        if (m != s.map)
+            bspkit_close(m);
+        free(prev);
+        prev = out;
+        m = next;
+        if (steps[k].format == BSPKIT_QUAKE_FORMAT_BSP29) {
+            assert_int_equal(n, s.size);
+            assert_memory_equal(out, s.bytes, n);
+        }
+    }
+    bspkit_close(m);
+    free(prev);
+    free_sample(&s);
+
+    s = load_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
+    bspkit_edit *e;
+    CHECK(bspkit_edit_new(s.map, &e, ERR));
+    bspkit_save_options o = {.quake_format = BSPKIT_QUAKE_FORMAT_BSP2};
+    uint8_t *out = NULL;
+    size_t n = 0;
+    bspkit_error err;
+    assert_int_equal(bspkit_edit_write(e, &o, &out, &n, &err), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "Quake"));
+    bspkit_edit_free(e);
+    free_sample(&s);
+}
+
 /* A BSPX block after the lumps moves with them and its offsets follow. */
 static void bspx_block_moves(void **state)
 {
@@ -526,6 +602,7 @@ int main(void)
         cmocka_unit_test(compressed_lumps_stay_compressed),
         cmocka_unit_test(conversions_match_the_builder),
         cmocka_unit_test(blueshift_order),
+        cmocka_unit_test(quake_formats),
         cmocka_unit_test(bspx_block_moves),
         cmocka_unit_test(lump_files),
     };
