@@ -16,7 +16,7 @@
 void cmd_check_help(FILE *out)
 {
     fprintf(out,
-            "usage: bspkit check MAP... [--json] [--quiet] [--max-problems N]\n"
+            "usage: bspkit check MAP... [--json] [--quiet] [--lint] [--max-problems N]\n"
             "\n"
             "Open each map and validate it: lump ranges and record sizes, every\n"
             "cross-reference between lumps, visibility and lightmap offsets, and counts\n"
@@ -24,6 +24,10 @@ void cmd_check_help(FILE *out)
             "\n"
             "options:\n"
             "  --json            print a JSON array with one object per map\n"
+            "  --lint            Quake/GoldSrc: also warn about what ericw-tools'\n"
+            "                    bsputil --check looks at: nodes and clipnodes with equal\n"
+            "                    children, unreferenced plane pairs and texinfo, face\n"
+            "                    vertices more than 0.1 units off their plane\n"
             "  -q, --quiet       print nothing for maps that are ok, no progress line and\n"
             "                    no summary\n"
             "  --max-problems N  list at most N problems per map (default: all that were\n"
@@ -60,6 +64,7 @@ static const char *const STATUS_NAMES[] = {"ok", "invalid", "unreadable"};
 typedef struct check_options {
     bool json;
     bool quiet;
+    bool lint;
     uint64_t max_problems;
 } check_options;
 
@@ -192,7 +197,7 @@ static int check_one(const char *file, const check_options *opt, json_t *results
     if (bspkit_open_file(file, NULL, &map, &err) != BSPKIT_OK) {
         map = NULL;
         status = STATUS_UNREADABLE;
-    } else if (bspkit_validate(map, &report, &err) != BSPKIT_OK) {
+    } else if (bspkit_validate_ex(map, opt->lint ? BSPKIT_VALIDATE_COMPILER_LINT : 0, &report, &err) != BSPKIT_OK) {
         /* The check could not run at all (e.g. out of memory): no verdict. */
         bspkit_report_free(&report);
         memset(&report, 0, sizeof report);
@@ -221,7 +226,7 @@ static int check_one(const char *file, const check_options *opt, json_t *results
 
 int cmd_check(int argc, char **argv)
 {
-    check_options opt = {false, false, UINT64_MAX};
+    check_options opt = {.max_problems = UINT64_MAX};
     bool options_done = false;
     /* Files are collected first so that usage errors are found before any
      * map is read. */
@@ -244,6 +249,8 @@ int cmd_check(int argc, char **argv)
             opt.json = true;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             opt.quiet = true;
+        } else if (strcmp(arg, "--lint") == 0) {
+            opt.lint = true;
         } else if ((m = cli_option_value(argc, argv, &i, "--max-problems", &value)) != 0) {
             if (m < 0) {
                 cli_usage_error("check", "--max-problems needs a value");

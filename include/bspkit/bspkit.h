@@ -610,6 +610,18 @@ typedef struct bspkit_report {
 BSPKIT_API bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err);
 BSPKIT_API void bspkit_report_free(bspkit_report *report);
 
+enum {
+    /** Also report, as warnings, what ericw-tools' `bsputil --check` looks at in Quake and GoldSrc
+     *  maps: nodes and clipnodes whose two children are the same, plane pairs and texinfo that
+     *  nothing references, faces with a vertex more than 0.1 units off their plane. Real
+     *  compilers' output often has the first three, so they are not part of the default check. */
+    BSPKIT_VALIDATE_COMPILER_LINT = 1u << 0
+};
+
+/** bspkit_validate with BSPKIT_VALIDATE_* flags; flags 0 is bspkit_validate. */
+BSPKIT_API bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report *report,
+                                            bspkit_error *err);
+
 /** How full a map is against one engine limit, like Valve's vbspinfo. */
 typedef struct bspkit_limit_usage {
     const char *name;    /**< vbspinfo's row name, e.g. "brushsides" */

@@ -51,6 +51,7 @@ typedef struct vctx {
     bool source;      /* Source: texdata, props, displacements, HDR lumps */
     bool quake;       /* Quake/GoldSrc: miptex, clipnodes, per-leaf visibility */
     bool cluster_vis; /* visibility by cluster (Source, Quake 2) */
+    unsigned flags;   /* BSPKIT_VALIDATE_* */
     const bspkit_format *fmt;
 
     bspkit_lump_info info[BSPKIT_S_LUMP_COUNT];
@@ -826,6 +827,113 @@ static void check_vis_rows(vctx *c)
     free(row);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Quake compiler checks (what ericw-tools' bsputil --check looks at)        */
+/* ------------------------------------------------------------------------ */
+
+/* Off-plane tolerance for face vertices: qbsp's ON_EPSILON. */
+#define OFF_PLANE_EPSILON 0.1
+
+/* Warnings, never errors, and only on request: engines load such maps, and
+ * real compilers' output often has them. Nodes and clipnodes whose two children are
+ * the same (the split decides nothing), and, summed up in one line each,
+ * planes and texinfo that nothing references and faces with a vertex off
+ * their plane. */
+static void check_quake_compiler_output(vctx *c)
+{
+    if (!c->quake || !(c->flags & BSPKIT_VALIDATE_COMPILER_LINT))
+        return;
+    const bspkit_node *nodes = c->nodes.items;
+    for (size_t i = 0; c->nodes.ok && i < c->nodes.n; i++)
+        if (nodes[i].children[0] == nodes[i].children[1])
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_Q_NODES, (int64_t)i,
+                        rec_offset(c, BSPKIT_Q_NODES, i), "node %zu: both children are %" PRId32, i,
+                        nodes[i].children[0]);
+    const bspkit_clipnode *clip = c->clipnodes.items;
+    for (size_t i = 0; c->clipnodes.ok && i < c->clipnodes.n; i++)
+        if (clip[i].children[0] == clip[i].children[1])
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_Q_CLIPNODES, (int64_t)i,
+                        rec_offset(c, BSPKIT_Q_CLIPNODES, i), "clipnode %zu: both children are %" PRId32, i,
+                        clip[i].children[0]);
+
+    if (!c->planes.ok || !c->texinfo.ok || !c->faces.ok || !c->nodes.ok)
+        return;
+    /* One spare entry: the pair partner of the last plane of an odd count. */
+    bool *plane_used = calloc(c->planes.n + 1, 1), *texinfo_used = calloc(c->texinfo.n + 1, 1);
+    if (!plane_used || !texinfo_used) {
+        free(plane_used);
+        free(texinfo_used);
+        c->nomem = true;
+        return;
+    }
+    for (size_t i = 0; i < c->nodes.n; i++)
+        if (nodes[i].plane >= 0 && (size_t)nodes[i].plane < c->planes.n)
+            plane_used[nodes[i].plane] = true;
+    for (size_t i = 0; c->clipnodes.ok && i < c->clipnodes.n; i++)
+        if (clip[i].plane >= 0 && (size_t)clip[i].plane < c->planes.n)
+            plane_used[clip[i].plane] = true;
+    const bspkit_face *faces = c->faces.items;
+    const bspkit_plane *planes = c->planes.items;
+    const int32_t *se = c->surfedges.items;
+    size_t off_plane = 0, worst_face = 0;
+    double worst = 0;
+    for (size_t i = 0; i < c->faces.n; i++) {
+        const bspkit_face *f = &faces[i];
+        if ((size_t)f->plane < c->planes.n)
+            plane_used[f->plane] = true;
+        if (f->texinfo >= 0 && (size_t)f->texinfo < c->texinfo.n)
+            texinfo_used[f->texinfo] = true;
+        if ((size_t)f->plane >= c->planes.n || !c->surfedges.ok || !c->edges.ok || !c->vertexes.ok ||
+            f->first_edge < 0 || f->num_edges < 0 || !span_ok(&c->surfedges, f->first_edge, f->num_edges))
+            continue;
+        const bspkit_plane *pl = &planes[f->plane];
+        double face_worst = 0;
+        for (int32_t k = 0; k < f->num_edges; k++) {
+            int64_t v = bk_surfedge_vertex(se[f->first_edge + k], c->edges.items, c->edges.n, c->vertexes.n);
+            if (v < 0)
+                continue;
+            const bspkit_vec3 *p = &((const bspkit_vec3 *)c->vertexes.items)[v];
+            double d = (double)pl->normal.x * p->x + (double)pl->normal.y * p->y + (double)pl->normal.z * p->z -
+                       (double)pl->dist;
+            d = d < 0 ? -d : d;
+            face_worst = d > face_worst ? d : face_worst;
+        }
+        if (face_worst > OFF_PLANE_EPSILON) {
+            off_plane++;
+            if (face_worst > worst) {
+                worst = face_worst;
+                worst_face = i;
+            }
+        }
+    }
+    size_t unused_planes = 0, first_plane = 0, unused_texinfo = 0, first_texinfo = 0;
+    /* Compilers store planes in facing pairs (2k, 2k + 1) and reference
+     * whichever faces the split; a pair is unused only when both are. */
+    for (size_t i = c->planes.n; i-- > 0;)
+        if (!plane_used[i] && !plane_used[i ^ 1])
+            unused_planes++, first_plane = i;
+    for (size_t i = c->texinfo.n; i-- > 0;)
+        if (!texinfo_used[i])
+            unused_texinfo++, first_texinfo = i;
+    free(plane_used);
+    free(texinfo_used);
+    if (unused_planes)
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_Q_PLANES, (int64_t)first_plane,
+                    rec_offset(c, BSPKIT_Q_PLANES, first_plane),
+                    "%zu of %zu planes are used by no node, clipnode or face (first: plane %zu)", unused_planes,
+                    c->planes.n, first_plane);
+    if (unused_texinfo)
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_Q_TEXINFO, (int64_t)first_texinfo,
+                    rec_offset(c, BSPKIT_Q_TEXINFO, first_texinfo),
+                    "%zu of %zu texinfo are used by no face (first: texinfo %zu)", unused_texinfo, c->texinfo.n,
+                    first_texinfo);
+    if (off_plane)
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, BSPKIT_Q_FACES, (int64_t)worst_face,
+                    rec_offset(c, BSPKIT_Q_FACES, worst_face),
+                    "%zu faces have a vertex more than %.1f units off their plane (worst: face %zu, %.3g units)",
+                    off_plane, OFF_PLANE_EPSILON, worst_face, worst);
+}
+
 /* A compile that stopped after its CSG stage (hlcsg, qbsp -onlyents style
  * runs) leaves planes, texinfo, textures and entities but no tree, faces or
  * models: no engine loads it, and no cross-reference is wrong. */
@@ -985,6 +1093,11 @@ static void load_all(vctx *c)
 
 bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err)
 {
+    return bspkit_validate_ex(map, 0, report, err);
+}
+
+bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report *report, bspkit_error *err)
+{
     if (err) {
         memset(err, 0, sizeof *err);
         err->lump = -1;
@@ -1006,6 +1119,7 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
         goto nomem;
     c->map = map;
     c->rep = report;
+    c->flags = flags;
     c->fmt = bspkit_map_format(map);
     c->source = c->fmt && c->fmt->family == BSPKIT_FAMILY_SOURCE;
     c->quake = c->fmt && (c->fmt->family == BSPKIT_FAMILY_QUAKE || c->fmt->family == BSPKIT_FAMILY_GOLDSRC);
@@ -1031,6 +1145,7 @@ bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_err
         check_leaf_ambient(c);
     }
     check_records(c, CLIPNODES, NULL, check_clipnode_children, NULL);
+    check_quake_compiler_output(c);
     check_records(c, NODES, NULL, check_node_children, NULL);
     check_records(c, LEAFS, NULL, check_leaf_vis, NULL);
     check_records(c, LEAF_FACES, NULL, NULL, NULL);

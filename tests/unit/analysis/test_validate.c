@@ -352,6 +352,40 @@ static void test_edge0_unused(void **state)
     free_map(&t);
 }
 
+/* --lint (BSPKIT_VALIDATE_COMPILER_LINT): a node whose children are both
+ * leaf 1 and a vertex 0.5 units off the face's plane z = 0 are reported as
+ * warnings on request only; the default check finds nothing. */
+static void test_compiler_lint(void **state)
+{
+    (void)state;
+    testmap t;
+    build_lumps(&t, base_entities);
+    uint8_t *children = field(&t, BSPKIT_Q_NODES, SZ_NODE, 0, 4);
+    wr_u16(children + 2, (uint16_t)(int16_t)-2); /* children[1] = children[0] = leaf 1 */
+    wr_u16(children, (uint16_t)(int16_t)-2);
+    float z = 0.5f;
+    uint32_t bits;
+    memcpy(&bits, &z, 4);
+    wr_u32(field(&t, BSPKIT_Q_VERTEXES, SZ_VERTEX, 2, 8), bits);
+    open_map(&t);
+    expect_clean(&t);
+    bspkit_report rep;
+    bspkit_error err;
+    assert_int_equal(bspkit_validate_ex(t.map, BSPKIT_VALIDATE_COMPILER_LINT, &rep, &err), BSPKIT_OK);
+    if (rep.count != 2)
+        print_report(&rep);
+    assert_int_equal(rep.count, 2);
+    assert_int_equal(rep.warnings, 2);
+    bool node = false, off = false;
+    for (size_t i = 0; i < rep.count; i++) {
+        node |= strstr(rep.problems[i].message, "node 0: both children are -2") != NULL;
+        off |= strstr(rep.problems[i].message, "1 faces have a vertex more than 0.1 units off their plane") != NULL;
+    }
+    assert_true(node && off);
+    bspkit_report_free(&rep);
+    free_map(&t);
+}
+
 /* What hlcsg leaves when the compile stops after CSG: planes, texinfo,
  * textures, entities and the dummy edge 0 = (0, 0) with no vertex at all.
  * One problem says so; nothing else is reported. */
@@ -1024,6 +1058,7 @@ int main(void)
         cmocka_unit_test(test_goldsrc_limits),
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_edge0_unused),
+        cmocka_unit_test(test_compiler_lint),
         cmocka_unit_test(test_entity_damage_is_read_and_reported),
         cmocka_unit_test(test_unfinished_compile),
         cmocka_unit_test(test_corpus_clean),
