@@ -39,12 +39,14 @@ void cmd_tex_help(FILE *out)
             "         written outside DIR, and symbolic links inside DIR are refused.\n"
             "         A texture whose name is already written (case ignored) is\n"
             "         skipped. Prints the textures not extracted, with why, and counts.\n"
+            "         With -o OUT.wad instead: the map's embedded textures as one WAD\n"
+            "         (WAD2 for Quake, WAD3 with palettes for GoldSrc), bytes as in the map.\n"
             "\n"
             "options:\n"
             "  --wad PATH   a directory (WADs matched by file name, case ignored) or a\n"
             "               WAD file to search; may be repeated, searched in order\n"
             "  --json       list: print JSON\n"
-            "  -o DIR       extract: the directory to write into\n"
+            "  -o DIR       extract: the directory to write into, or a .wad file\n"
             "  -h, --help   show this help\n"
             "\n"
             "exit codes:\n"
@@ -246,6 +248,30 @@ static int list(const tex_args *a, const bspkit_textures *t)
     return CLI_EXIT_OK;
 }
 
+/* True when `path` names a .wad file (case ignored). */
+static bool is_wad_path(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".wad") == 0;
+}
+
+/* extract -o OUT.wad: the embedded miptex as one WAD (WAD2 Quake, WAD3 GoldSrc). */
+static int extract_wad(const tex_args *a, bspkit_map *map)
+{
+    uint8_t *wad = NULL;
+    size_t size = 0, n = 0;
+    bspkit_error err;
+    if (bspkit_miptex_write_wad(map, &wad, &size, &n, &err) != BSPKIT_OK ||
+        bspkit_save_file(a->out, wad, size, &err) != BSPKIT_OK) {
+        cli_report_error(a->map, &err);
+        bspkit_free(wad);
+        return CLI_EXIT_UNREADABLE;
+    }
+    bspkit_free(wad);
+    printf("%zu embedded %s written to %s (%zu bytes)\n", n, cli_plural(n, "texture", "textures"), a->out, size);
+    return CLI_EXIT_OK;
+}
+
 static int extract(const tex_args *a, bspkit_textures *t)
 {
     if (cli_make_dir(a->out) != 0) /* says why */
@@ -326,7 +352,7 @@ int cmd_tex(int argc, char **argv)
         for (size_t i = 0; bspkit_textures_missing_wad(t, i); i++)
             fprintf(stderr, "bspkit: warning: %s: WAD '%s' not found in the search paths\n", a.map,
                     bspkit_textures_missing_wad(t, i));
-        rc = strcmp(a.sub, "list") == 0 ? list(&a, t) : extract(&a, t);
+        rc = strcmp(a.sub, "list") == 0 ? list(&a, t) : is_wad_path(a.out) ? extract_wad(&a, map) : extract(&a, t);
         if (cli_finish_output() != 0 && rc == CLI_EXIT_OK)
             rc = CLI_EXIT_UNREADABLE;
     }

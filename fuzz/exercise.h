@@ -13,6 +13,7 @@
 #include "bspkit/export.h"
 #include "bspkit/lighting.h"
 #include "bspkit/query.h"
+#include "bspkit/textures.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +128,16 @@ static inline void ex_miptex(exercise *ex, bspkit_map *map)
         if (m->palette != NULL)
             ex_touch(ex, m->palette, (size_t)m->palette_size * 3);
     }
+    if (ex->decode_only)
+        return;
+    /* The embedded textures as a WAD: every byte it copies comes from the lump. */
+    uint8_t *wad = NULL;
+    size_t size = 0;
+    r = bspkit_miptex_write_wad(map, &wad, &size, NULL, &e);
+    ex_note(ex, "bspkit_miptex_write_wad", r, &e);
+    if (r == BSPKIT_OK)
+        ex_touch(ex, wad, size);
+    bspkit_free(wad);
 }
 
 static inline void ex_game_lumps(exercise *ex, bspkit_map *map)

@@ -56,6 +56,16 @@ BSPKIT_API bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t ind
  */
 BSPKIT_API bspkit_result bspkit_miptex_load_image(bspkit_map *map, size_t index, bspkit_image *out, bspkit_error *err);
 
+/**
+ * The map's embedded miptex as a WAD file in a new buffer (free with
+ * bspkit_free): WAD2 for Quake maps, WAD3 with each texture's palette for
+ * GoldSrc maps; each entry holds the miptex bytes exactly as the map does.
+ * Textures kept outside the map are left out. `written` (may be NULL) gets
+ * the entry count.
+ */
+BSPKIT_API bspkit_result bspkit_miptex_write_wad(bspkit_map *map, uint8_t **out, size_t *size, size_t *written,
+                                                 bspkit_error *err);
+
 /* ---- VTF ------------------------------------------------------------------ */
 
 /** What a VTF header says. */

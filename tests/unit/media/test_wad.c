@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "bspkit/textures.h"
+#include "bspkit/write.h"
 #include "check.h"
 #include "core/crc32.h"
 #include "core/map.h"
@@ -263,12 +264,60 @@ static void test_hostile(void **state)
     assert_int_equal(opened, 0); /* the directory is at the end: no prefix holds it */
 }
 
+/* A map's embedded textures written as a WAD read back through the WAD
+ * reader: WAD3 for GoldSrc, WAD2 for Quake, one miptex entry per embedded
+ * texture, named as in the map, each decoding to the map's own pixels. */
+static void test_write_from_map(void **state)
+{
+    (void)state;
+    const bspkit_sample_kind kinds[2] = {BSPKIT_SAMPLE_GOLDSRC_ROOM, BSPKIT_SAMPLE_QUAKE_ROOM};
+    for (int k = 0; k < 2; k++) {
+        uint8_t *data;
+        size_t size;
+        CHECK(bspkit_sample_build(kinds[k], &data, &size, ERR));
+        bspkit_map *map;
+        CHECK(bspkit_open_memory(data, size, NULL, &map, ERR));
+        uint8_t *wad_bytes;
+        size_t wad_size, written;
+        CHECK(bspkit_miptex_write_wad(map, &wad_bytes, &wad_size, &written, ERR));
+        assert_memory_equal(wad_bytes, k == 0 ? "WAD3" : "WAD2", 4);
+        bspkit_wad *wad;
+        CHECK(bspkit_wad_open_memory(wad_bytes, wad_size, &wad, ERR));
+        const bspkit_miptex *tex;
+        size_t count;
+        CHECK(bspkit_get_miptex(map, &tex, &count, ERR));
+        assert_int_equal(count, 2);
+        assert_int_equal(written, 2);
+        assert_int_equal(bspkit_wad_count(wad), 2);
+        for (size_t i = 0; i < count; i++) {
+            bspkit_wad_entry e;
+            CHECK(bspkit_wad_entry_info(wad, i, &e, ERR));
+            assert_string_equal(e.name, tex[i].name);
+            assert_int_equal(e.type, k == 0 ? 0x43 : 0x44);
+            assert_int_equal(e.width, tex[i].width);
+            bspkit_image from_wad, from_map;
+            CHECK(bspkit_wad_load_image(wad, i, &from_wad, ERR));
+            CHECK(bspkit_miptex_load_image(map, i, &from_map, ERR));
+            assert_int_equal(from_wad.width, from_map.width);
+            assert_int_equal(from_wad.height, from_map.height);
+            assert_memory_equal(from_wad.rgba, from_map.rgba, (size_t)from_map.width * from_map.height * 4);
+            bspkit_image_free(&from_wad);
+            bspkit_image_free(&from_map);
+        }
+        bspkit_wad_close(wad);
+        bspkit_free(wad_bytes);
+        bspkit_close(map);
+        bspkit_free(data);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wad3),
         cmocka_unit_test(test_wad2_quake_palette),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_write_from_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
