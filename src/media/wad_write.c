@@ -23,6 +23,18 @@ static uint64_t miptex_bytes(const bspkit_miptex *t, bool goldsrc)
     return n;
 }
 
+/* Bytes of texture `t` to copy into the WAD, or 0 when it has none in the map. */
+static uint64_t entry_bytes(const bspkit_miptex *t, bool goldsrc, size_t lump_size)
+{
+    if (!t->embedded || t->lump_offset < 0 || (goldsrc && !t->palette))
+        return 0;
+    uint64_t bytes = miptex_bytes(t, goldsrc);
+    /* The last texture of some maps lacks the trailing pad bytes. */
+    if ((uint64_t)t->lump_offset + bytes > lump_size)
+        bytes = lump_size - (uint64_t)t->lump_offset;
+    return bytes;
+}
+
 bspkit_result bspkit_miptex_write_wad(bspkit_map *map, uint8_t **out, size_t *size, size_t *written,
                                       bspkit_error *err)
 {
@@ -51,15 +63,11 @@ bspkit_result bspkit_miptex_write_wad(bspkit_map *map, uint8_t **out, size_t *si
     uint64_t total = WAD_HEADER_SIZE;
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-        const bspkit_miptex *t = &tex[i];
-        if (!t->embedded || t->lump_offset < 0 || (goldsrc && !t->palette))
-            continue;
-        uint64_t bytes = miptex_bytes(t, goldsrc);
-        if ((uint64_t)t->lump_offset + bytes > lump_size)
-            /* The last texture of some maps lacks the trailing pad bytes. */
-            bytes = lump_size - (uint64_t)t->lump_offset;
-        total += (bytes + 3) & ~3ull;
-        n++;
+        uint64_t bytes = entry_bytes(&tex[i], goldsrc, lump_size);
+        if (bytes) {
+            total += (bytes + 3) & ~3ull;
+            n++;
+        }
     }
     total += (uint64_t)n * WAD_ENTRY_SIZE;
     if (total > 0x7FFFFFFFu)
@@ -76,11 +84,9 @@ bspkit_result bspkit_miptex_write_wad(bspkit_map *map, uint8_t **out, size_t *si
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         const bspkit_miptex *t = &tex[i];
-        if (!t->embedded || t->lump_offset < 0 || (goldsrc && !t->palette))
+        uint64_t bytes = entry_bytes(t, goldsrc, lump_size);
+        if (!bytes)
             continue;
-        uint64_t bytes = miptex_bytes(t, goldsrc);
-        if ((uint64_t)t->lump_offset + bytes > lump_size)
-            bytes = lump_size - (uint64_t)t->lump_offset;
         memcpy(buf + pos, lump + t->lump_offset, (size_t)bytes);
         uint8_t *e = buf + dir + (uint64_t)k * WAD_ENTRY_SIZE;
         wr_le32(e, (uint32_t)pos);         /* filepos */
