@@ -26,7 +26,7 @@ static uint64_t miptex_bytes(const bspkit_miptex *t, bool goldsrc)
 /* Bytes of texture `t` to copy into the WAD, or 0 when it has none in the map. */
 static uint64_t entry_bytes(const bspkit_miptex *t, bool goldsrc, size_t lump_size)
 {
-    if (!t->embedded || t->lump_offset < 0 || (goldsrc && !t->palette))
+    if (!t->embedded || t->lump_offset < 0 || (uint64_t)t->lump_offset >= lump_size || (goldsrc && !t->palette))
         return 0;
     uint64_t bytes = miptex_bytes(t, goldsrc);
     /* The last texture of some maps lacks the trailing pad bytes. */
