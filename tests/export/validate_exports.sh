@@ -33,6 +33,8 @@ CORPUS=(
     "barnuri+cs1.6-server/maps/de_complex.bsp"
     "c0burn+Slipgate/maps/e1m2.bsp"
     "bsp_tool/maps/ReMakeQuake/mp_lobby.bsp"
+    "jocarren+opentdm-docker/opentdm/maps/q2duel5.bsp"
+    "atsb+daikatana-restoration-project/Maps/E1/e1m7.bsp"
 )
 if [ -n "$MAPS" ] && [ -d "$MAPS" ]; then
     for m in "${CORPUS[@]}"; do
