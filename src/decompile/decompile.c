@@ -49,10 +49,6 @@ bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_op
     memset(stats, 0, sizeof *stats);
 
     bspkit_family family = bspkit_map_format(map)->family;
-    /* Quake 2 maps keep their brushes, but no writer turns them into a .map yet. */
-    if (family == BSPKIT_FAMILY_QUAKE2)
-        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "decompile: %s maps cannot be decompiled yet",
-                       bspkit_map_format(map)->name);
     bool source = family == BSPKIT_FAMILY_SOURCE;
     bspkit_decompile_format fmt = opts->format;
     if (fmt == BSPKIT_DECOMPILE_AUTO)
@@ -67,7 +63,8 @@ bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_op
 
     bk_tbuf text = {0};
     bspkit_result r = fmt == BSPKIT_DECOMPILE_VMF ? bk_decompile_vmf(map, opts, &text, stats, err)
-                                                  : bk_decompile_map220(map, opts, &text, stats, err);
+                      : family == BSPKIT_FAMILY_QUAKE2 ? bk_decompile_q2map(map, opts, &text, stats, err)
+                                                      : bk_decompile_map220(map, opts, &text, stats, err);
     if (r == BSPKIT_OK && text.failed)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory building the output text");
     if (r != BSPKIT_OK) {

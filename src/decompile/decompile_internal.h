@@ -11,9 +11,18 @@
  * to within 1e-6, else ten significant digits. `size` of 32 is enough. */
 void bk_decompile_num(char *buf, size_t size, double v);
 
+/* owner[b] (nbrushes entries) = the first model whose BSP tree reaches brush
+ * b through the leafs' brush lists, or -1. Trees are walked iteratively,
+ * each node once per model, so shared or cyclic children cannot loop. */
+bspkit_result bk_decompile_brush_owners(bspkit_map *map, size_t nbrushes, int32_t *owner, bspkit_error *err);
+
 /* Source: Hammer VMF. */
 bspkit_result bk_decompile_vmf(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
                                bspkit_decompile_stats *stats, bspkit_error *err);
+
+/* Quake 2: Valve 220 .map with Quake 2's contents, flags and value, from the brush lumps. */
+bspkit_result bk_decompile_q2map(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
+                                 bspkit_decompile_stats *stats, bspkit_error *err);
 
 /* Quake and GoldSrc: Valve 220 .map. */
 bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,

@@ -81,3 +81,28 @@ double bk_poly_area(const bk_dvec *p, size_t n)
         sum = dv_add(sum, dv_cross(dv_sub(p[i], p[0]), dv_sub(p[i + 1], p[0])));
     return 0.5 * dv_length(sum);
 }
+
+/* Three points of polygon p[0..n) (CCW seen from the front) spread as far apart as the polygon
+ * allows, in the order Hammer and vbsp read back as the same plane:
+ * normal = (p0 - p1) x (p2 - p1), i.e. clockwise seen from the front. */
+void bk_poly_plane_points(const bk_dvec *p, size_t n, bk_dvec out[3])
+{
+    size_t i = 0, j = 1, k = 2;
+    double best = -1;
+    for (size_t a = 1; a < n; a++) {
+        double d = dv_dot(dv_sub(p[a], p[0]), dv_sub(p[a], p[0]));
+        if (d > best)
+            best = d, j = a;
+    }
+    best = -1;
+    for (size_t a = 1; a < n; a++) {
+        if (a == j)
+            continue;
+        double ar = dv_length(dv_cross(dv_sub(p[j], p[0]), dv_sub(p[a], p[0])));
+        if (ar > best)
+            best = ar, k = a;
+    }
+    /* keep winding order: indices ascending around the CCW polygon */
+    size_t lo = j < k ? j : k, hi = j < k ? k : j;
+    out[0] = p[hi], out[1] = p[lo], out[2] = p[i];
+}

@@ -55,4 +55,9 @@ size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double e
 /* Area of a planar polygon (half the length of the summed cross products). */
 double bk_poly_area(const bk_dvec *p, size_t n);
 
+/* Three points of polygon p[0..n) (counter-clockwise seen from the front),
+ * spread as far apart as the polygon allows, in the order the map editors
+ * and compilers read back as the same plane: normal = (p0 - p1) x (p2 - p1). */
+void bk_poly_plane_points(const bk_dvec *p, size_t n, bk_dvec out[3]);
+
 #endif

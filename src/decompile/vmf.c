@@ -442,31 +442,6 @@ static bool write_dispinfo(vmf_ctx *c, int level, size_t d, bk_dvec normal, bk_d
 /* Solids                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Three points of polygon p[0..n) (CCW seen from the front) spread as far apart as the polygon
- * allows, in the order Hammer and vbsp read back as the same plane:
- * normal = (p0 - p1) x (p2 - p1), i.e. clockwise seen from the front. */
-static void plane_points(const bk_dvec *p, size_t n, bk_dvec out[3])
-{
-    size_t i = 0, j = 1, k = 2;
-    double best = -1;
-    for (size_t a = 1; a < n; a++) {
-        double d = dv_dot(dv_sub(p[a], p[0]), dv_sub(p[a], p[0]));
-        if (d > best)
-            best = d, j = a;
-    }
-    best = -1;
-    for (size_t a = 1; a < n; a++) {
-        if (a == j)
-            continue;
-        double ar = dv_length(dv_cross(dv_sub(p[j], p[0]), dv_sub(p[a], p[0])));
-        if (ar > best)
-            best = ar, k = a;
-    }
-    /* keep winding order: indices ascending around the CCW polygon */
-    size_t lo = j < k ? j : k, hi = j < k ? k : j;
-    out[0] = p[hi], out[1] = p[lo], out[2] = p[i];
-}
-
 static void write_plane_points(vmf_ctx *c, int level, const bk_dvec pts[3], bk_dvec offset)
 {
     char line[300];
@@ -507,7 +482,7 @@ bspkit_result vmf_write_solid(vmf_ctx *c, int level, const vmf_side_in *sides, s
         size_t m = bk_poly_side(c->scratch_planes, n, i, c->extent, 0.01, c->poly_a, c->poly_b, &poly);
         if (m < 3 || bk_poly_area(poly, m) < min_area())
             continue;
-        plane_points(poly, m, &c->pts3[3 * i]);
+        bk_poly_plane_points(poly, m, &c->pts3[3 * i]);
         c->side_ok[i] = true;
         good++;
     }
@@ -684,67 +659,6 @@ static bspkit_result write_brush(vmf_ctx *c, int level, size_t b, bk_dvec offset
     if (r == BSPKIT_OK)
         r = vmf_check_size(c, BSPKIT_S_BRUSHES);
     return r;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Ownership                                                                 */
-/* ------------------------------------------------------------------------ */
-
-/* owner[b] = first model whose tree reaches brush b, or -1. Trees are walked iteratively,
- * each node once, so shared or cyclic children cannot loop. */
-static bspkit_result find_owners(vmf_ctx *c, int32_t *owner)
-{
-    const bspkit_node *nodes;
-    const bspkit_leaf *leafs;
-    const uint32_t *lb;
-    const bspkit_model *models;
-    size_t nn, nl, nlb, nm;
-    bspkit_result r;
-    if ((r = bspkit_get_nodes(c->map, &nodes, &nn, c->err)) != BSPKIT_OK ||
-        (r = bspkit_get_leafs(c->map, &leafs, &nl, c->err)) != BSPKIT_OK ||
-        (r = bspkit_get_leaf_brushes(c->map, &lb, &nlb, c->err)) != BSPKIT_OK ||
-        (r = bspkit_get_models(c->map, &models, &nm, c->err)) != BSPKIT_OK)
-        return r;
-    for (size_t b = 0; b < c->nbrushes; b++)
-        owner[b] = -1;
-    uint32_t *stamp = calloc(nn + 1, sizeof *stamp);
-    int32_t *stack = malloc((nn + 1) * sizeof *stack);
-    if (!stamp || !stack) {
-        free(stamp), free(stack);
-        return bk_fail(c->err, BSPKIT_ERR_NOMEM, BSPKIT_S_NODES, -1, -1, "decompile: out of memory");
-    }
-    for (size_t m = 0; m < nm && m < UINT32_MAX - 1; m++) {
-        int32_t head = models[m].headnode[0];
-        size_t top = 0;
-        if (head >= 0 && (size_t)head < nn) {
-            stack[top++] = head;
-            stamp[head] = (uint32_t)m + 1;
-        }
-        while (top > 0) {
-            const bspkit_node *nd = &nodes[stack[--top]];
-            for (int k = 0; k < 2; k++) {
-                int32_t ch = nd->children[k];
-                if (ch >= 0) {
-                    if ((size_t)ch < nn && stamp[ch] != (uint32_t)m + 1 && top <= nn) {
-                        stamp[ch] = (uint32_t)m + 1;
-                        stack[top++] = ch;
-                    }
-                    continue;
-                }
-                size_t li = (size_t)(-(int64_t)ch - 1);
-                if (li >= nl || !range_ok(leafs[li].first_leaf_brush, leafs[li].num_leaf_brushes, nlb))
-                    continue;
-                for (uint32_t q = 0; q < leafs[li].num_leaf_brushes; q++) {
-                    uint32_t b = lb[leafs[li].first_leaf_brush + q];
-                    if (b < c->nbrushes && owner[b] < 0)
-                        owner[b] = (int32_t)m;
-                }
-            }
-        }
-    }
-    free(stamp);
-    free(stack);
-    return BSPKIT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1152,7 +1066,7 @@ static bspkit_result run(vmf_ctx *c, vmf_plan *pl)
         free(portal_used);
         return bk_fail(c->err, BSPKIT_ERR_NOMEM, BSPKIT_S_BRUSHES, -1, -1, "decompile: out of memory");
     }
-    if ((r = find_owners(c, pl->owner)) != BSPKIT_OK || (r = match_portal_brushes(c, pl->owner, pl->portal_key)) != BSPKIT_OK) {
+    if ((r = bk_decompile_brush_owners(c->map, c->nbrushes, pl->owner, c->err)) != BSPKIT_OK || (r = match_portal_brushes(c, pl->owner, pl->portal_key)) != BSPKIT_OK) {
         free(portal_used);
         return r;
     }

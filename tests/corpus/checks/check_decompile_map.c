@@ -307,12 +307,19 @@ static void visit(const char *root, const char *rel)
         return; /* unsupported and broken files are the reader's corpus test's business */
     bspkit_family family = bspkit_map_format(map)->family;
     if (family != BSPKIT_FAMILY_QUAKE && family != BSPKIT_FAMILY_GOLDSRC) {
-        /* Source maps are the VMF check's; Quake 2 has no .map writer yet, which the library must say. */
+        /* Source maps are the VMF check's; Quake 2 maps are written from their brush lumps, which
+         * corpus_quake2_decompile_qbsp compiles again: here every brush must come out. */
         if (family == BSPKIT_FAMILY_QUAKE2) {
             char *text = NULL;
             size_t size = 0;
-            if (bspkit_decompile_memory(map, NULL, &text, &size, NULL, &err) != BSPKIT_ERR_UNSUPPORTED)
-                fail(rel, "a Quake 2 map should be refused as not decompilable yet");
+            bspkit_decompile_stats st;
+            const bspkit_brush *q2_brushes;
+            size_t nbrushes = 0;
+            if (bspkit_decompile_memory(map, NULL, &text, &size, &st, &err) != BSPKIT_OK)
+                fail(rel, err.message);
+            else if (bspkit_get_brushes(map, &q2_brushes, &nbrushes, &err) != BSPKIT_OK || st.brushes == 0 ||
+                     st.brushes + 16 < nbrushes)
+                fail(rel, "a Quake 2 decompile lost brushes");
             bspkit_free(text);
         }
         bspkit_close(map);
