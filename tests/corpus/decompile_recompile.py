@@ -1,27 +1,31 @@
 #!/usr/bin/env python3
-"""Quake 2 corpus maps (IBSP 38) decompiled by bspkit and compiled again by a
-real compiler (ericw-tools' `qbsp -q2bsp`): the recompiled map must hold the
-same solid and open space as the original at 2,000 seeded points inside the
-world's bounds (at least 99.9 % agreement per map).
+"""Quake, GoldSrc and Quake 2 corpus maps decompiled by bspkit and compiled
+again by a real compiler (ericw-tools' `qbsp`, `qbsp -hlbsp`, `qbsp -q2bsp`):
+the recompiled map must hold the same solid and open space as the original
+at 2,000 seeded points inside the world's bounds (at least 99.9 % agreement
+per map).
 
 Contents are read through the shared library with ctypes, so the comparison
 uses bspkit's own point query on both maps, whose correctness the query tests
 cover separately.
 
-Usage: quake2_decompile_qbsp.py BSPKIT LIBBSPKIT MAPS_DIR QBSP
-(skips, saying so, when MAPS_DIR or a runnable QBSP is absent)
+Usage: decompile_recompile.py BSPKIT LIBBSPKIT MAPS_DIR QBSP [FAMILY,...]
+(skips, saying so, when MAPS_DIR or a runnable QBSP is absent; FAMILY is
+quake, goldsrc or quake2, all three when not given)
 """
 import ctypes
 import os
 import random
-import struct
 import subprocess
 import sys
 import tempfile
 
 POINTS = 2000
 NEEDED = 0.999
-SOLID = 1  # Quake 2 CONTENTS_SOLID
+# Compiler flag per family, and what counts as solid: Quake/GoldSrc leaf
+# contents CONTENTS_SOLID (-2); Quake 2's CONTENTS_SOLID bit (1).
+FAMILIES = {"quake": ([], lambda c: c == -2), "goldsrc": (["-hlbsp"], lambda c: c == -2),
+            "quake2": (["-q2bsp"], lambda c: (c & 1) != 0)}
 
 
 class Vec3(ctypes.Structure):
@@ -29,9 +33,10 @@ class Vec3(ctypes.Structure):
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 6):
         sys.exit(__doc__)
-    bspkit, libpath, root, qbsp = sys.argv[1:]
+    bspkit, libpath, root, qbsp = sys.argv[1:5]
+    wanted = set(sys.argv[5].split(",")) if len(sys.argv) == 6 else set(FAMILIES)
     if not os.path.isdir(root):
         print(f"skipped: {root} not present")
         return 0
@@ -44,6 +49,8 @@ def main():
     lib.bspkit_point_contents.argtypes = [ctypes.c_void_p, Vec3, ctypes.c_int, ctypes.POINTER(ctypes.c_int32),
                                           ctypes.c_void_p]
     lib.bspkit_close.argtypes = [ctypes.c_void_p]
+    lib.bspkit_get_models.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
+                                      ctypes.c_void_p]
     err = ctypes.create_string_buffer(1024)
 
     def open_map(path):
@@ -52,11 +59,19 @@ def main():
             raise RuntimeError(f"cannot open {path}")
         return m
 
-    def solid(m, p):
+    def contents(m, p):
         c = ctypes.c_int32()
         if lib.bspkit_point_contents(m, Vec3(*p), 0, ctypes.byref(c), err) != 0:
             raise RuntimeError("point query failed")
-        return (c.value & SOLID) != 0
+        return c.value
+
+    def world_bounds(m):
+        # bspkit_model starts with its mins and maxs (two bspkit_vec3).
+        items, count = ctypes.c_void_p(), ctypes.c_size_t()
+        if lib.bspkit_get_models(m, ctypes.byref(items), ctypes.byref(count), err) != 0 or count.value == 0:
+            raise RuntimeError("no models")
+        box = (ctypes.c_float * 6).from_address(items.value)
+        return box[0:3], box[3:6]
 
     failures = checked = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,34 +80,33 @@ def main():
                 path = os.path.join(base, name)
                 if not name.lower().endswith(".bsp"):
                     continue
-                with open(path, "rb") as f:
-                    head = f.read(8)
-                if head[:4] != b"IBSP" or struct.unpack("<i", head[4:8])[0] != 38:
+                info = subprocess.run([bspkit, "info", "--json", path], capture_output=True, text=True)
+                family = info.stdout.split('"format": "', 1)[1].split('"', 1)[0] if info.returncode == 0 else ""
+                # Daikatana (IBSP 41) is a Quake 2 family map no Quake 2 compiler writes.
+                if family not in wanted or (family == "quake2" and '"version": 41' in info.stdout):
                     continue
+                flags, is_solid = FAMILIES[family]
                 rel = os.path.relpath(path, root)
                 src, out = os.path.join(tmp, "d.map"), os.path.join(tmp, "d.bsp")
-                r = subprocess.run([bspkit, "decompile", path, "-o", src], capture_output=True, text=True)
+                r = subprocess.run([bspkit, "decompile", path, "-o", src], capture_output=True, text=True, errors="replace")
                 if r.returncode != 0:
                     print(f"FAIL {rel}: decompile: {r.stderr.strip()}")
                     failures += 1
                     continue
-                r = subprocess.run([qbsp, "-q2bsp", src, out], capture_output=True, text=True, timeout=600)
+                if os.path.exists(out):
+                    os.remove(out)
+                r = subprocess.run([qbsp, *flags, src, out], capture_output=True, text=True, errors="replace", timeout=600)
                 if r.returncode != 0 or not os.path.exists(out):
-                    print(f"FAIL {rel}: qbsp -q2bsp failed: {r.stdout.strip()[-300:]}")
+                    print(f"FAIL {rel}: qbsp {' '.join(flags)} failed: {r.stdout.strip()[-300:]}")
                     failures += 1
                     continue
                 a, b = open_map(path), open_map(out)
-                # World bounds from model 0 (MODELS lump of the original, qfiles.h dmodel_t).
-                with open(path, "rb") as f:
-                    data = f.read()
-                ofs = struct.unpack_from("<i", data, 8 + 8 * 13)[0]
-                mins = struct.unpack_from("<3f", data, ofs)
-                maxs = struct.unpack_from("<3f", data, ofs + 12)
+                mins, maxs = world_bounds(a)
                 rng = random.Random(rel)
                 agree = 0
                 for _ in range(POINTS):
                     p = [rng.uniform(mins[k], maxs[k]) for k in range(3)]
-                    agree += solid(a, p) == solid(b, p)
+                    agree += is_solid(contents(a, p)) == is_solid(contents(b, p))
                 lib.bspkit_close(a)
                 lib.bspkit_close(b)
                 share = agree / POINTS
@@ -100,7 +114,7 @@ def main():
                 status = "ok" if share >= NEEDED else "FAIL"
                 print(f"{status} {rel}: {100 * share:.2f}% of {POINTS} points agree")
                 failures += share < NEEDED
-    print(f"{checked} Quake 2 maps decompiled and recompiled, {failures} failures")
+    print(f"{checked} maps decompiled and recompiled, {failures} failures")
     return 1 if failures or checked == 0 else 0
 
 
