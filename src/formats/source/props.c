@@ -445,6 +445,7 @@ bspkit_result bspkit_get_static_props(bspkit_map *map, const bspkit_static_props
 
 #define DP_RECORD_SIZE 52u
 #define DP_MIN_SIZE 32u /* through Lighting: the fields every record needs */
+#define DP_V2_RECORD_SIZE 40u /* version 2: through ShapeSize */
 
 /* Decodes the fields of a DetailObjectLump_t that lie inside `size` bytes. */
 static void decode_detail_prop(const uint8_t *s, uint32_t size, bool be, bspkit_detail_prop *o)
@@ -486,23 +487,28 @@ static bspkit_result build_detail_props(bspkit_map *map, const void **value, bsp
         return r;
     models_pos = pos;
     pos += 128ull * nm;
-    if ((r = read_count(&c, &pos, 32, "sprite dictionary", &ns, err)) != BSPKIT_OK)
+    /* Version 2 (Bloodlines) has no sprite dictionary and 40-byte records:
+     * DetailObjectLump_t up to ShapeSize, before orientation, type and scale. */
+    bool v2 = dp->version == 2;
+    uint32_t expected = v2 ? DP_V2_RECORD_SIZE : DP_RECORD_SIZE;
+    ns = 0;
+    if (!v2 && (r = read_count(&c, &pos, 32, "sprite dictionary", &ns, err)) != BSPKIT_OK)
         return r;
     sprites_pos = pos;
     pos += 32ull * ns;
     /* Version 4 records are 52 bytes; other versions are decoded as far as their records reach. */
-    if ((r = read_count(&c, &pos, dp->version == 4 ? DP_RECORD_SIZE : DP_MIN_SIZE, "prop", &np, err)) != BSPKIT_OK)
+    if ((r = read_count(&c, &pos, dp->version == 4 || v2 ? expected : DP_MIN_SIZE, "prop", &np, err)) != BSPKIT_OK)
         return r;
     uint64_t rem = c.size - pos;
-    uint32_t size = DP_RECORD_SIZE;
+    uint32_t size = expected;
     if (np) {
         uint64_t s = rem / np;
         size = (uint32_t)(s > UINT32_MAX ? UINT32_MAX : s);
     }
     uint64_t trailing = rem - (uint64_t)size * np;
-    if (size != DP_RECORD_SIZE)
+    if (size != expected)
         snprintf(dp->warning, sizeof dp->warning, "detail prop records of %u bytes (version %d); expected %u",
-                 size, (int)dp->version, DP_RECORD_SIZE);
+                 size, (int)dp->version, expected);
     else if (trailing)
         snprintf(dp->warning, sizeof dp->warning, "%llu bytes after the last detail prop",
                  (unsigned long long)trailing);

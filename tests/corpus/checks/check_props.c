@@ -530,13 +530,18 @@ static void check_detail(const char *root, const char *rel, bspkit_map *map, con
     snprintf(key, sizeof key, "dprp v%d/%u", (int)dp->version, dp->record_size);
     count_layout(key, dp->prop_count);
     long size = game_lump_size(map, BSPKIT_GAME_LUMP_DETAIL_PROPS);
-    uint64_t total = 12 + 128ull * dp->model_count + 32ull * dp->sprite_count + (uint64_t)dp->record_size * dp->prop_count;
+    /* Three counts (models, sprites, props); version 2 (Bloodlines) has no sprite dictionary. */
+    uint64_t counts = dp->version == 2 ? 8 : 12;
+    uint64_t total = counts + 128ull * dp->model_count + 32ull * dp->sprite_count +
+                     (uint64_t)dp->record_size * dp->prop_count;
     if (dp->warning[0])
         printf("note %s: dprp: %s\n", rel, dp->warning);
     else if ((long)total != size)
         fail(rel, "dprp: counts account for %llu bytes, the lump has %ld", (unsigned long long)total, size);
     if (dp->version == 4 && dp->record_size != 52)
         fail(rel, "dprp v4 with %u-byte records", dp->record_size);
+    if (dp->version == 2 && (dp->record_size != 40 || dp->sprite_count != 0))
+        fail(rel, "dprp v2 with %u-byte records and %zu sprites", dp->record_size, dp->sprite_count);
     for (size_t i = 0; i < dp->model_count; i++) {
         size_t n = strlen(dp->models[i].name);
         if (n < 4 || strcasecmp(dp->models[i].name + n - 4, ".mdl") != 0)

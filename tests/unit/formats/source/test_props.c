@@ -500,6 +500,59 @@ static void detail_props_and_lighting(void **state)
     }
 }
 
+/* Version 2 (Vampire: The Masquerade - Bloodlines): the model dictionary,
+ * then the prop count and 40-byte records (DetailObjectLump_t through
+ * ShapeSize); no sprite dictionary. Also the empty form: two zero counts. */
+static void detail_props_v2(void **state)
+{
+    (void)state;
+    for (int be = 0; be < 2; be++) {
+        enc dp_bytes = {.be = be};
+        put_u32(&dp_bytes, 1);
+        put_name(&dp_bytes, "models\\scenery\\plants\\weedc\\weedc.mdl");
+        put_u32(&dp_bytes, 2);
+        for (int i = 0; i < 2; i++) {
+            enc rec = {.be = be};
+            encode_detail(&rec, i, 0);
+            for (size_t k = 0; k < 40; k++) /* the first 40 bytes of the v4 record */
+                put_u8(&dp_bytes, rec.b[k]);
+        }
+        bspkit_game_lump_data gl = {BSPKIT_GAME_LUMP_DETAIL_PROPS, 0, 2, dp_bytes.b, dp_bytes.n};
+        built m;
+        build_map(&m, &gl, 1, be);
+        const bspkit_detail_props *dp;
+        CHECK(bspkit_get_detail_props(m.map, &dp, ERR));
+        assert_int_equal(dp->version, 2);
+        assert_int_equal(dp->record_size, 40);
+        assert_string_equal(dp->warning, "");
+        assert_int_equal(dp->model_count, 1);
+        assert_int_equal(dp->sprite_count, 0);
+        assert_int_equal(dp->prop_count, 2);
+        for (int i = 0; i < 2; i++) {
+            const bspkit_detail_prop *p = &dp->props[i];
+            assert_true(p->origin.x == 10.0f * i && p->origin.z == -30.0f);
+            assert_int_equal(p->leaf, 7 + i);
+            assert_int_equal(p->lighting.exponent, -2);
+            assert_int_equal(p->light_styles, i);
+            assert_int_equal(p->sway_amount, 200);
+            assert_int_equal(p->shape_size, 40);
+            assert_int_equal(p->orientation, 0);
+            assert_int_equal(p->type, 0);
+        }
+        free_map(&m);
+
+        enc empty = {.be = be};
+        put_u32(&empty, 0), put_u32(&empty, 0);
+        gl = (bspkit_game_lump_data){BSPKIT_GAME_LUMP_DETAIL_PROPS, 0, 2, empty.b, empty.n};
+        build_map(&m, &gl, 1, be);
+        CHECK(bspkit_get_detail_props(m.map, &dp, ERR));
+        assert_int_equal(dp->prop_count, 0);
+        assert_int_equal(dp->model_count, 0);
+        assert_string_equal(dp->warning, "");
+        free_map(&m);
+    }
+}
+
 /* ---- dump tables --------------------------------------------------------- */
 
 static const bspkit_field *field_named(const bspkit_table *t, const char *name)
@@ -589,7 +642,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(static_prop_layouts), cmocka_unit_test(zeno_clash_v7),
         cmocka_unit_test(empty_and_absent),    cmocka_unit_test(overrunning_counts),
-        cmocka_unit_test(detail_props_and_lighting), cmocka_unit_test(dump_tables),
+        cmocka_unit_test(detail_props_and_lighting),
+        cmocka_unit_test(detail_props_v2), cmocka_unit_test(dump_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
