@@ -27,6 +27,8 @@ typedef struct lm_ctx {
     size_t decoupled_n;
     size_t rgb_size; /* bytes of RGBLIGHTING; 0 when absent */
     bool has_rgb;
+    bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
+    int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
 } lm_ctx;
 
 static int32_t count_styles(const bspkit_face *f)
@@ -97,12 +99,10 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 
 static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
 {
-    bool rgb = bk_map_traits(c->map) & BK_TRAIT_RGB_LIGHTMAPS;
+    bool rgb = c->rgb_luxels;
     o->bytes_per_luxel = rgb ? 3 : 1;
     const bspkit_texinfo *ti = texinfo_of(c, f);
-    int32_t unlit = c->map->format.family == BSPKIT_FAMILY_QUAKE2 ? BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP
-                                                                   : BSPKIT_TEX_SPECIAL;
-    if (!ti || (ti->flags & unlit) || o->styles == 0)
+    if (!ti || (ti->flags & c->no_lightmap) || o->styles == 0)
         return;
     int64_t offset = f->light_offset;
     int32_t mins[2] = {0, 0}, size[2] = {0, 0};
@@ -216,7 +216,10 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
             n = hn;
         }
     }
-    lm_ctx c = {.map = map};
+    /* Per map, not per face: the family's answers do not change. */
+    lm_ctx c = {.map = map,
+                .rgb_luxels = (bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS) != 0,
+                .no_lightmap = bk_map_no_lightmap_flags(map)};
     const uint8_t *light;
     if ((r = bspkit_get_lighting(map, hdr, &light, &c.light_size, err)) != BSPKIT_OK)
         return r;

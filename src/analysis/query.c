@@ -368,9 +368,6 @@ static void clear_tail(uint8_t *row, uint32_t rows)
         row[rows / 8] &= (uint8_t)((1u << (rows % 8)) - 1);
 }
 
-/* Source and Quake 2 store rows per cluster; Quake/GoldSrc per visible leaf. */
-static bool by_cluster(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0; }
-
 bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *cluster, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -386,7 +383,7 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
     if (leaf >= nleafs)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, map->dec_lump[BK_REC_LEAFS], -1, -1, "leaf %u does not exist (the map has %zu)",
                        leaf, nleafs);
-    if (by_cluster(map)) {
+    if (bk_map_cluster_vis(map)) {
         int32_t c = rows ? leafs[leaf].cluster : -1; /* leaked maps keep clusters but no vis data */
         if (c >= 0 && (uint32_t)c >= rows)
             return bad_record(map, err, map->dec_lump[BK_REC_LEAFS], leaf, "leaf %u has cluster %d of %u", leaf, (int)c, rows);
@@ -401,7 +398,7 @@ bspkit_result bspkit_leaf_cluster(bspkit_map *map, uint32_t leaf, int32_t *clust
 static bspkit_result cluster_row(bspkit_map *map, uint32_t c, bspkit_vis_kind kind, uint8_t *out, size_t size,
                                  bspkit_error *err)
 {
-    return bspkit_vis_row(map, by_cluster(map) ? c : c + 1, kind, out, size, err);
+    return bspkit_vis_row(map, bk_map_cluster_vis(map) ? c : c + 1, kind, out, size, err);
 }
 
 bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
@@ -420,7 +417,7 @@ bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kin
         memset(out, 0, row_bytes);
     if (cluster < 0)
         return BSPKIT_OK;
-    if (by_cluster(map) || kind == BSPKIT_VIS_PVS) {
+    if (bk_map_cluster_vis(map) || kind == BSPKIT_VIS_PVS) {
         if ((r = cluster_row(map, (uint32_t)cluster, kind, out, out_size, err)) != BSPKIT_OK)
             return r;
         clear_tail(out, rows);
@@ -492,7 +489,7 @@ bspkit_result bspkit_leaf_visible_leafs(bspkit_map *map, uint32_t leaf, bspkit_v
     bk_error_clear(err);
     if (!map || !count)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_leaf_visible_leafs: NULL argument");
-    if (!by_cluster(map))
+    if (!bk_map_cluster_vis(map))
         return bspkit_leaf_visible_clusters(map, leaf, kind, count, err);
     const bspkit_leaf *leafs;
     size_t nleafs;
@@ -552,6 +549,6 @@ bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bs
     out->max_visible = hi;
     out->visible_pairs = pairs;
     out->compressed_size = size;
-    out->uncompressed_size = by_cluster(map) ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
+    out->uncompressed_size = bk_map_cluster_vis(map) ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
     return BSPKIT_OK;
 }

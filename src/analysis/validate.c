@@ -28,7 +28,6 @@
 #define MAX_VIS_ROWS 65536
 
 /* Texinfo flags that decide a face's lightmap size. */
-#define Q_TEX_SPECIAL 0x1   /* Quake/GoldSrc sky and liquids: no lightmap */
 #define S_SURF_NOLIGHT 0x400
 #define S_SURF_BUMPLIGHT 0x800
 
@@ -440,9 +439,8 @@ static void check_face_lightmap(vctx *c, int kind, size_t i, const bspkit_face *
         return;
     if (!c->source) {
         /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
-        int32_t unlit = c->quake ? Q_TEX_SPECIAL : BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP;
         const bspkit_texinfo *ti = face_texinfo(c, f);
-        if (ti && (ti->flags & unlit))
+        if (ti && (ti->flags & bk_map_no_lightmap_flags(c->map)))
             return;
     }
     if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
@@ -1123,7 +1121,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     c->fmt = bspkit_map_format(map);
     c->source = c->fmt && c->fmt->family == BSPKIT_FAMILY_SOURCE;
     c->quake = c->fmt && (c->fmt->family == BSPKIT_FAMILY_QUAKE || c->fmt->family == BSPKIT_FAMILY_GOLDSRC);
-    c->cluster_vis = (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0;
+    c->cluster_vis = bk_map_cluster_vis(map);
 
     load_all(c);
     check_unfinished(c);

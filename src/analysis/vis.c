@@ -6,9 +6,6 @@
 
 static int vis_lump(const bspkit_map *map) { return bk_map_lump_for(map, BK_ROLE_VISIBILITY); }
 
-/* Source and Quake 2: rows per cluster, each with a PVS and a PAS offset. */
-static bool by_cluster(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0; }
-
 bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *row_bytes, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -22,7 +19,7 @@ bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *r
     if (r != BSPKIT_OK || size == 0)
         return r;
     uint64_t n;
-    if (by_cluster(map)) {
+    if (bk_map_cluster_vis(map)) {
         int32_t clusters = size >= 4 ? rd_i32(d, map->format.big_endian) : -1;
         if (clusters < 0 || (uint64_t)clusters * 8 > size - 4)
             return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, bk_file_offset(map, lump, 0), 0,
@@ -64,7 +61,7 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
     if ((r = bk_lump_bytes(map, lump, &d, &size, err)) != BSPKIT_OK)
         return r;
     int64_t ofs;
-    if (by_cluster(map)) {
+    if (bk_map_cluster_vis(map)) {
         if (index >= rows)
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "cluster %u of %u does not exist", index, rows);
         uint64_t at = 4 + 8ull * index + 4ull * kind;

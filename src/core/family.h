@@ -58,6 +58,8 @@ typedef struct bk_family_ops {
     const char *(*raw_note)(const bspkit_map *map, int lump);
     /* BK_TRAIT_* bits of this map. */
     unsigned (*traits)(const bspkit_map *map);
+    /* Texinfo flags whose faces carry no lightmap (sky and liquids, or NOLIGHT). */
+    int32_t no_lightmap_flags;
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the
@@ -79,6 +81,15 @@ static inline bool bk_never_compressed(const bspkit_map *map, int lump)
 static inline unsigned bk_map_traits(const bspkit_map *map)
 {
     return map->family_ops ? map->family_ops->traits(map) : 0;
+}
+
+/* Whether an open map stores visibility rows per cluster (BK_TRAIT_CLUSTER_VIS). */
+static inline bool bk_map_cluster_vis(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0; }
+
+/* The family's texinfo flags for faces without a lightmap (0 before its family is known). */
+static inline int32_t bk_map_no_lightmap_flags(const bspkit_map *map)
+{
+    return map->family_ops ? map->family_ops->no_lightmap_flags : 0;
 }
 
 /* The lump holding `role` in an open map, or -1. */

@@ -1,6 +1,7 @@
 /* The Quake/GoldSrc family: Quake BSP29, BSP2 and 2PSB, GoldSrc BSP30
  * (including Blue Shift's swapped directory and early version-29 Half-Life
  * maps): detection, the lump directory, lump names and record layouts. */
+#include "bspkit/lighting.h"
 #include "core/family.h"
 #include "formats/quake/family.h"
 #include "formats/quake/records.h"
@@ -182,5 +183,5 @@ static unsigned traits(const bspkit_map *map)
 
 const bk_family_ops bk_quake_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note, traits,
+    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note, traits, BSPKIT_TEX_SPECIAL,
 };

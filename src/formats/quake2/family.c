@@ -1,6 +1,7 @@
 /* The Quake 2 family: id's IBSP 38 and Daikatana's IBSP 41, which adds two
  * lumps after Quake 2's nineteen: detection, the lump directory, lump names
  * and record layouts. */
+#include "bspkit/lighting.h"
 #include "core/family.h"
 #include "formats/quake2/records.h"
 
@@ -140,5 +141,5 @@ static const char *raw_note(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake2_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    dump_tables, dump_named, raw_note, traits,
+    dump_tables, dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP,
 };

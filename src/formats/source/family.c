@@ -2,6 +2,7 @@
  * files, versions 17 to 64 as seen in the wild, Left 4 Dead 2's reordered
  * directory and Strata Source's widened lumps: detection, the lump
  * directory, lump names and record layouts. */
+#include "bspkit/lighting.h"
 #include "core/family.h"
 #include "formats/source/family.h"
 #include "formats/source/records.h"
@@ -248,5 +249,5 @@ static unsigned traits(const bspkit_map *map)
 
 const bk_family_ops bk_source_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
-    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits,
+    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits, BSPKIT_SURF_NOLIGHT,
 };
