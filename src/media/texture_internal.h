@@ -11,6 +11,12 @@
 /* Quake's gfx/palette.lmp: 256 RGB triples. */
 extern const uint8_t bk_quake_palette[768];
 
+/* WAD2/WAD3 layout: a 12-byte header, 32-byte directory entries, entry types. */
+#define WAD_HEADER_SIZE 12
+#define WAD_ENTRY_SIZE 32
+#define MIPTEX_HEADER_SIZE 40
+enum { WAD_TYPE_PALETTE = 0x40, WAD_TYPE_QPIC = 0x42, WAD_TYPE_MIPTEX3 = 0x43, WAD_TYPE_MIPTEX2 = 0x44 };
+
 /* Largest miptex/qpic side accepted; larger ones are treated as malformed. */
 #define BK_TEX_MAX_SIDE 16384u
 

@@ -13,14 +13,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define WAD_HEADER_SIZE 12
-#define WAD_ENTRY_SIZE 32
-#define MIPTEX_HEADER_SIZE 40
 #define QPIC_HEADER_SIZE 8
 /* Files above this size are refused before they are read. */
 #define WAD_MAX_FILE (1ull << 30)
-
-enum { WAD_TYPE_PALETTE = 0x40, WAD_TYPE_QPIC = 0x42, WAD_TYPE_MIPTEX3 = 0x43, WAD_TYPE_MIPTEX2 = 0x44 };
 
 struct bspkit_wad {
     uint8_t *data;

@@ -3,13 +3,10 @@
  * each entry the miptex bytes exactly as the map holds them. */
 #include "bspkit/textures.h"
 #include "core/map.h"
+#include "media/texture_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define WAD_HEADER_SIZE 12
-#define WAD_ENTRY_SIZE 32
-#define MIPTEX_HEADER_SIZE 40
 
 /* Bytes of one embedded miptex: header, four mips, and for GoldSrc the
  * palette count, palette and the two pad bytes compilers write. */
@@ -92,7 +89,7 @@ bspkit_result bspkit_miptex_write_wad(bspkit_map *map, uint8_t **out, size_t *si
         wr_le32(e, (uint32_t)pos);         /* filepos */
         wr_le32(e + 4, (uint32_t)bytes);   /* disksize */
         wr_le32(e + 8, (uint32_t)bytes);   /* size */
-        e[12] = goldsrc ? 0x43 : 0x44;     /* miptex */
+        e[12] = goldsrc ? WAD_TYPE_MIPTEX3 : WAD_TYPE_MIPTEX2;
         e[13] = 0;                         /* not compressed */
         memcpy(e + 16, t->name, strnlen(t->name, 16));
         pos += (bytes + 3) & ~3ull;
