@@ -6,10 +6,20 @@
 #include "bspkit/decompile.h"
 
 #include "core/textbuf.h"
+#include "poly.h"
 
 /* A coordinate or value as both formats write it: an integer when it is one
  * to within 1e-6, else ten significant digits. `size` of 32 is enough. */
 void bk_decompile_num(char *buf, size_t size, double v);
+
+/* Valve 220 side text, shared by the .map writers: the three points as
+ * "( x y z ) ( x y z ) ( x y z ) ", then the texture name, its axes
+ * "[ ux uy uz offset ] [ vx vy vz offset ]", rotation 0 and the two scales.
+ * The axes come from the texinfo, its offsets moved by `shift` (a brush
+ * entity's origin) so texels stay in place; without a usable texinfo,
+ * Quake's default axes for a plane of that normal. No newline is written. */
+void bk_decompile_put_points(bk_tbuf *t, const bk_dvec p[3]);
+void bk_decompile_put_texture(bk_tbuf *t, bk_dvec normal, bk_dvec shift, const char *name, const bspkit_texinfo *ti);
 
 /* owner[b] (nbrushes entries) = the first model whose BSP tree reaches brush
  * b through the leafs' brush lists, or -1. Trees are walked iteratively,

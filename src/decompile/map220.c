@@ -56,6 +56,14 @@ static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec 
         p[0] = p[2];
         p[2] = s;
     }
+    bk_decompile_put_points(t, p);
+    bk_decompile_put_texture(t, f->pl.n, shift, name, ti);
+    tb_puts(t, "\n");
+}
+
+/* "( x y z ) ( x y z ) ( x y z ) ": the three points of a side. */
+void bk_decompile_put_points(bk_tbuf *t, const bk_dvec p[3])
+{
     for (int k = 0; k < 3; k++) {
         tb_puts(t, "( ");
         put_num(t, p[k].x);
@@ -65,6 +73,10 @@ static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec 
         put_num(t, p[k].z);
         tb_puts(t, " ) ");
     }
+}
+
+void bk_decompile_put_texture(bk_tbuf *t, bk_dvec normal, bk_dvec shift, const char *name, const bspkit_texinfo *ti)
+{
     tb_puts(t, name);
     double axis[2][3], off[2], scale[2];
     bool have = false;
@@ -87,7 +99,7 @@ static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec 
         int bi = 0;
         double bd = -2;
         for (int i = 0; i < 6; i++) {
-            double d = f->pl.n.x * BASE_AXES[i][0][0] + f->pl.n.y * BASE_AXES[i][0][1] + f->pl.n.z * BASE_AXES[i][0][2];
+            double d = normal.x * BASE_AXES[i][0][0] + normal.y * BASE_AXES[i][0][1] + normal.z * BASE_AXES[i][0][2];
             if (d > bd + 1e-9) {
                 bd = d;
                 bi = i;
@@ -112,7 +124,6 @@ static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec 
     put_num(t, scale[0]);
     tb_puts(t, " ");
     put_num(t, scale[1]);
-    tb_puts(t, "\n");
 }
 
 static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift, bk_tbuf *t,

@@ -7,13 +7,11 @@
  * first model whose BSP tree reaches it through the leafs' brush lists;
  * world brushes go to worldspawn, the others to their entity. */
 #include "decompile_internal.h"
-#include "poly.h"
 
 #include "bspkit/bspkit.h"
 #include "core/map.h"
 #include "entities/values.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,59 +33,17 @@ typedef struct q2ctx {
     bk_dvec poly_a[BK_POLY_MAX_POINTS(MAX_SIDES)], poly_b[BK_POLY_MAX_POINTS(MAX_SIDES)];
 } q2ctx;
 
-/* One side line: three points, texture, Valve 220 axes, rotation, scales,
- * then Quake 2's contents, surface flags and value. */
+/* One side line: the Valve 220 side (decompile_internal.h), then Quake 2's
+ * contents, surface flags and value. */
 static void write_side(q2ctx *c, const bk_dvec pts[3], const bk_dplane *pl, const bspkit_texinfo *ti,
                        int32_t contents, bk_dvec offset)
 {
-    char a[32], b[32], d[32];
-    for (int q = 0; q < 3; q++) {
-        bk_decompile_num(a, sizeof a, pts[q].x + offset.x);
-        bk_decompile_num(b, sizeof b, pts[q].y + offset.y);
-        bk_decompile_num(d, sizeof d, pts[q].z + offset.z);
-        tb_printf(c->out, "%s( %s %s %s )", q ? " " : "", a, b, d);
-    }
-    const char *name = ti && ti->texture_name[0] ? ti->texture_name : "e1u1/clip";
-    tb_printf(c->out, " %s", name);
-    for (int axis = 0; axis < 2; axis++) {
-        double v[3] = {1, 0, 0}, off = 0;
-        if (ti) {
-            double len = sqrt((double)ti->texture_vecs[axis][0] * ti->texture_vecs[axis][0] +
-                              (double)ti->texture_vecs[axis][1] * ti->texture_vecs[axis][1] +
-                              (double)ti->texture_vecs[axis][2] * ti->texture_vecs[axis][2]);
-            if (len > 1e-9 && isfinite(len)) {
-                for (int k = 0; k < 3; k++)
-                    v[k] = ti->texture_vecs[axis][k] / len;
-                /* The texture moves with a brush entity's origin offset. */
-                off = ti->texture_vecs[axis][3] -
-                      (ti->texture_vecs[axis][0] * offset.x + ti->texture_vecs[axis][1] * offset.y +
-                       ti->texture_vecs[axis][2] * offset.z);
-            }
-        } else {
-            /* No texinfo: any two axes along the plane. */
-            bk_dvec n = pl->n, up = fabs(n.z) > 0.7 ? (bk_dvec){1, 0, 0} : (bk_dvec){0, 0, 1};
-            bk_dvec u = dv_normalize(dv_cross(up, n)), w = dv_cross(n, u), pick = axis ? w : u;
-            v[0] = pick.x, v[1] = pick.y, v[2] = pick.z;
-        }
-        bk_decompile_num(a, sizeof a, v[0]);
-        bk_decompile_num(b, sizeof b, v[1]);
-        bk_decompile_num(d, sizeof d, v[2]);
-        char o[32];
-        bk_decompile_num(o, sizeof o, off);
-        tb_printf(c->out, " [ %s %s %s %s ]", a, b, d, o);
-    }
-    double sx = 1, sy = 1;
-    for (int axis = 0; ti && axis < 2; axis++) {
-        double len = sqrt((double)ti->texture_vecs[axis][0] * ti->texture_vecs[axis][0] +
-                          (double)ti->texture_vecs[axis][1] * ti->texture_vecs[axis][1] +
-                          (double)ti->texture_vecs[axis][2] * ti->texture_vecs[axis][2]);
-        if (len > 1e-9 && isfinite(len))
-            *(axis ? &sy : &sx) = 1.0 / len;
-    }
-    bk_decompile_num(a, sizeof a, sx);
-    bk_decompile_num(b, sizeof b, sy);
-    tb_printf(c->out, " 0 %s %s %ld %ld %ld\n", a, b, (long)contents, ti ? (long)ti->flags : 0L,
-              ti ? (long)ti->value : 0L);
+    bk_dvec moved[3];
+    for (int q = 0; q < 3; q++)
+        moved[q] = dv_add(pts[q], offset);
+    bk_decompile_put_points(c->out, moved);
+    bk_decompile_put_texture(c->out, pl->n, offset, ti && ti->texture_name[0] ? ti->texture_name : "e1u1/clip", ti);
+    tb_printf(c->out, " %ld %ld %ld\n", (long)contents, ti ? (long)ti->flags : 0L, ti ? (long)ti->value : 0L);
 }
 
 /* Writes brush `b` when at least four of its sides have area; returns whether it did. */
