@@ -811,7 +811,7 @@ static void check_vis_rows(vctx *c)
         }
     } else if (c->leafs.ok) {
         const bspkit_leaf *leafs = c->leafs.items;
-        uint32_t vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
+        uint32_t vis_size = c->vis_size;
         /* Row i is leaf i + 1; leaf 0 is the shared solid leaf. Leaves
          * whose offset is already reported, or absent, are not decoded. */
         for (uint32_t leaf = 1; leaf <= rows && leaf < c->leafs.n && !c->nomem; leaf++) {
