@@ -40,7 +40,9 @@ def main():
     if not os.path.isdir(root):
         print(f"skipped: {root} not present")
         return 0
-    probe = subprocess.run([qbsp], capture_output=True) if os.access(qbsp, os.X_OK) else None
+    # A sanitizer runtime preloaded for this interpreter is not meant for the compiler.
+    child_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    probe = subprocess.run([qbsp], env=child_env, capture_output=True) if os.access(qbsp, os.X_OK) else None
     if probe is None or probe.returncode == 127:
         print(f"skipped: {qbsp} does not run here")
         return 0
@@ -80,7 +82,7 @@ def main():
                 path = os.path.join(base, name)
                 if not name.lower().endswith(".bsp"):
                     continue
-                info = subprocess.run([bspkit, "info", "--json", path], capture_output=True, text=True)
+                info = subprocess.run([bspkit, "info", "--json", path], env=child_env, capture_output=True, text=True)
                 family = info.stdout.split('"format": "', 1)[1].split('"', 1)[0] if info.returncode == 0 else ""
                 # Daikatana (IBSP 41) is a Quake 2 family map no Quake 2 compiler writes.
                 if family not in wanted or (family == "quake2" and '"version": 41' in info.stdout):
@@ -88,14 +90,14 @@ def main():
                 flags, is_solid = FAMILIES[family]
                 rel = os.path.relpath(path, root)
                 src, out = os.path.join(tmp, "d.map"), os.path.join(tmp, "d.bsp")
-                r = subprocess.run([bspkit, "decompile", path, "-o", src], capture_output=True, text=True, errors="replace")
+                r = subprocess.run([bspkit, "decompile", path, "-o", src], env=child_env, capture_output=True, text=True, errors="replace")
                 if r.returncode != 0:
                     print(f"FAIL {rel}: decompile: {r.stderr.strip()}")
                     failures += 1
                     continue
                 if os.path.exists(out):
                     os.remove(out)
-                r = subprocess.run([qbsp, *flags, src, out], capture_output=True, text=True, errors="replace", timeout=600)
+                r = subprocess.run([qbsp, *flags, src, out], env=child_env, capture_output=True, text=True, errors="replace", timeout=600)
                 if r.returncode != 0 or not os.path.exists(out):
                     print(f"FAIL {rel}: qbsp {' '.join(flags)} failed: {r.stdout.strip()[-300:]}")
                     failures += 1
