@@ -20,14 +20,14 @@ void cmd_info_help(FILE *out)
             "  --json      print one JSON object instead of text\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Text output: file, format family (goldsrc, quake, source), format name,\n"
+            "Text output: file, format family (goldsrc, quake, source, quake2, quake3), format name,\n"
             "version, byte order, variant notes (Blue Shift, BSP2, 2PSB, L4D2 directory,\n"
             "LZMA lumps, BSPX, wide lumps), map revision (Source), file size, the\n"
             "non-empty lumps (index, name, offset, length, version for Source,\n"
             "uncompressed length when any lump is compressed, record count or '-'),\n"
             "one record count per lump kind, the entity count, the texture count\n"
             "(Quake/GoldSrc: miptex directory entries and how many are embedded;\n"
-            "Source: texdata entries) and the Source map CRC.\n"
+            "Source: texdata entries; Quake 3: shaders) and the Source map CRC.\n"
             "\n"
             "JSON output keys: file, format, name, version, endian (\"little\"/\"big\"),\n"
             "variant (array of strings), revision, size, lumps (every lump: index, name,\n"
@@ -40,7 +40,7 @@ void cmd_info_help(FILE *out)
             "  0   success\n"
             "  1   the map opened but its entities, textures or CRC could not be read;\n"
             "      everything else is still printed and the error goes to stderr\n"
-            "  2   the file could not be read or is not a supported map (Quake 2/3,\n"
+            "  2   the file could not be read or is not a supported map (Raven, QFusion,\n"
             "      Respawn and zip files are recognised and named), or the output\n"
             "      could not be written\n"
             "  64  usage error\n");
@@ -98,6 +98,8 @@ static bool is_source(const info_data *d)
     return d->format->family == BSPKIT_FAMILY_SOURCE;
 }
 
+static bool is_quake3(const info_data *d) { return d->format->family == BSPKIT_FAMILY_QUAKE3; }
+
 /* Collects the data; returns the exit status so far (0 or 1), or 2 when the
  * directory itself cannot be read. */
 static int gather(bspkit_map *map, info_data *d)
@@ -148,10 +150,10 @@ static int gather(bspkit_map *map, info_data *d)
         status = CLI_EXIT_INVALID;
     }
 
-    if (is_source(d)) {
+    if (is_source(d) || is_quake3(d)) {
         uint64_t n = 0;
-        /* A map without a TEXDATA entry simply has no textures. */
-        if (bspkit_lump_record_count(map, BSPKIT_S_TEXDATA, &n) != BSPKIT_OK)
+        /* A map without a TEXDATA (SHADERS) entry simply has no textures. */
+        if (bspkit_lump_record_count(map, is_source(d) ? BSPKIT_S_TEXDATA : BSPKIT_Q3_SHADERS, &n) != BSPKIT_OK)
             n = 0;
         d->textures_ok = true;
         d->textures = (size_t)n;
@@ -256,7 +258,7 @@ static void print_text(const info_data *d)
         printf("%-10s%s\n", "entities:", "error");
     if (!d->textures_ok)
         printf("%-10s%s\n", "textures:", "error");
-    else if (is_source(d))
+    else if (is_source(d) || is_quake3(d))
         printf("%-10s%zu\n", "textures:", d->textures);
     else
         printf("%-10s%zu (%zu embedded)\n", "textures:", d->textures, d->textures_embedded);

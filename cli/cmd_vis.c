@@ -25,6 +25,8 @@ void cmd_vis_help(FILE *out)
             "  -h, --help  show this help\n"
             "\n"
             "Source and Quake 2 maps store a PVS and a PAS (PHS) row per cluster.\n"
+            "Quake 3 maps store one uncompressed PVS row per cluster (rows padded to\n"
+            "8 bytes; 'compressed' is then the stored size) and no PAS, computed as for Quake.\n"
             "Quake and GoldSrc store a PVS row per visible leaf (each such leaf is its own cluster,\n"
             "cluster = leaf - 1; leaf 0 is the shared solid leaf and has none) and\n"
             "no PAS: it is computed as QuakeWorld's server does, the PVS row ORed\n"

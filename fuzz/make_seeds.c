@@ -276,7 +276,7 @@ static void source_seeds(void)
     emit("source-truncated-directory", &b);
 }
 
-/* ---- formats bspkit recognises but does not read ---------------------- */
+/* ---- header-only maps of the IBSP families, and formats only named ---- */
 
 static void other_seeds(void)
 {

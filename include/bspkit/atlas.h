@@ -53,6 +53,12 @@ typedef struct bspkit_lightmap_atlas {
  * luxel of its face, so bilinear filtering does not bleed. Luxels outside
  * every rectangle are opaque black; with no placed face the image is 1x1.
  *
+ * Quake 3 maps keep their lightmaps in 128 x 128 pages that the compiler
+ * packed already: the pages are copied whole, in rows of ceil(sqrt(pages))
+ * (fewer when max_width is smaller), padding is not added, and each
+ * surface's rectangle is the one bspkit_get_face_lightmaps() gives inside
+ * its page; only style 0 places surfaces.
+ *
  * Errors: BSPKIT_ERR_ARGUMENT for style > 3, padding > 64 or
  * max_width > 32768; BSPKIT_ERR_LIMIT naming the size when a face (with
  * padding) is wider than max_width, when the padded rectangles add up to
@@ -78,7 +84,10 @@ BSPKIT_API void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas);
  * coordinate of the point on the base face: the engine lays their lightmap
  * over the displacement grid instead. `map` must be the map the atlas was
  * built from. Returns false when the face is not placed or its texinfo (or
- * decoupled record) is missing.
+ * decoupled record) is missing, and for Quake 3 maps, whose draw vertices
+ * carry their lightmap coordinate (page coordinate u maps to
+ * (rect.x - mins[0] + u * 128) / image.width, mins from
+ * bspkit_get_face_lightmaps()).
  */
 BSPKIT_API bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face,
                               bspkit_vec3 p, float uv[2]);

@@ -104,7 +104,8 @@ typedef enum bspkit_family {
     BSPKIT_FAMILY_QUAKE,   /**< Quake BSP29, BSP2, 2PSB */
     BSPKIT_FAMILY_GOLDSRC, /**< Half-Life BSP30 (and v29 files with GoldSrc lumps) */
     BSPKIT_FAMILY_SOURCE,  /**< Source VBSP, either byte order */
-    BSPKIT_FAMILY_QUAKE2   /**< Quake 2 IBSP 38, Daikatana IBSP 41 */
+    BSPKIT_FAMILY_QUAKE2,  /**< Quake 2 IBSP 38, Daikatana IBSP 41 */
+    BSPKIT_FAMILY_QUAKE3   /**< Quake 3 / OpenArena IBSP 46, Quake Live / RTCW IBSP 47 */
 } bspkit_family;
 
 /** Variant bits in bspkit_format.variant. */
@@ -129,7 +130,7 @@ typedef struct bspkit_format {
     char name[40];     /**< e.g. "GoldSrc BSP30", "Source VBSP 20 (big-endian)" */
 } bspkit_format;
 
-/** "quake", "goldsrc", "source", "quake2" or "unknown". */
+/** "quake", "goldsrc", "source", "quake2", "quake3" or "unknown". */
 BSPKIT_API const char *bspkit_family_name(bspkit_family family);
 
 /**
@@ -218,6 +219,16 @@ enum {
     BSPKIT_Q2_LEAFBRUSHES, BSPKIT_Q2_EDGES, BSPKIT_Q2_SURFEDGES, BSPKIT_Q2_MODELS, BSPKIT_Q2_BRUSHES,
     BSPKIT_Q2_BRUSHSIDES, BSPKIT_Q2_POP, BSPKIT_Q2_AREAS, BSPKIT_Q2_AREAPORTALS, BSPKIT_Q2_LUMP_COUNT,
     BSPKIT_DK_LUMP_COUNT = BSPKIT_Q2_LUMP_COUNT + 2
+};
+
+/** Quake 3 lump indices (IBSP 46 and 47). Quake Live adds an eighteenth lump, ADVERTISEMENTS;
+    newer q3map2 builds write it empty for every game. */
+enum {
+    BSPKIT_Q3_ENTITIES = 0, BSPKIT_Q3_SHADERS, BSPKIT_Q3_PLANES, BSPKIT_Q3_NODES, BSPKIT_Q3_LEAFS,
+    BSPKIT_Q3_LEAFSURFACES, BSPKIT_Q3_LEAFBRUSHES, BSPKIT_Q3_MODELS, BSPKIT_Q3_BRUSHES, BSPKIT_Q3_BRUSHSIDES,
+    BSPKIT_Q3_DRAWVERTS, BSPKIT_Q3_DRAWINDEXES, BSPKIT_Q3_FOGS, BSPKIT_Q3_SURFACES, BSPKIT_Q3_LIGHTMAPS,
+    BSPKIT_Q3_LIGHTGRID, BSPKIT_Q3_VISIBILITY, BSPKIT_Q3_LUMP_COUNT,
+    BSPKIT_QL_ADVERTISEMENTS = BSPKIT_Q3_LUMP_COUNT, BSPKIT_QL_LUMP_COUNT
 };
 
 /** Source lump indices. */
@@ -349,7 +360,8 @@ typedef struct bspkit_model {
     bspkit_vec3 mins, maxs, origin;
     int32_t headnode[4]; /**< [0] into NODES; Quake/GoldSrc [1..3] into CLIPNODES */
     int32_t vis_leafs;   /**< Quake/GoldSrc */
-    int32_t first_face, num_faces;
+    int32_t first_face, num_faces; /**< Quake 3: into SURFACES */
+    int32_t first_brush, num_brushes; /**< Quake 3; 0 elsewhere */
 } bspkit_model;
 
 typedef struct bspkit_texinfo {
@@ -367,7 +379,11 @@ typedef struct bspkit_clipnode {
     int32_t children[2]; /**< >= 0: clipnode index; < 0: contents */
 } bspkit_clipnode;
 
-typedef struct bspkit_brush { int32_t first_side, num_sides, contents; } bspkit_brush;
+typedef struct bspkit_brush {
+    int32_t first_side, num_sides;
+    int32_t contents; /**< Quake 3: 0 (its shader's contents apply) */
+    int32_t shader;   /**< Quake 3: into SHADERS; -1 elsewhere */
+} bspkit_brush;
 
 typedef struct bspkit_brushside {
     uint32_t plane;
@@ -375,6 +391,7 @@ typedef struct bspkit_brushside {
     int32_t dispinfo; /**< -1 = none */
     uint8_t bevel;
     uint8_t thin;
+    int32_t shader;   /**< Quake 3: into SHADERS; -1 elsewhere */
 } bspkit_brushside;
 
 typedef struct bspkit_texdata {

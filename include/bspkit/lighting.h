@@ -59,6 +59,15 @@ typedef struct bspkit_face_lightmap {
  * DECOUPLED_LM lump overrides size and offset. Source: size =
  * LightmapTextureSizeInLuxels + 1, mins = LightmapTextureMinsInLuxels.
  *
+ * Quake 3: one entry per surface, against LIGHTMAPS. A lit surface
+ * (lightmapNum >= 0, not a flare) has its rectangle lightmapX/Y/Width/Height
+ * (or, where those are 0 x 0 as newer q3map2 builds write them, the luxels
+ * its vertices' lightmap coordinates span) inside page lightmapNum of
+ * 128 x 128 RGB luxels, whose rows are 128 luxels apart:
+ * mins is the rectangle's corner in the page, offset the byte of its first
+ * luxel, bytes its luxel count x 3; in_range says the rectangle lies inside
+ * the page and the page inside the lump.
+ *
  * A lightmap reaching past the lighting lump is not an error: its entry has
  * in_range false. Faces whose texinfo, edges or vertices are out of range
  * are reported not lit (bspkit_validate names those).

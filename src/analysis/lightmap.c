@@ -1,7 +1,8 @@
 /* Per-face lightmap geometry for every family: which bytes of the lighting
- * lump belong to which face, and whether they are all there. */
+ * lump belong to which face (Quake 3: surface), and whether they are all there. */
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
+#include "bspkit/quake3.h"
 #include "core/family.h"
 #include "core/surfedge.h"
 
@@ -191,6 +192,75 @@ static bspkit_result load_geometry(lm_ctx *c, bspkit_error *err)
     return r;
 }
 
+/* A surface's rectangle in its page from its vertices' lightmap
+ * coordinates (newer q3map2 builds store 0 x 0 rectangles: the engine never
+ * reads them). False when the surface has no usable vertex. */
+static bool rect_from_verts(const bspkit_surface *s, const bspkit_drawvert *dv, size_t ndv, int32_t mins[2],
+                            int32_t size[2])
+{
+    const double side = BSPKIT_Q3_LIGHTMAP_PAGE_SIZE;
+    if (s->first_vert < 0 || s->num_verts <= 0 || (uint64_t)s->first_vert + (uint64_t)s->num_verts > ndv)
+        return false;
+    double lo[2] = {side, side}, hi[2] = {0, 0};
+    for (int32_t k = 0; k < s->num_verts; k++)
+        for (int a = 0; a < 2; a++) {
+            double u = dv[s->first_vert + k].lightmap[a] * side;
+            if (!isfinite(u))
+                return false;
+            lo[a] = fmin(lo[a], u);
+            hi[a] = fmax(hi[a], u);
+        }
+    for (int a = 0; a < 2; a++) {
+        double first = fmax(0.0, floor(lo[a])), end = fmin(side, ceil(hi[a]));
+        if (end <= first)
+            end = fmin(side, first + 1);
+        mins[a] = (int32_t)first;
+        size[a] = (int32_t)(end - first);
+    }
+    return size[0] > 0 && size[1] > 0;
+}
+
+/* Quake 3 surfaces: rectangles inside 128 x 128 pages. */
+static bspkit_result surface_lightmaps(bspkit_map *map, lm_set *set, bspkit_error *err)
+{
+    const uint32_t side = BSPKIT_Q3_LIGHTMAP_PAGE_SIZE;
+    const bspkit_surface *surf;
+    const bspkit_drawvert *dv;
+    const uint8_t *light;
+    size_t n, ndv, size;
+    bspkit_result r;
+    if ((r = bspkit_get_surfaces(map, &surf, &n, err)) != BSPKIT_OK ||
+        (r = bspkit_get_drawverts(map, &dv, &ndv, err)) != BSPKIT_OK ||
+        (r = bspkit_get_lighting(map, false, &light, &size, err)) != BSPKIT_OK)
+        return r;
+    set->items = bk_keep_alloc(map, n, sizeof *set->items, map->dec_lump[BK_REC_SURFACES], err);
+    if (!set->items)
+        return err->code;
+    for (size_t i = 0; i < n; i++) {
+        const bspkit_surface *s = &surf[i];
+        bspkit_face_lightmap *o = &set->items[i];
+        o->offset = o->average_offset = o->rgb_offset = -1;
+        o->sets = 1;
+        o->bytes_per_luxel = 3;
+        int32_t mins[2] = {s->lightmap_x, s->lightmap_y}, dim[2] = {s->lightmap_width, s->lightmap_height};
+        if (s->lightmap < 0 || s->type == BSPKIT_Q3_SURFACE_FLARE || mins[0] < 0 || mins[1] < 0 || dim[0] < 0 ||
+            dim[1] < 0 || ((dim[0] == 0 || dim[1] == 0) && !rect_from_verts(s, dv, ndv, mins, dim)))
+            continue;
+        o->lit = true;
+        o->styles = 1;
+        o->mins[0] = mins[0];
+        o->mins[1] = mins[1];
+        o->width = dim[0];
+        o->height = dim[1];
+        o->offset = ((int64_t)s->lightmap * side * side + (int64_t)mins[1] * side + mins[0]) * 3;
+        o->bytes = (uint64_t)o->width * (uint64_t)o->height * 3u;
+        o->in_range = (uint64_t)mins[0] + (uint64_t)dim[0] <= side && (uint64_t)mins[1] + (uint64_t)dim[1] <= side &&
+                      ((uint64_t)s->lightmap + 1) * side * side * 3u <= size;
+    }
+    set->count = n;
+    return BSPKIT_OK;
+}
+
 static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)
 {
     lm_set *set = bk_keep_alloc(map, 1, sizeof *set, -1, err);
@@ -200,6 +270,8 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
     if (hdr && !source)
         return BSPKIT_OK;
+    if (map->format.family == BSPKIT_FAMILY_QUAKE3)
+        return surface_lightmaps(map, set, err);
 
     const bspkit_face *faces;
     size_t n;

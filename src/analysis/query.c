@@ -417,13 +417,13 @@ bspkit_result bspkit_leaf_vis_row(bspkit_map *map, uint32_t leaf, bspkit_vis_kin
         memset(out, 0, row_bytes);
     if (cluster < 0)
         return BSPKIT_OK;
-    if (bk_map_cluster_vis(map) || kind == BSPKIT_VIS_PVS) {
+    if (kind == BSPKIT_VIS_PVS || (bk_map_cluster_vis(map) && !bk_map_bitset_vis(map))) {
         if ((r = cluster_row(map, (uint32_t)cluster, kind, out, out_size, err)) != BSPKIT_OK)
             return r;
         clear_tail(out, rows);
         return BSPKIT_OK;
     }
-    /* Quake/GoldSrc PAS: the PVS rows of everything this leaf sees, ORed. */
+    /* Quake/GoldSrc and Quake 3 PAS: the PVS rows of everything this leaf sees, ORed. */
     uint8_t *pvs = malloc(2 * (size_t)row_bytes);
     if (!pvs)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
@@ -549,6 +549,8 @@ bspkit_result bspkit_vis_stats(bspkit_map *map, struct bspkit_vis_stats *out, bs
     out->max_visible = hi;
     out->visible_pairs = pairs;
     out->compressed_size = size;
-    out->uncompressed_size = bk_map_cluster_vis(map) ? 4 + 8ull * rows + 2ull * rows * row_bytes : (uint64_t)rows * row_bytes;
+    out->uncompressed_size = bk_map_bitset_vis(map)    ? 8 + (uint64_t)rows * row_bytes
+                             : bk_map_cluster_vis(map) ? 4 + 8ull * rows + 2ull * rows * row_bytes
+                                                       : (uint64_t)rows * row_bytes;
     return BSPKIT_OK;
 }

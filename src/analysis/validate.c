@@ -11,6 +11,7 @@
 #include "bspkit/displacement.h"
 #include "bspkit/lighting.h"
 #include "bspkit/props.h"
+#include "bspkit/quake3.h"
 #include "bspkit/source_lumps.h"
 #include "core/family.h"
 #include "core/refs.h"
@@ -49,7 +50,8 @@ typedef struct vctx {
     bool nomem;
     bool source;      /* Source: texdata, props, displacements, HDR lumps */
     bool quake;       /* Quake/GoldSrc: miptex, clipnodes, per-leaf visibility */
-    bool cluster_vis; /* visibility by cluster (Source, Quake 2) */
+    bool cluster_vis; /* visibility by cluster (Source, Quake 2, Quake 3) */
+    bool quake3;      /* surfaces, shaders and fogs instead of faces and texinfo */
     unsigned flags;   /* BSPKIT_VALIDATE_* */
     const bspkit_format *fmt;
 
@@ -59,9 +61,9 @@ typedef struct vctx {
 
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
         texinfo, leaf_faces, leaf_brushes, clipnodes, brushes, brushsides, texdata, string_table,
-        areas, areaportals, miptex;
+        areas, areaportals, miptex, shaders, drawverts, drawindexes, surfaces, fogs;
     /* The face array nodes, leafs and models index: FACES, or FACES_HDR in
-     * HDR-only maps (Xbox 360), whose FACES lump is empty. */
+     * HDR-only maps (Xbox 360), whose FACES lump is empty; Quake 3's SURFACES. */
     const varr *tree_faces;
 
     /* Record counts that come from the directory, not from a decoder (no items). */
@@ -70,6 +72,8 @@ typedef struct vctx {
     bool have_vis;
     uint32_t vis_rows, vis_row_bytes;
     uint32_t vis_size; /* bytes of the visibility lump */
+    bool lightmap_pages_known; /* Quake 3: LIGHTMAPS is a whole number of pages */
+    uint64_t lightmap_pages;
 } vctx;
 
 /* ------------------------------------------------------------------------ */
@@ -220,6 +224,11 @@ static const varr *records_of(const vctx *c, int kind)
     case BK_REC_STRING_TABLE: return &c->string_table;
     case BK_REC_AREAS: return &c->areas;
     case BK_REC_AREAPORTALS: return &c->areaportals;
+    case BK_REC_SHADERS: return &c->shaders;
+    case BK_REC_DRAWVERTS: return &c->drawverts;
+    case BK_REC_DRAWINDEXES: return &c->drawindexes;
+    case BK_REC_SURFACES: return &c->surfaces;
+    case BK_REC_FOGS: return &c->fogs;
     case BK_REF_TO_DISPINFO: return &c->dispinfo;
     case BK_REF_TO_CLIPPORTALVERTS: return &c->clipverts;
     default: return NULL;
@@ -245,13 +254,15 @@ static const char *record_name(const vctx *c, int kind)
     case BK_REC_LEAFS: return "leaf";
     case BK_REC_MODELS: return "model";
     case BK_REC_TEXINFO: return "texinfo";
-    case BK_REC_LEAF_FACES: return c->quake ? "marksurface" : "leafface";
+    case BK_REC_LEAF_FACES: return c->quake ? "marksurface" : c->quake3 ? "leafsurface" : "leafface";
     case BK_REC_LEAF_BRUSHES: return "leafbrush";
     case BK_REC_CLIPNODES: return "clipnode";
     case BK_REC_BRUSHES: return "brush";
     case BK_REC_BRUSHSIDES: return "brushside";
     case BK_REC_AREAS: return "area";
     case BK_REC_AREAPORTALS: return "areaportal";
+    case BK_REC_SURFACES: return "surface";
+    case BK_REC_FOGS: return "fog";
     default: return "record";
     }
 }
@@ -263,10 +274,14 @@ static const char *target_name(const vctx *c, int target)
     case BK_REC_VERTEXES: return "vertexes";
     case BK_REC_EDGES: return "edges";
     case BK_REC_SURFEDGES: return "surfedges";
-    case BK_REC_FACES: return "faces";
+    case BK_REC_FACES: return c->quake3 ? "surfaces" : "faces";
     case BK_REC_TEXINFO: return "texinfos";
-    case BK_REC_LEAF_FACES: return c->quake ? "marksurfaces" : "leaffaces";
+    case BK_REC_LEAF_FACES: return c->quake ? "marksurfaces" : c->quake3 ? "leafsurfaces" : "leaffaces";
     case BK_REC_LEAF_BRUSHES: return "leafbrushes";
+    case BK_REC_SHADERS: return "shaders";
+    case BK_REC_DRAWVERTS: return "drawverts";
+    case BK_REC_DRAWINDEXES: return "drawindexes";
+    case BK_REC_FOGS: return "fogs";
     case BK_REC_BRUSHES: return "brushes";
     case BK_REC_BRUSHSIDES: return "brushsides";
     case BK_REC_AREAS: return "areas";
@@ -644,7 +659,7 @@ static void check_model_heads(vctx *c, size_t i, const void *rec, void *arg)
     const bspkit_model *m = rec;
     /* Source point-sized brush entities (no faces) may carry a head node
      * that is not in the tree. */
-    bool skip_head = c->source && m->num_faces == 0;
+    bool skip_head = (c->source && m->num_faces == 0) || c->quake3; /* Quake 3: no head nodes */
     if (!skip_head && !in_range(&c->nodes, m->headnode[0]))
         index_error(c, lump_of(c, BK_REC_MODELS), i, "model", "headnode[0] %" PRId32 " exceeds %zu nodes", m->headnode[0],
                     c->nodes.n);
@@ -806,7 +821,7 @@ static void check_vis_rows(vctx *c)
         for (uint32_t i = 0; i < rows && !c->nomem; i++) {
             if (bspkit_vis_row(c->map, i, BSPKIT_VIS_PVS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PVS of cluster", &e);
-            if (bspkit_vis_row(c->map, i, BSPKIT_VIS_PAS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
+            if (!c->quake3 && bspkit_vis_row(c->map, i, BSPKIT_VIS_PAS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PAS of cluster", &e);
         }
     } else if (c->leafs.ok) {
@@ -823,6 +838,56 @@ static void check_vis_rows(vctx *c)
         }
     }
     free(row);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Quake 3 surfaces and fogs                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* What the table cannot say about a surface: its kind, a patch's control
+ * grid, indices inside its own vertices, and its lightmap page. */
+static void check_surface(vctx *c, size_t i, const void *rec, void *arg)
+{
+    (void)arg;
+    const bspkit_surface *s = rec;
+    int lump = lump_of(c, BK_REC_SURFACES);
+    if (s->type < BSPKIT_Q3_SURFACE_PLANAR || s->type > BSPKIT_Q3_SURFACE_FLARE) {
+        index_error(c, lump, i, "surface", "surfaceType %" PRId32 " is not 1..4", s->type);
+        return;
+    }
+    if (s->type == BSPKIT_Q3_SURFACE_PATCH) {
+        bool odd = s->patch_width >= 3 && s->patch_height >= 3 && (s->patch_width & 1) && (s->patch_height & 1);
+        if (!odd || (int64_t)s->patch_width * s->patch_height != s->num_verts)
+            index_error(c, lump, i, "surface", "patch of %" PRId32 " x %" PRId32 " control points, %" PRId32
+                        " vertices (odd sizes of at least 3, one vertex per point)",
+                        s->patch_width, s->patch_height, s->num_verts);
+    }
+    if (s->lightmap >= 0 && c->lightmap_pages_known && (uint64_t)s->lightmap >= c->lightmap_pages)
+        index_error(c, lump, i, "surface", "lightmapNum %" PRId32 " exceeds %" PRIu64 " lightmap pages", s->lightmap,
+                    c->lightmap_pages);
+    if (!c->drawindexes.ok || s->first_index < 0 || s->num_indexes < 0 ||
+        (uint64_t)s->first_index + (uint64_t)s->num_indexes > c->drawindexes.n)
+        return; /* the span itself is reported from the table */
+    const int32_t *idx = (const int32_t *)c->drawindexes.items + s->first_index;
+    for (int32_t k = 0; k < s->num_indexes; k++)
+        if (idx[k] < 0 || idx[k] >= s->num_verts) {
+            index_error(c, lump, i, "surface", "drawindex %" PRId64 " = %" PRId32 " outside its %" PRId32 " vertices",
+                        (int64_t)s->first_index + k, idx[k], s->num_verts);
+            return;
+        }
+}
+
+/* A fog's visible side is a side of its brush. */
+static void check_fog_side(vctx *c, size_t i, const void *rec, void *arg)
+{
+    (void)arg;
+    const bspkit_fog *f = rec;
+    if (f->visible_side == -1 || !c->brushes.ok || f->brush < 0 || (size_t)f->brush >= c->brushes.n)
+        return;
+    const bspkit_brush *b = (const bspkit_brush *)c->brushes.items + f->brush;
+    if (f->visible_side < 0 || f->visible_side >= b->num_sides)
+        index_error(c, lump_of(c, BK_REC_FOGS), i, "fog", "visibleSide %" PRId32 " outside brush %" PRId32
+                    "'s %" PRId32 " sides", f->visible_side, f->brush, b->num_sides);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1063,8 +1128,13 @@ static void load_all(vctx *c)
     LOAD_KIND(c->areas, bspkit_area, bspkit_get_areas, BK_REC_AREAS);
     LOAD_KIND(c->areaportals, bspkit_areaportal, bspkit_get_areaportals, BK_REC_AREAPORTALS);
     LOAD_KIND(c->clipnodes, bspkit_clipnode, bspkit_get_clipnodes, BK_REC_CLIPNODES);
+    LOAD_KIND(c->shaders, bspkit_shader, bspkit_get_shaders, BK_REC_SHADERS);
+    LOAD_KIND(c->drawverts, bspkit_drawvert, bspkit_get_drawverts, BK_REC_DRAWVERTS);
+    LOAD_KIND(c->drawindexes, int32_t, bspkit_get_drawindexes, BK_REC_DRAWINDEXES);
+    LOAD_KIND(c->surfaces, bspkit_surface, bspkit_get_surfaces, BK_REC_SURFACES);
+    LOAD_KIND(c->fogs, bspkit_fog, bspkit_get_fogs, BK_REC_FOGS);
 #undef LOAD_KIND
-    c->tree_faces = &c->faces;
+    c->tree_faces = c->quake3 ? &c->surfaces : &c->faces;
     if (c->source) {
         if (c->faces.ok && c->faces.n == 0 && c->hdr_faces.ok && c->hdr_faces.n > 0)
             c->tree_faces = &c->hdr_faces;
@@ -1087,6 +1157,16 @@ static void load_all(vctx *c)
     c->have_vis = loaded(c, bspkit_vis_dimensions(c->map, &c->vis_rows, &c->vis_row_bytes, &e), &e,
                          bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
     c->vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
+    if (c->quake3 && c->info_ok[BSPKIT_Q3_LIGHTMAPS]) {
+        const uint64_t page = 3u * BSPKIT_Q3_LIGHTMAP_PAGE_SIZE * BSPKIT_Q3_LIGHTMAP_PAGE_SIZE;
+        uint64_t bytes = c->info[BSPKIT_Q3_LIGHTMAPS].length;
+        c->lightmap_pages = bytes / page;
+        c->lightmap_pages_known = bytes % page == 0;
+        if (!c->lightmap_pages_known)
+            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_LUMP_SIZE, BSPKIT_Q3_LIGHTMAPS, -1,
+                        byte_offset(c, BSPKIT_Q3_LIGHTMAPS, 0),
+                        "LIGHTMAPS: %" PRIu64 " bytes is not a whole number of %" PRIu64 "-byte pages", bytes, page);
+    }
 }
 
 bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err)
@@ -1122,6 +1202,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     c->source = c->fmt && c->fmt->family == BSPKIT_FAMILY_SOURCE;
     c->quake = c->fmt && (c->fmt->family == BSPKIT_FAMILY_QUAKE || c->fmt->family == BSPKIT_FAMILY_GOLDSRC);
     c->cluster_vis = bk_map_cluster_vis(map);
+    c->quake3 = c->fmt && c->fmt->family == BSPKIT_FAMILY_QUAKE3;
 
     load_all(c);
     check_unfinished(c);
@@ -1149,6 +1230,10 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     check_records(c, LEAF_FACES, NULL, NULL, NULL);
     check_records(c, LEAF_BRUSHES, NULL, NULL, NULL);
     check_records(c, MODELS, check_model_heads, NULL, NULL);
+    if (c->quake3) {
+        check_records(c, SURFACES, check_surface, NULL, NULL);
+        check_records(c, FOGS, check_fog_side, NULL, NULL);
+    }
     check_vis_rows(c);
     check_entities(c);
     check_limits(c);

@@ -1,5 +1,6 @@
-/* Visibility rows: per cluster (Source, PVS and PAS) or per visible leaf
- * (Quake/GoldSrc, PVS). The run-length decoder lives in vis_rle.c. */
+/* Visibility rows: per cluster (Source and Quake 2, PVS and PAS; Quake 3,
+ * PVS as plain bit rows) or per visible leaf (Quake/GoldSrc, PVS). The
+ * run-length decoder lives in vis_rle.c. */
 #include "core/family.h"
 
 #include <string.h>
@@ -19,7 +20,16 @@ bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *r
     if (r != BSPKIT_OK || size == 0)
         return r;
     uint64_t n;
-    if (bk_map_cluster_vis(map)) {
+    if (bk_map_bitset_vis(map)) {
+        int32_t clusters = size >= 8 ? rd_i32(d, map->format.big_endian) : -1;
+        int32_t stride = size >= 8 ? rd_i32(d + 4, map->format.big_endian) : -1;
+        if (clusters < 0 || stride < 0 || (uint64_t)stride < ((uint64_t)clusters + 7) / 8 ||
+            (uint64_t)clusters * (uint64_t)stride > size - 8)
+            return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, bk_file_offset(map, lump, 0), 0,
+                           "VISIBILITY: %d clusters of %d bytes do not fit the %zu-byte lump", (int)clusters,
+                           (int)stride, size);
+        n = (uint64_t)clusters;
+    } else if (bk_map_cluster_vis(map)) {
         int32_t clusters = size >= 4 ? rd_i32(d, map->format.big_endian) : -1;
         if (clusters < 0 || (uint64_t)clusters * 8 > size - 4)
             return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, bk_file_offset(map, lump, 0), 0,
@@ -61,6 +71,18 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
     if ((r = bk_lump_bytes(map, lump, &d, &size, err)) != BSPKIT_OK)
         return r;
     int64_t ofs;
+    if (bk_map_bitset_vis(map)) {
+        if (kind != BSPKIT_VIS_PVS)
+            return bk_fail(err, BSPKIT_ERR_NOT_FOUND, lump, -1, -1, "Quake 3 maps store no PAS");
+        if (index >= rows)
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "cluster %u of %u does not exist", index, rows);
+        /* Rows are padded (q3map2: to 8 bytes); bits past the last cluster are dropped. */
+        uint64_t stride = (uint32_t)rd_i32(d + 4, map->format.big_endian);
+        memcpy(out, d + 8 + stride * index, row_bytes);
+        if (rows % 8)
+            out[row_bytes - 1] &= (uint8_t)((1u << (rows % 8)) - 1);
+        return BSPKIT_OK;
+    }
     if (bk_map_cluster_vis(map)) {
         if (index >= rows)
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "cluster %u of %u does not exist", index, rows);

@@ -31,6 +31,7 @@ const char *bspkit_family_name(bspkit_family family)
     case BSPKIT_FAMILY_GOLDSRC: return "goldsrc";
     case BSPKIT_FAMILY_SOURCE: return "source";
     case BSPKIT_FAMILY_QUAKE2: return "quake2";
+    case BSPKIT_FAMILY_QUAKE3: return "quake3";
     default: return "unknown";
     }
 }
@@ -52,8 +53,7 @@ bool bk_name_unsupported_format(const uint8_t *d, size_t size, bspkit_error *err
     char what[96];
     int32_t ver = size >= 8 ? (int32_t)rd_le32(d + 4) : -1;
     if (magic_is(d, "IBSP")) {
-        const char *game = ver == 46 ? "Quake 3" : ver == 47 ? "Return to Castle Wolfenstein / Enemy Territory"
-                         : ver == 22 ? "Call of Duty 4" : ver == 59 ? "Call of Duty" : "id Tech 2/3 family";
+        const char *game = ver == 22 ? "Call of Duty 4" : ver == 59 ? "Call of Duty" : "id Tech 2/3 family";
         snprintf(what, sizeof what, "%s IBSP version %d", game, (int)ver);
     } else if (magic_is(d, "rBSP")) {
         snprintf(what, sizeof what, "Respawn rBSP version %d (Titanfall / Apex Legends)", (int)ver);

@@ -16,11 +16,15 @@ typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKF
 
 /* How a family's maps work where the shared analysis code has to know. */
 enum {
-    /* Visibility rows per cluster, with a PVS and a PAS/PHS offset each
-     * (Source, Quake 2), rather than a PVS offset per leaf (Quake/GoldSrc). */
+    /* Visibility rows per cluster (Source, Quake 2, Quake 3) rather than
+     * per visible leaf (Quake/GoldSrc); compressed, with a PVS and a PAS/PHS
+     * offset each, unless BK_TRAIT_BITSET_VIS. */
     BK_TRAIT_CLUSTER_VIS = 1u << 0,
     /* Lightmap luxels of 3 bytes (GoldSrc, Quake 2) rather than 1 (Quake). */
     BK_TRAIT_RGB_LIGHTMAPS = 1u << 1,
+    /* Cluster visibility as a cluster count, a row size and one
+     * uncompressed PVS bit row per cluster, no PAS (Quake 3). */
+    BK_TRAIT_BITSET_VIS = 1u << 2,
 };
 
 typedef struct bk_family_ops {
@@ -60,6 +64,10 @@ typedef struct bk_family_ops {
     unsigned (*traits)(const bspkit_map *map);
     /* Texinfo flags whose faces carry no lightmap (sky and liquids, or NOLIGHT). */
     int32_t no_lightmap_flags;
+    /* Bytes before the directory of {offset, length} pairs the writer lays
+     * out: the version (Quake/GoldSrc), or "IBSP" and the version; 0 for a
+     * family with a directory of its own form (Source). */
+    uint32_t directory_start;
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the
@@ -77,6 +85,38 @@ static inline bool bk_never_compressed(const bspkit_map *map, int lump)
     return false;
 }
 
+/* read_directory for a directory of little-endian {offset, length} pairs
+ * starting `start` bytes into the file (Quake 2, Quake 3: after "IBSP" and
+ * the version). */
+static inline void bk_read_pair_directory(bspkit_map *map, size_t start)
+{
+    for (int i = 0; i < map->format.lump_count; i++) {
+        map->lumps[i].offset = rd_le32(map->data + start + 8 * (size_t)i);
+        map->lumps[i].length = rd_le32(map->data + start + 4 + 8 * (size_t)i);
+    }
+}
+
+/* dump_tables and dump_named for families whose every lump is a schema
+ * record array or shown raw. */
+static inline bspkit_result bk_no_dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
+                                              bspkit_error *err)
+{
+    (void)map;
+    (void)lump;
+    (void)game_id;
+    (void)out;
+    (void)err;
+    return BSPKIT_ERR_NOT_FOUND;
+}
+static inline bspkit_result bk_no_dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
+{
+    (void)map;
+    (void)which;
+    (void)out;
+    (void)err;
+    return BSPKIT_ERR_NOT_FOUND;
+}
+
 /* BK_TRAIT_* bits of an open map (0 before its family is known). */
 static inline unsigned bk_map_traits(const bspkit_map *map)
 {
@@ -85,6 +125,8 @@ static inline unsigned bk_map_traits(const bspkit_map *map)
 
 /* Whether an open map stores visibility rows per cluster (BK_TRAIT_CLUSTER_VIS). */
 static inline bool bk_map_cluster_vis(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_CLUSTER_VIS) != 0; }
+/* Whether its cluster rows are stored as plain bit rows (BK_TRAIT_BITSET_VIS). */
+static inline bool bk_map_bitset_vis(const bspkit_map *map) { return (bk_map_traits(map) & BK_TRAIT_BITSET_VIS) != 0; }
 
 /* The family's texinfo flags for faces without a lightmap (0 before its family is known). */
 static inline int32_t bk_map_no_lightmap_flags(const bspkit_map *map)

@@ -2,6 +2,7 @@
 #include "core/family.h"
 #include "core/map.h"
 #include "core/ascii.h"
+#include "bspkit/quake3.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -612,6 +613,11 @@ ACCESSOR(bspkit_get_texdata_string_table, int32_t, BK_REC_STRING_TABLE)
 ACCESSOR(bspkit_get_areas, bspkit_area, BK_REC_AREAS)
 ACCESSOR(bspkit_get_areaportals, bspkit_areaportal, BK_REC_AREAPORTALS)
 ACCESSOR(bspkit_get_cubemaps, bspkit_cubemap, BK_REC_CUBEMAPS)
+ACCESSOR(bspkit_get_shaders, bspkit_shader, BK_REC_SHADERS)
+ACCESSOR(bspkit_get_drawverts, bspkit_drawvert, BK_REC_DRAWVERTS)
+ACCESSOR(bspkit_get_drawindexes, int32_t, BK_REC_DRAWINDEXES)
+ACCESSOR(bspkit_get_surfaces, bspkit_surface, BK_REC_SURFACES)
+ACCESSOR(bspkit_get_fogs, bspkit_fog, BK_REC_FOGS)
 
 bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
 {

@@ -66,6 +66,7 @@ void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
 BK_SCHEMA(bk_model_onehead_schema, bspkit_model, 48, "model", MODEL_ONEHEAD);
 
 #define BRUSH(F)                                                                                       \
+    F(DEFAULT, .shader, -1, "")                                                                        \
     F(I32, .first_side, 1, "firstside")                                                                \
     F(I32, .num_sides, 1, "numsides")                                                                  \
     F(I32, .contents, 1, "contents")

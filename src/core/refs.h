@@ -13,6 +13,7 @@
 #define BSPKIT_CORE_REFS_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/quake3.h"
 #include "core/record_kinds.h"
 
 #include <stdbool.h>
@@ -99,12 +100,17 @@ const bk_ref *bk_refs_all(size_t *n);
 #define BK_REFS_TEXINFO(R)                                                                             \
     R(BK_REC_TEXINFO, INDEX, bspkit_texinfo, next_texinfo, , 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1,    \
       "next_texinfo", NULL)
+/* Quake 3 models also name their brushes (0 and 0 elsewhere). */
 #define BK_REFS_MODELS(R)                                                                              \
-    R(BK_REC_MODELS, SPAN, bspkit_model, first_face, num_faces, 1, BK_REC_FACES, 0, "first_face", "num_faces")
+    R(BK_REC_MODELS, SPAN, bspkit_model, first_face, num_faces, 1, BK_REC_FACES, 0, "first_face", "num_faces") \
+    R(BK_REC_MODELS, SPAN, bspkit_model, first_brush, num_brushes, 1, BK_REC_BRUSHES, 0, "first_brush",  \
+      "num_brushes")
 #define BK_REFS_CLIPNODES(R) R(BK_REC_CLIPNODES, INDEX, bspkit_clipnode, plane, , 1, BK_REC_PLANES, 0, "plane", NULL)
+/* Quake 3 brushes and brush sides name a shader; the other families hold -1. */
 #define BK_REFS_BRUSHES(R)                                                                             \
     R(BK_REC_BRUSHES, SPAN, bspkit_brush, first_side, num_sides, 1, BK_REC_BRUSHSIDES, 0, "first_side", \
-      "num_sides")
+      "num_sides")                                                                                     \
+    R(BK_REC_BRUSHES, INDEX, bspkit_brush, shader, , 1, BK_REC_SHADERS, BK_REF_NONE_MINUS1, "shader", NULL)
 /* vbsp writes 0, not -1, for sides without a displacement, so a side naming
  * displacement 0 cannot be told from one without a displacement. */
 #define BK_REFS_BRUSHSIDES(R)                                                                          \
@@ -112,7 +118,9 @@ const bk_ref *bk_refs_all(size_t *n);
     R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, texinfo, , 1, BK_REC_TEXINFO, BK_REF_NONE_MINUS1,    \
       "texinfo", NULL)                                                                                 \
     R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, dispinfo, , 1, BK_REF_TO_DISPINFO,                   \
-      BK_REF_NONE_MINUS1 | BK_REF_NONE_ZERO, "dispinfo", NULL)
+      BK_REF_NONE_MINUS1 | BK_REF_NONE_ZERO, "dispinfo", NULL)                                         \
+    R(BK_REC_BRUSHSIDES, INDEX, bspkit_brushside, shader, , 1, BK_REC_SHADERS, BK_REF_NONE_MINUS1,     \
+      "shader", NULL)
 #define BK_REFS_AREAS(R)                                                                               \
     R(BK_REC_AREAS, SPAN, bspkit_area, first_portal, num_portals, 1, BK_REC_AREAPORTALS, 0,            \
       "first_portal", "num_portals")
@@ -124,10 +132,21 @@ const bk_ref *bk_refs_all(size_t *n);
     R(BK_REC_AREAPORTALS, SPAN, bspkit_areaportal, first_clip_vert, num_clip_verts, 1,                 \
       BK_REF_TO_CLIPPORTALVERTS, 0, "first_clip_vert", "num_clip_verts")
 
+/* Quake 3 surfaces: vertices and indices are spans; a flare has neither. */
+#define BK_REFS_SURFACES(R)                                                                            \
+    R(BK_REC_SURFACES, INDEX, bspkit_surface, shader, , 1, BK_REC_SHADERS, 0, "shader", NULL)          \
+    R(BK_REC_SURFACES, INDEX, bspkit_surface, fog, , 1, BK_REC_FOGS, BK_REF_NONE_MINUS1, "fog", NULL)  \
+    R(BK_REC_SURFACES, SPAN, bspkit_surface, first_vert, num_verts, 1, BK_REC_DRAWVERTS, 0, "first_vert", \
+      "num_verts")                                                                                     \
+    R(BK_REC_SURFACES, SPAN, bspkit_surface, first_index, num_indexes, 1, BK_REC_DRAWINDEXES, 0,       \
+      "first_index", "num_indexes")
+#define BK_REFS_FOGS(R) R(BK_REC_FOGS, INDEX, bspkit_fog, brush, , 1, BK_REC_BRUSHES, 0, "brush", NULL)
+
 /* The kinds that have references, in the table's order. */
 #define BK_REF_KINDS(K)                                                                                \
     K(EDGES) K(SURFEDGES) K(FACES) K(ORIG_FACES) K(HDR_FACES) K(NODES) K(LEAFS) K(LEAF_FACES)          \
-    K(LEAF_BRUSHES) K(TEXINFO) K(MODELS) K(CLIPNODES) K(BRUSHES) K(BRUSHSIDES) K(AREAS) K(AREAPORTALS)
+    K(LEAF_BRUSHES) K(TEXINFO) K(MODELS) K(CLIPNODES) K(BRUSHES) K(BRUSHSIDES) K(AREAS) K(AREAPORTALS) \
+    K(SURFACES) K(FOGS)
 
 /* The references of records of kind `from` (count in *n), in the order they are checked. */
 const bk_ref *bk_refs_of(int from, size_t *n);

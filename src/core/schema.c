@@ -19,25 +19,35 @@ bspkit_result bk_field_fail(const bk_field_ctx *c, const char *field, int index,
                    c->record, name, value, range);
 }
 
-bspkit_result bk_bound_fail(const bk_field_ctx *c, const char *field, int index, double value)
+bspkit_result bk_bound_fail(const bk_field_ctx *c, const char *field, int index, double value, int bits)
 {
     return bk_fail(c->err, BSPKIT_ERR_ARGUMENT, c->lump, -1, -1,
-                   "lump %d: %s %zu: %s[%d] = %g does not fit the file's signed 16-bit bound", c->lump,
-                   c->record_name, c->record, field, index, value);
+                   "lump %d: %s %zu: %s[%d] = %g does not fit the file's signed %d-bit bound", c->lump,
+                   c->record_name, c->record, field, index, value, bits);
 }
 
 /* Written without libm: the range check comes first, so the int conversion
  * is defined. */
-bool bk_bound_to_i16(float f, bool up, int16_t *out)
+bool bk_bound_to_i32(float f, bool up, int32_t *out)
 {
-    if (!(f >= -32768.0f && f <= 32767.0f))
-        return false; /* also rejects NaN */
-    int32_t i = (int32_t)f;
+    /* 2^31 is exact in float; every float below it converts without overflow. */
+    if (!(f >= -2147483648.0f && f < 2147483648.0f))
+        return false;
+    int64_t i = (int64_t)f;
     if (up && (float)i < f)
         i++;
     if (!up && (float)i > f)
         i--;
-    if (i < INT16_MIN || i > INT16_MAX)
+    if (i < INT32_MIN || i > INT32_MAX)
+        return false;
+    *out = (int32_t)i;
+    return true;
+}
+
+bool bk_bound_to_i16(float f, bool up, int16_t *out)
+{
+    int32_t i;
+    if (!bk_bound_to_i32(f, up, &i) || i < INT16_MIN || i > INT16_MAX)
         return false;
     *out = (int16_t)i;
     return true;

@@ -25,6 +25,7 @@
  *   U8 I16 U16 I32 U32 F32    one scalar            U8A I16A U16A I32A U32A F32A  N elements
  *   VEC3      3 x float32 -> bspkit_vec3          VEC3A  N of them -> bspkit_vec3[N]
  *   BMIN16 BMAX16  3 x int16 bounds -> bspkit_vec3 (encoded rounding outwards)
+ *   BMIN32 BMAX32  3 x int32 bounds -> bspkit_vec3 (the same, in 32 bits: Quake 3)
  *   BOOL16 BOOL32  a flag stored as an integer, decoded as 0/1
  *   MAT24     float32[2][4] (texture vectors)
  *   U16MASK U32MASK  an integer decoded as (value & N); flag bits above N are dropped
@@ -77,11 +78,13 @@ typedef struct bk_field_ctx {
 /* "lump L: <record> R: <field>[index] = value does not fit the file's <range> field". */
 bspkit_result bk_field_fail(const bk_field_ctx *c, const char *field, int index, long long value,
                             const char *range);
-/* The same for a float bound that does not fit a signed 16-bit bound. */
-bspkit_result bk_bound_fail(const bk_field_ctx *c, const char *field, int index, double value);
+/* The same for a float bound that does not fit a signed `bits`-bit bound. */
+bspkit_result bk_bound_fail(const bk_field_ctx *c, const char *field, int index, double value, int bits);
 /* A float bound as int16, rounded outwards (mins down, maxs up) so the stored
  * box contains the float one; false when it does not fit (or is NaN). */
 bool bk_bound_to_i16(float f, bool up, int16_t *out);
+/* The same for a signed 32-bit bound (|f| below 2^31). */
+bool bk_bound_to_i32(float f, bool up, int32_t *out);
 
 typedef void (*bk_schema_decode_fn)(const uint8_t *src, size_t count, bool big_endian, void *dst);
 /* Checks one native record and, when dst is not NULL, writes its file bytes. */
@@ -119,6 +122,8 @@ typedef struct bk_schema {
 #define BK_SZ_VEC3A(n) (12 * (n))
 #define BK_SZ_BMIN16(n) 6
 #define BK_SZ_BMAX16(n) 6
+#define BK_SZ_BMIN32(n) 12
+#define BK_SZ_BMAX32(n) 12
 #define BK_SZ_BOOL16(n) 2
 #define BK_SZ_BOOL32(n) 4
 #define BK_SZ_MAT24(n) 32
@@ -194,6 +199,12 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
     (o) m.z = rd_i16((p) + (off) + 4, (be));
 #define BK_DEC_BMIN16(o, m, n, p, off, be) BK_DEC_BOUND16(o, m, p, off, be)
 #define BK_DEC_BMAX16(o, m, n, p, off, be) BK_DEC_BOUND16(o, m, p, off, be)
+#define BK_DEC_BOUND32(o, m, p, off, be)                                                               \
+    (o) m.x = (float)rd_i32((p) + (off), (be));                                                        \
+    (o) m.y = (float)rd_i32((p) + (off) + 4, (be));                                                    \
+    (o) m.z = (float)rd_i32((p) + (off) + 8, (be));
+#define BK_DEC_BMIN32(o, m, n, p, off, be) BK_DEC_BOUND32(o, m, p, off, be)
+#define BK_DEC_BMAX32(o, m, n, p, off, be) BK_DEC_BOUND32(o, m, p, off, be)
 #define BK_DEC_BOOL16(o, m, n, p, off, be) (o) m = rd_u16((p) + (off), (be)) != 0;
 #define BK_DEC_BOOL32(o, m, n, p, off, be) (o) m = rd_u32((p) + (off), (be)) != 0;
 #define BK_DEC_MAT24(o, m, n, p, off, be)                                                              \
@@ -281,10 +292,20 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
         int16_t s_;                                                                                    \
         for (int k_ = 0; k_ < 3; k_++)                                                                 \
             if (!bk_bound_to_i16(b_[k_], (up), &s_))                                                   \
-                return bk_bound_fail((c), (name), k_, (double)b_[k_]);                                 \
+                return bk_bound_fail((c), (name), k_, (double)b_[k_], 16);                             \
     }
 #define BK_CHK_BMIN16(r, m, n, c, name) BK_CHK_BOUND16(r, m, false, c, name)
 #define BK_CHK_BMAX16(r, m, n, c, name) BK_CHK_BOUND16(r, m, true, c, name)
+#define BK_CHK_BOUND32(r, m, up, c, name)                                                              \
+    {                                                                                                  \
+        const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
+        int32_t s_;                                                                                    \
+        for (int k_ = 0; k_ < 3; k_++)                                                                 \
+            if (!bk_bound_to_i32(b_[k_], (up), &s_))                                                   \
+                return bk_bound_fail((c), (name), k_, (double)b_[k_], 32);                             \
+    }
+#define BK_CHK_BMIN32(r, m, n, c, name) BK_CHK_BOUND32(r, m, false, c, name)
+#define BK_CHK_BMAX32(r, m, n, c, name) BK_CHK_BOUND32(r, m, true, c, name)
 #define BK_CHK_BOOL16(r, m, n, c, name)
 #define BK_CHK_BOOL32(r, m, n, c, name)
 #define BK_CHK_MAT24(r, m, n, c, name)
@@ -361,6 +382,17 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
     }
 #define BK_ENC_BMIN16(r, m, n, d, off, be) BK_ENC_BOUND16(r, m, false, d, off, be)
 #define BK_ENC_BMAX16(r, m, n, d, off, be) BK_ENC_BOUND16(r, m, true, d, off, be)
+#define BK_ENC_BOUND32(r, m, up, d, off, be)                                                           \
+    {                                                                                                  \
+        const float b_[3] = {(r) m.x, (r) m.y, (r) m.z};                                               \
+        for (int k_ = 0; k_ < 3; k_++) {                                                               \
+            int32_t s_ = 0;                                                                            \
+            bk_bound_to_i32(b_[k_], (up), &s_);                                                        \
+            wr_u32((d) + (off) + 4 * k_, (uint32_t)s_, (be));                                          \
+        }                                                                                              \
+    }
+#define BK_ENC_BMIN32(r, m, n, d, off, be) BK_ENC_BOUND32(r, m, false, d, off, be)
+#define BK_ENC_BMAX32(r, m, n, d, off, be) BK_ENC_BOUND32(r, m, true, d, off, be)
 #define BK_ENC_BOOL16(r, m, n, d, off, be) wr_u16((d) + (off), (uint16_t)(r) m, (be));
 #define BK_ENC_BOOL32(r, m, n, d, off, be) wr_u32((d) + (off), (uint32_t)(r) m, (be));
 #define BK_ENC_MAT24(r, m, n, d, off, be)                                                              \
@@ -443,6 +475,8 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_SWAP_VEC3A(p, n) BK_SWAP_32(p, 3 * (n))
 #define BK_SWAP_BMIN16(p, n) BK_SWAP_16(p, 3)
 #define BK_SWAP_BMAX16(p, n) BK_SWAP_16(p, 3)
+#define BK_SWAP_BMIN32(p, n) BK_SWAP_32(p, 3)
+#define BK_SWAP_BMAX32(p, n) BK_SWAP_32(p, 3)
 #define BK_SWAP_BOOL16(p, n) BK_SWAP_16(p, 1)
 #define BK_SWAP_BOOL32(p, n) BK_SWAP_32(p, 1)
 #define BK_SWAP_MAT24(p, n) BK_SWAP_32(p, 8)
@@ -503,6 +537,8 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_VEC3A(W, m, n, name) BK_DUMP_ARR(W, m, n, name)
 #define BK_DUMP_BMIN16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_BMAX16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BMIN32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_BMAX32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_BOOL16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_BOOL32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_MAT24(W, m, n, name) {(name), BSPKIT_FIELD_F32, (uint32_t)offsetof(W, x m), 8},

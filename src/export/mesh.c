@@ -3,6 +3,7 @@
  * models, entities and static props. Every index taken from the file is
  * checked before use; growth is charged against the map's memory limit. */
 #include "export/mesh.h"
+#include "export/mesh_internal.h"
 
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
@@ -23,7 +24,7 @@
 
 /* Grows *items (elem bytes each) to hold `need`, charging the growth to the
  * export's budget so a hostile face list cannot run the process out of memory. */
-static bspkit_result grow(bk_xmesh *m, void **items, size_t *cap, size_t need, size_t elem, int lump,
+bspkit_result bk_xgrow(bk_xmesh *m, void **items, size_t *cap, size_t need, size_t elem, int lump,
                           bspkit_error *err)
 {
     if (need <= *cap)
@@ -76,18 +77,18 @@ char *bk_xdup(const char *s)
 
 /* ---- vectors ------------------------------------------------------------ */
 
-static void cross(const double a[3], const double b[3], double out[3])
+void bk_xcross(const double a[3], const double b[3], double out[3])
 {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+double bk_xdot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-static bool normalize(double v[3])
+bool bk_xnormalize(double v[3])
 {
-    double len = sqrt(dot3(v, v));
+    double len = sqrt(bk_xdot3(v, v));
     if (!(len > 1e-12) || !isfinite(len))
         return false;
     v[0] /= len;
@@ -118,10 +119,10 @@ void bk_quat_rotate(const double q[4], const double v[3], double out[3])
 {
     /* v + 2w(u x v) + 2 u x (u x v), u = q.xyz */
     double u[3] = {q[0], q[1], q[2]}, t[3], t2[3];
-    cross(u, v, t);
+    bk_xcross(u, v, t);
     for (int i = 0; i < 3; i++)
         t[i] *= 2.0;
-    cross(u, t, t2);
+    bk_xcross(u, t, t2);
     for (int i = 0; i < 3; i++)
         out[i] = v[i] + q[3] * t[i] + t2[i];
 }
@@ -137,8 +138,27 @@ static bool is_tool_name(const char *name)
     return bk_ascii_ncasecmp(name, "tools/", 6) == 0 || bk_ascii_ncasecmp(name, "tools\\", 6) == 0;
 }
 
+/* Quake 3's tool shaders, under textures/common/. */
+static bool is_q3_tool_shader(const char *name)
+{
+    static const char *const TOOLS[] = {"caulk", "clip", "full_clip", "weapclip", "botclip", "nodraw",
+                                        "nodrawnonsolid", "trigger", "hint", "skip", "origin", "areaportal",
+                                        "clusterportal", "donotenter", "lightgrid", "invisible"};
+    if (bk_ascii_ncasecmp(name, "textures/common/", 16) != 0)
+        return false;
+    for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++)
+        if (bk_ascii_casecmp(name + 16, TOOLS[i]) == 0)
+            return true;
+    return false;
+}
+
 bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32_t flags)
 {
+    if (family == BSPKIT_FAMILY_QUAKE3) /* flags: the shader's surfaceFlags */
+        return ((skip & BSPKIT_SKIP_TOOL) &&
+                (is_q3_tool_shader(name) || (flags & (BSPKIT_Q3_SURF_HINT | BSPKIT_Q3_SURF_SKIP)))) ||
+               ((skip & BSPKIT_SKIP_SKY) && (flags & BSPKIT_Q3_SURF_SKY)) ||
+               ((skip & BSPKIT_SKIP_NODRAW) && (flags & BSPKIT_Q3_SURF_NODRAW));
     bool source = family == BSPKIT_FAMILY_SOURCE;
     if ((skip & BSPKIT_SKIP_TOOL) &&
         (is_tool_name(name) || (source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER)))))
@@ -159,35 +179,7 @@ bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32
 
 /* ---- materials ---------------------------------------------------------- */
 
-typedef struct builder {
-    bspkit_map *map;
-    bk_xmesh *m;
-    bk_xmesh_options opts;
-    const bspkit_face *faces;
-    size_t face_count;
-    int face_lump;
-    const bspkit_plane *planes;
-    size_t plane_count;
-    const bspkit_vec3 *verts;
-    size_t vert_count;
-    const bspkit_edge *edges;
-    size_t edge_count;
-    const int32_t *surfedges;
-    size_t surfedge_count;
-    const bspkit_texinfo *texinfo;
-    size_t texinfo_count;
-    const bspkit_dispinfo *dispinfo;
-    size_t dispinfo_count;
-    int32_t *texture_material; /* texture index -> material */
-    size_t texture_count;
-    size_t material_cap;
-    size_t *prim_of;           /* material -> primitive index + 1 in the current model, 0 = none */
-    size_t prim_of_cap;
-    double *poly;              /* scratch polygon, 3 doubles per corner */
-    size_t poly_cap;
-} builder;
-
-static bspkit_result add_material(builder *b, const char *name, int32_t texture, uint32_t w, uint32_t h,
+bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, uint32_t w, uint32_t h,
                                   int32_t *index, bspkit_error *err)
 {
     bk_xmesh *m = b->m;
@@ -197,7 +189,7 @@ static bspkit_result add_material(builder *b, const char *name, int32_t texture,
             return BSPKIT_OK;
         }
     }
-    bspkit_result r = grow(m, (void **)&m->materials, &b->material_cap, m->material_count + 1, sizeof *m->materials,
+    bspkit_result r = bk_xgrow(m, (void **)&m->materials, &b->material_cap, m->material_count + 1, sizeof *m->materials,
                            BSPKIT_Q_TEXTURES, err);
     if (r != BSPKIT_OK)
         return r;
@@ -236,7 +228,7 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
     if (r != BSPKIT_OK)
         return r;
     size_t cap = 0;
-    if ((r = grow(b->m, (void **)&b->texture_material, &cap, n + 1, sizeof(int32_t), -1, err)) != BSPKIT_OK)
+    if ((r = bk_xgrow(b->m, (void **)&b->texture_material, &cap, n + 1, sizeof(int32_t), -1, err)) != BSPKIT_OK)
         return r;
     b->texture_count = n;
     for (size_t i = 0; i < n; i++) {
@@ -255,7 +247,7 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
         }
         if (!name || !name[0])
             name = fallback;
-        if ((r = add_material(b, name, (int32_t)i, w, h, &b->texture_material[i], err)) != BSPKIT_OK)
+        if ((r = bk_xadd_material(b, name, (int32_t)i, w, h, &b->texture_material[i], err)) != BSPKIT_OK)
             return r;
     }
     return BSPKIT_OK;
@@ -266,24 +258,24 @@ static bspkit_result missing_material(builder *b, int32_t texture, int32_t *inde
 {
     char name[32];
     snprintf(name, sizeof name, "missing_%lld", (long long)texture);
-    return add_material(b, name, -1, 1, 1, index, err);
+    return bk_xadd_material(b, name, -1, 1, 1, index, err);
 }
 
 /* ---- primitives --------------------------------------------------------- */
 
-static bspkit_result prim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t material, bk_xprim **out,
+bspkit_result bk_xprim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t material, bk_xprim **out,
                               bspkit_error *err)
 {
     if (material >= b->prim_of_cap) {
         size_t old = b->prim_of_cap;
-        bspkit_result r = grow(b->m, (void **)&b->prim_of, &b->prim_of_cap, (size_t)material + 1,
+        bspkit_result r = bk_xgrow(b->m, (void **)&b->prim_of, &b->prim_of_cap, (size_t)material + 1,
                                sizeof *b->prim_of, -1, err);
         if (r != BSPKIT_OK)
             return r;
         memset(b->prim_of + old, 0, (b->prim_of_cap - old) * sizeof *b->prim_of);
     }
     if (b->prim_of[material] == 0) {
-        bspkit_result r = grow(b->m, (void **)&xm->prims, prim_cap, xm->prim_count + 1, sizeof *xm->prims, -1, err);
+        bspkit_result r = bk_xgrow(b->m, (void **)&xm->prims, prim_cap, xm->prim_count + 1, sizeof *xm->prims, -1, err);
         if (r != BSPKIT_OK)
             return r;
         memset(&xm->prims[xm->prim_count], 0, sizeof *xm->prims);
@@ -325,7 +317,7 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
 {
     if (f->first_edge < 0 || !range_ok((uint64_t)f->first_edge, (uint64_t)f->num_edges, b->surfedge_count))
         return face_fail(b, err, fi, "surfedges from %lld lie outside SURFEDGES", f->first_edge);
-    bspkit_result r = grow(b->m, (void **)&b->poly, &b->poly_cap, (size_t)f->num_edges * 3, sizeof(double),
+    bspkit_result r = bk_xgrow(b->m, (void **)&b->poly, &b->poly_cap, (size_t)f->num_edges * 3, sizeof(double),
                            BSPKIT_Q_SURFEDGES, err);
     if (r != BSPKIT_OK)
         return r;
@@ -344,7 +336,7 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
 
 /* Appends vertex data (the caller has grown the arrays); false when the
  * position is not finite, which no writer can represent. */
-static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
+bool bk_xput_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
                        uint32_t face)
 {
     if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]) || fabs(pos[0]) > 1e30 ||
@@ -365,21 +357,21 @@ static bool put_vertex(bk_xprim *p, const double pos[3], const double n[3], cons
     return true;
 }
 
-static bspkit_result reserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err)
+bspkit_result bk_xreserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err)
 {
     bspkit_result r;
     if (p->vert_count + verts > UINT32_MAX)
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "more than 2^32 vertices in one primitive");
-    if ((r = grow(b->m, (void **)&p->verts, &p->vert_cap, p->vert_count + verts, sizeof *p->verts, -1, err)) !=
+    if ((r = bk_xgrow(b->m, (void **)&p->verts, &p->vert_cap, p->vert_count + verts, sizeof *p->verts, -1, err)) !=
         BSPKIT_OK)
         return r;
-    return grow(b->m, (void **)&p->indices, &p->index_cap, p->index_count + indices, sizeof *p->indices, -1, err);
+    return bk_xgrow(b->m, (void **)&p->indices, &p->index_cap, p->index_count + indices, sizeof *p->indices, -1, err);
 }
 
 static bspkit_result emit_polygon(builder *b, bk_xprim *p, size_t fi, const bspkit_texinfo *ti,
                                   const bk_xmaterial *mat, const double normal[3], int32_t n, bspkit_error *err)
 {
-    bspkit_result r = reserve(b, p, (size_t)n, (size_t)(n - 2) * 3, err);
+    bspkit_result r = bk_xreserve(b, p, (size_t)n, (size_t)(n - 2) * 3, err);
     if (r != BSPKIT_OK)
         return r;
     /* Newell's normal tells which way the winding turns: compilers store it
@@ -391,13 +383,13 @@ static bspkit_result emit_polygon(builder *b, bk_xprim *p, size_t fi, const bspk
         newell[1] += (a[2] - c[2]) * (a[0] + c[0]);
         newell[2] += (a[0] - c[0]) * (a[1] + c[1]);
     }
-    bool reverse = dot3(newell, normal) < 0;
+    bool reverse = bk_xdot3(newell, normal) < 0;
     uint32_t base = (uint32_t)p->vert_count;
     for (int32_t k = 0; k < n; k++) {
         float uv[2], lm[2];
         texture_uv(ti, mat, &b->poly[(size_t)k * 3], uv);
         lightmap_uv(b, fi, &b->poly[(size_t)k * 3], lm);
-        if (!put_vertex(p, &b->poly[(size_t)k * 3], normal, uv, lm, (uint32_t)fi))
+        if (!bk_xput_vertex(p, &b->poly[(size_t)k * 3], normal, uv, lm, (uint32_t)fi))
             return face_fail(b, err, fi, "corner %lld is not a finite point", k);
     }
     for (int32_t k = 1; k + 1 < n; k++) {
@@ -423,7 +415,7 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
     bspkit_result r = bspkit_disp_build_mesh(b->map, (size_t)f->dispinfo, &dm, err);
     if (r != BSPKIT_OK)
         return r;
-    if ((r = reserve(b, p, dm.vertex_count, dm.triangle_count * 3, err)) != BSPKIT_OK) {
+    if ((r = bk_xreserve(b, p, dm.vertex_count, dm.triangle_count * 3, err)) != BSPKIT_OK) {
         bspkit_disp_mesh_free(&dm);
         return r;
     }
@@ -436,8 +428,8 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
     }
     /* Grid triangles turn counter-clockwise about e1 x e3; flip when that
      * is the back of the face. */
-    cross(e1, e3, flat_n);
-    bool flip = dot3(flat_n, normal) < 0;
+    bk_xcross(e1, e3, flat_n);
+    bool flip = bk_xdot3(flat_n, normal) < 0;
     uint32_t base = (uint32_t)p->vert_count;
     double step = 1.0 / (double)(dm.side - 1);
     for (uint32_t i = 0; i < dm.side; i++) {
@@ -453,12 +445,12 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
             if (flip)
                 for (int k = 0; k < 3; k++)
                     n[k] = -n[k];
-            if (!normalize(n))
+            if (!bk_xnormalize(n))
                 memcpy(n, normal, sizeof n);
             float uv[2], lm[2];
             texture_uv(ti, mat, flat, uv);
             lightmap_uv(b, fi, flat, lm);
-            if (!put_vertex(p, pos, n, uv, lm, (uint32_t)fi)) {
+            if (!bk_xput_vertex(p, pos, n, uv, lm, (uint32_t)fi)) {
                 bspkit_disp_mesh_free(&dm);
                 return face_fail(b, err, fi, "displaced vertex %lld is not a finite point", (long long)vi);
             }
@@ -495,7 +487,7 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
         mat = b->texture_material[ti->texture];
     else if (ti->texture_name[0]) {
         /* Quake 2 names the texture; its image (and size) lives outside the map. */
-        if ((r = add_material(b, ti->texture_name, -1, 1, 1, &mat, err)) != BSPKIT_OK)
+        if ((r = bk_xadd_material(b, ti->texture_name, -1, 1, 1, &mat, err)) != BSPKIT_OK)
             return r;
     } else if ((r = missing_material(b, ti->texture, &mat, err)) != BSPKIT_OK)
         return r;
@@ -512,7 +504,7 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
     bool disp = m->family == BSPKIT_FAMILY_SOURCE && f->dispinfo >= 0;
     if (!disp && (r = face_polygon(b, fi, f, err)) != BSPKIT_OK)
         return r;
-    if (!normalize(normal)) {
+    if (!bk_xnormalize(normal)) {
         /* A zero plane normal: fall back to the polygon's own (clockwise
          * winding seen from the front), else straight up. */
         double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
@@ -520,14 +512,14 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
             e1[i] = b->poly[3 + i] - b->poly[i];
             e2[i] = b->poly[6 + i] - b->poly[i];
         }
-        cross(e2, e1, normal);
-        if (!normalize(normal)) {
+        bk_xcross(e2, e1, normal);
+        if (!bk_xnormalize(normal)) {
             normal[0] = normal[1] = 0;
             normal[2] = 1;
         }
     }
     bk_xprim *p;
-    if ((r = prim_for(b, xm, prim_cap, (uint32_t)mat, &p, err)) != BSPKIT_OK)
+    if ((r = bk_xprim_for(b, xm, prim_cap, (uint32_t)mat, &p, err)) != BSPKIT_OK)
         return r;
     size_t tris = (size_t)f->num_edges - 2;
     if (disp) {
@@ -549,7 +541,7 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
 
 static bspkit_result add_node(bk_xmesh *m, size_t *cap, const bk_xnode *n, bspkit_error *err)
 {
-    bspkit_result r = grow(m, (void **)&m->nodes, cap, m->node_count + 1, sizeof *m->nodes, -1, err);
+    bspkit_result r = bk_xgrow(m, (void **)&m->nodes, cap, m->node_count + 1, sizeof *m->nodes, -1, err);
     if (r != BSPKIT_OK) {
         free(n->name);
         return r;
@@ -764,21 +756,30 @@ static bspkit_result build(builder *b, bspkit_error *err)
     bspkit_result r;
     const bspkit_model *models;
     size_t nmodels;
-    if ((r = load_lumps(b, err)) != BSPKIT_OK || (r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK ||
-        (r = check_output_bound(b, models, nmodels, err)) != BSPKIT_OK || (r = load_textures(b, err)) != BSPKIT_OK)
+    /* Quake 3 models hold surfaces, not faces. */
+    bool surfaces = m->family == BSPKIT_FAMILY_QUAKE3;
+    if ((r = bspkit_get_models(map, &models, &nmodels, err)) != BSPKIT_OK)
         return r;
+    if (surfaces)
+        r = bk_xsurfaces_load(b, models, nmodels, err);
+    else if ((r = load_lumps(b, err)) == BSPKIT_OK && (r = check_output_bound(b, models, nmodels, err)) == BSPKIT_OK)
+        r = load_textures(b, err);
+    if (r != BSPKIT_OK)
+        return r;
+    size_t face_total = surfaces ? b->surface_count : b->face_count;
+    int model_lump = map->dec_lump[BK_REC_MODELS];
     const bspkit_entities *ents = NULL;
     if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
         return r;
     size_t cap = 0;
-    if ((r = grow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, BSPKIT_Q_MODELS, err)) != BSPKIT_OK)
+    if ((r = bk_xgrow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, model_lump, err)) != BSPKIT_OK)
         return r;
     if (nmodels > 0)
         memset(m->models, 0, nmodels * sizeof *m->models);
     m->model_count = nmodels;
     int64_t *model_entity = NULL;
     size_t me_cap = 0;
-    if ((r = grow(m, (void **)&model_entity, &me_cap, nmodels + 1, sizeof *model_entity, -1, err)) != BSPKIT_OK)
+    if ((r = bk_xgrow(m, (void **)&model_entity, &me_cap, nmodels + 1, sizeof *model_entity, -1, err)) != BSPKIT_OK)
         return r;
     for (size_t i = 0; i <= nmodels; i++)
         model_entity[i] = -1;
@@ -795,11 +796,12 @@ static bspkit_result build(builder *b, bspkit_error *err)
         const bspkit_model *md = &models[i];
         bk_xmodel *xm = &m->models[i];
         if (md->first_face < 0 || md->num_faces < 0 ||
-            !range_ok((uint64_t)md->first_face, (uint64_t)md->num_faces, b->face_count)) {
-            uint64_t ofs = (uint64_t)i * map->lumps[BSPKIT_Q_MODELS].layout.record_size;
-            r = bk_fail(err, BSPKIT_ERR_INDEX, BSPKIT_Q_MODELS, bk_file_offset(map, BSPKIT_Q_MODELS, ofs),
-                        (int64_t)ofs, "MODELS record %zu: faces %d..+%d lie outside the %zu faces", i,
-                        (int)md->first_face, (int)md->num_faces, b->face_count);
+            !range_ok((uint64_t)md->first_face, (uint64_t)md->num_faces, face_total)) {
+            uint64_t ofs = (uint64_t)i * map->lumps[model_lump].layout.record_size;
+            const char *what = surfaces ? "surfaces" : "faces";
+            r = bk_fail(err, BSPKIT_ERR_INDEX, model_lump, bk_file_offset(map, model_lump, ofs), (int64_t)ofs,
+                        "MODELS record %zu: %s %d..+%d lie outside the %zu %s", i, what, (int)md->first_face,
+                        (int)md->num_faces, face_total, what);
             break;
         }
         if (xm->skipped) {
@@ -808,7 +810,8 @@ static bspkit_result build(builder *b, bspkit_error *err)
         }
         size_t prim_cap = 0;
         for (size_t k = 0; k < (size_t)md->num_faces && r == BSPKIT_OK; k++)
-            r = emit_face(b, xm, &prim_cap, (size_t)md->first_face + k, err);
+            r = surfaces ? bk_xsurface_emit(b, xm, &prim_cap, (size_t)md->first_face + k, err)
+                         : emit_face(b, xm, &prim_cap, (size_t)md->first_face + k, err);
         for (size_t p = 0; p < xm->prim_count; p++) {
             b->prim_of[xm->prims[p].material] = 0;
             m->vertices += xm->prims[p].vert_count;

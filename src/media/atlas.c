@@ -3,6 +3,7 @@
 #include "bspkit/atlas.h"
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
+#include "bspkit/quake3.h"
 #include "core/family.h"
 
 #include <math.h>
@@ -295,6 +296,66 @@ static bspkit_result pack(pack_item *items, size_t k, uint64_t area, uint32_t wi
     return BSPKIT_OK;
 }
 
+/* Quake 3 keeps its lightmaps in 128 x 128 pages that q3map2 already
+ * packed (with borders): the pages are copied whole, in rows of
+ * ceil(sqrt(pages)), and each surface's rectangle is its part of its page
+ * (bspkit_get_face_lightmaps).
+ * There is one light style; another slot places nothing. */
+static bspkit_result build_page_atlas(bspkit_map *map, uint32_t style, uint32_t maxw, bspkit_lightmap_atlas *out,
+                                      bspkit_error *err)
+{
+    const uint32_t side = BSPKIT_Q3_LIGHTMAP_PAGE_SIZE, page_bytes = 3u * side * side;
+    const bspkit_face_lightmap *lm;
+    size_t n, size;
+    const uint8_t *light;
+    bspkit_result r;
+    if ((r = bspkit_get_face_lightmaps(map, false, &lm, &n, err)) != BSPKIT_OK ||
+        (r = bspkit_get_lighting(map, false, &light, &size, err)) != BSPKIT_OK)
+        return r;
+    uint32_t pages = (uint32_t)(size / page_bytes); /* a partial last page is left out (validate reports it) */
+    uint32_t cols = 1;
+    while ((uint64_t)cols * cols < pages)
+        cols++;
+    uint32_t rows = pages ? (pages + cols - 1) / cols : 1;
+    if (pages > 0 && (uint64_t)cols * side > maxw) {
+        cols = maxw / side ? maxw / side : 1;
+        rows = (pages + cols - 1) / cols;
+    }
+    if ((uint64_t)rows * side > ATLAS_MAX_SIDE)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, BSPKIT_Q3_LIGHTMAPS, -1, -1,
+                       "lightmap atlas: %u lightmap pages need %u rows of %u, over %u luxels", pages, rows, side,
+                       ATLAS_MAX_SIDE);
+    out->rects = calloc(n ? n : 1, sizeof *out->rects);
+    if (!out->rects)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, BSPKIT_Q3_LIGHTMAPS, -1, -1, "lightmap atlas: out of memory");
+    out->rect_count = n;
+    if ((r = bspkit_image_alloc(&out->image, pages ? cols * side : 1, pages ? rows * side : 1, err)) != BSPKIT_OK) {
+        bspkit_lightmap_atlas_free(out);
+        return r;
+    }
+    uint8_t *px = out->image.rgba;
+    for (size_t i = 3; i < (size_t)out->image.width * out->image.height * 4u; i += 4)
+        px[i] = 255;
+    for (uint32_t p = 0; p < pages; p++) {
+        uint32_t x0 = p % cols * side, y0 = p / cols * side;
+        const uint8_t *src = light + (size_t)p * page_bytes;
+        for (uint32_t y = 0; y < side; y++)
+            for (uint32_t x = 0; x < side; x++) {
+                uint8_t *d = px + (((size_t)(y0 + y) * out->image.width) + x0 + x) * 4u;
+                memcpy(d, src + ((size_t)y * side + x) * 3u, 3);
+            }
+    }
+    for (size_t i = 0; i < n && style == 0; i++) {
+        if (!lm[i].lit || !lm[i].in_range)
+            continue;
+        uint32_t page = (uint32_t)((uint64_t)lm[i].offset / page_bytes);
+        out->rects[i] = (bspkit_atlas_rect){true, page % cols * side + (uint32_t)lm[i].mins[0],
+                                            page / cols * side + (uint32_t)lm[i].mins[1], (uint32_t)lm[i].width,
+                                            (uint32_t)lm[i].height};
+    }
+    return BSPKIT_OK;
+}
+
 bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
                                           bspkit_lightmap_atlas *out, bspkit_error *err)
 {
@@ -305,6 +366,8 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     uint32_t style, pad, maxw;
     bspkit_result r = check_options(opts, &style, &pad, &maxw, err);
     bool hdr;
+    if (r == BSPKIT_OK && map->format.family == BSPKIT_FAMILY_QUAKE3)
+        return build_page_atlas(map, style, maxw, out, err);
     if (r == BSPKIT_OK)
         r = choose_hdr(map, opts && opts->hdr, &hdr, err);
     if (r != BSPKIT_OK)
@@ -387,7 +450,7 @@ bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atla
                               float uv[2])
 {
     if (!map || !atlas || !uv || face >= atlas->rect_count || !atlas->rects[face].placed ||
-        atlas->image.width == 0 || atlas->image.height == 0)
+        atlas->image.width == 0 || atlas->image.height == 0 || map->format.family == BSPKIT_FAMILY_QUAKE3)
         return false;
     const bspkit_face_lightmap *lm;
     size_t n;

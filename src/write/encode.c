@@ -5,6 +5,7 @@
  * them when the file is written. Also the Quake/GoldSrc miptex lump and the
  * visibility run-length compression. */
 #include "write/encode.h"
+#include "bspkit/quake3.h"
 
 #include "formats/quake/records.h"
 #include "formats/quake2/records.h"
@@ -66,6 +67,11 @@ static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), BSPKIT_S_AREAPORTALS, NONE,
         Q(bk_q2_areaportal, BSPKIT_Q2_AREAPORTALS)},
     [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), BSPKIT_S_CUBEMAPS, NONE, NONE},
+    [BK_REC_SHADERS] = {sizeof(bspkit_shader), -1, NONE, NONE},
+    [BK_REC_DRAWVERTS] = {sizeof(bspkit_drawvert), -1, NONE, NONE},
+    [BK_REC_DRAWINDEXES] = {sizeof(int32_t), -1, NONE, NONE},
+    [BK_REC_SURFACES] = {sizeof(bspkit_surface), -1, NONE, NONE},
+    [BK_REC_FOGS] = {sizeof(bspkit_fog), -1, NONE, NONE},
 };
 
 /* The layout `kind` is written in for the target: the builder writes the

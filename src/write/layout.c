@@ -8,6 +8,7 @@
  * same-size edit moves nothing. Otherwise lumps are packed again in the
  * order they had in the input, with the alignments Valve's tools use. */
 #include "write/edit_state.h"
+#include "core/family.h"
 #include "core/schema.h"
 #include "formats/quake/family.h"
 #include "formats/source/swap.h"
@@ -20,9 +21,8 @@
 
 #define S_HEADER_SIZE (8 + 64 * 16 + 4)
 
-/* Bytes before a Quake-style directory of {offset, length} pairs: the
- * version (Quake/GoldSrc) or "IBSP" and the version (Quake 2, Daikatana). */
-static size_t directory_start(const bspkit_map *map) { return map->format.family == BSPKIT_FAMILY_QUAKE2 ? 8 : 4; }
+/* Bytes before a Quake-style directory of {offset, length} pairs. */
+static size_t directory_start(const bspkit_map *map) { return map->family_ops->directory_start; }
 #define GAME_ENTRY_SIZE 16
 
 typedef struct out_lump {

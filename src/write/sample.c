@@ -707,7 +707,7 @@ static bspkit_result build_source_room(bool quake2, bspkit_builder **out, bspkit
     for (int k = 0; k < S_BRUSHES; k++) {
         const float *lo = k < WALL_COUNT ? WALL_BRUSH[k][0] : BOX_MIN;
         const float *hi = k < WALL_COUNT ? WALL_BRUSH[k][1] : BOX_MAX;
-        brushes[k] = (bspkit_brush){6 * k, 6, S_CONTENTS_SOLID};
+        brushes[k] = (bspkit_brush){6 * k, 6, S_CONTENTS_SOLID, -1};
         for (int j = 0; j < 6; j++) {
             int axis = j / 2, facing = j % 2 ? +1 : -1;
             uint32_t positive = plane_find(sc, axis, facing > 0 ? hi[axis] : lo[axis]);

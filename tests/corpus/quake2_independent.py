@@ -10,11 +10,12 @@ struct module straight from qfiles.h, compared with what bspkit reports:
 
 Usage: quake2_independent.py BSPKIT MAPS_DIR   (skips, saying so, when MAPS_DIR is absent)
 """
-import json
 import os
 import struct
-import subprocess
 import sys
+
+import independent
+from independent import bspkit_json, dump_records, fail, records
 
 # lump index: (key in `info --json` counts, record size)
 RECORDS = {
@@ -22,14 +23,6 @@ RECORDS = {
     8: ("leafs", 28), 9: ("leaffaces", 2), 10: ("leafbrushes", 2), 11: ("edges", 4), 12: ("surfedges", 4),
     13: ("models", 48), 14: ("brushes", 12), 15: ("brushsides", 4), 17: ("areas", 8), 18: ("areaportals", 8),
 }
-
-failures = 0
-
-
-def fail(rel, msg):
-    global failures
-    failures += 1
-    print(f"FAIL {rel}: {msg}")
 
 
 def read_map(path):
@@ -42,21 +35,6 @@ def read_map(path):
     count = 21 if version == 41 else 19
     lumps = [struct.unpack_from("<ii", data, 8 + 8 * i) for i in range(count)]
     return data, version, lumps
-
-
-def records(data, lumps, index, fmt):
-    ofs, length = lumps[index]
-    size = struct.calcsize(fmt)
-    return [struct.unpack_from(fmt, data, ofs + i * size) for i in range(length // size)]
-
-
-def bspkit_json(bspkit, *args):
-    out = subprocess.run([bspkit, *args, "--json"], check=True, capture_output=True)
-    return json.loads(out.stdout)
-
-
-def dump_records(bspkit, path, lump):
-    return bspkit_json(bspkit, "dump", path, lump)["tables"][0]["records"]
 
 
 def check(bspkit, root, rel):
@@ -129,11 +107,11 @@ def main():
             if name.lower().endswith(".bsp"):
                 rel = os.path.relpath(os.path.join(base, name), root)
                 seen += check(bspkit, root, rel)
-    print(f"{seen} Quake 2 / Daikatana maps compared, {failures} failures")
+    print(f"{seen} Quake 2 / Daikatana maps compared, {independent.failures} failures")
     if seen == 0:
         print("FAIL: the corpus holds no Quake 2 map")
         return 1
-    return 1 if failures else 0
+    return 1 if independent.failures else 0
 
 
 if __name__ == "__main__":

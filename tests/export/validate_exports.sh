@@ -35,6 +35,8 @@ CORPUS=(
     "bsp_tool/maps/ReMakeQuake/mp_lobby.bsp"
     "jocarren+opentdm-docker/opentdm/maps/q2duel5.bsp"
     "atsb+daikatana-restoration-project/Maps/E1/e1m7.bsp"
+    "icewind1991+vbsp/test.bsp"
+    "themuffinator+quakelive/assets/quakelive/baseq3/maps/thunderstruck.bsp"
 )
 if [ -n "$MAPS" ] && [ -d "$MAPS" ]; then
     for m in "${CORPUS[@]}"; do

@@ -47,13 +47,7 @@ static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bsp
     return BSPKIT_OK;
 }
 
-static void read_directory(bspkit_map *map)
-{
-    for (int i = 0; i < map->format.lump_count; i++) {
-        map->lumps[i].offset = rd_le32(map->data + 8 + 8 * i);
-        map->lumps[i].length = rd_le32(map->data + 12 + 8 * i);
-    }
-}
+static void read_directory(bspkit_map *map) { bk_read_pair_directory(map, 8); }
 
 static const char *lump_name(const bspkit_map *map, int lump)
 {
@@ -107,25 +101,6 @@ static unsigned traits(const bspkit_map *map)
     return BK_TRAIT_CLUSTER_VIS | BK_TRAIT_RGB_LIGHTMAPS;
 }
 
-static bspkit_result dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out, bspkit_error *err)
-{
-    (void)map;
-    (void)lump;
-    (void)game_id;
-    (void)out;
-    (void)err;
-    return BSPKIT_ERR_NOT_FOUND;
-}
-
-static bspkit_result dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
-{
-    (void)map;
-    (void)which;
-    (void)out;
-    (void)err;
-    return BSPKIT_ERR_NOT_FOUND;
-}
-
 static const char *raw_note(const bspkit_map *map, int lump)
 {
     (void)map;
@@ -141,5 +116,5 @@ static const char *raw_note(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake2_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    dump_tables, dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP,
+    bk_no_dump_tables, bk_no_dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP, 8,
 };

@@ -52,6 +52,7 @@ BK_SCHEMA(bk_q2_face, bspkit_face, 20, "face", FACE);
 BK_SCHEMA(bk_q2_leaf, bspkit_leaf, 28, "leaf", LEAF);
 
 #define BRUSHSIDE(F)                                                                                   \
+    F(DEFAULT, .shader, -1, "")                                                                        \
     F(DEFAULT, .dispinfo, -1, "")                                                                      \
     F(U16, .plane, 1, "planenum")                                                                      \
     F(I16, .texinfo, 1, "texinfo")

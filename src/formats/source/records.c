@@ -131,6 +131,7 @@ BK_SCHEMA(source_leaf_v1, bspkit_leaf, 32, "leaf", LEAF_V1);
 
 /* Up to v20 (and Left 4 Dead 2) `bevel` is a short; later games split it into bevel + thin bytes. */
 #define BRUSHSIDE_SHORT_BEVEL(F)                                                                       \
+    F(DEFAULT, .shader, -1, "")                                                                        \
     F(U16, .plane, 1, "planenum")                                                                      \
     F(I16, .texinfo, 1, "texinfo")                                                                     \
     F(I16, .dispinfo, 1, "dispinfo")                                                                   \
@@ -138,6 +139,7 @@ BK_SCHEMA(source_leaf_v1, bspkit_leaf, 32, "leaf", LEAF_V1);
     F(ABSENT, .thin, 0, "thin")
 BK_SCHEMA(source_brushside_short_bevel, bspkit_brushside, 8, "brush side", BRUSHSIDE_SHORT_BEVEL);
 #define BRUSHSIDE_BYTE_BEVEL(F)                                                                        \
+    F(DEFAULT, .shader, -1, "")                                                                        \
     F(U16, .plane, 1, "planenum")                                                                      \
     F(I16, .texinfo, 1, "texinfo")                                                                     \
     F(I16, .dispinfo, 1, "dispinfo")                                                                   \
@@ -209,6 +211,7 @@ BK_SCHEMA(source_node_wide, bspkit_node, 48, "node", NODE_WIDE);
 BK_SCHEMA(source_leaf_wide, bspkit_leaf, 56, "leaf", LEAF_WIDE);
 
 #define BRUSHSIDE_WIDE(F)                                                                              \
+    F(DEFAULT, .shader, -1, "")                                                                        \
     F(U32, .plane, 1, "planenum")                                                                      \
     F(I32, .texinfo, 1, "texinfo")                                                                     \
     F(I32, .dispinfo, 1, "dispinfo")                                                                   \

@@ -52,6 +52,29 @@ QUAKE_LUMPS=(
     "MODELS models 64"
 )
 
+# Quake 3 IBSP 46/47 (qfiles.h of the Quake 3 source). Quake Live's
+# ADVERTISEMENTS is the eighteenth entry when the directory has one.
+QUAKE3_LUMPS=(
+    "ENTITIES - 0"
+    "SHADERS shaders 72"
+    "PLANES planes 16"
+    "NODES nodes 36"
+    "LEAFS leafs 48"
+    "LEAFSURFACES leafsurfaces 4"
+    "LEAFBRUSHES leafbrushes 4"
+    "MODELS models 40"
+    "BRUSHES brushes 12"
+    "BRUSHSIDES brushsides 8"
+    "DRAWVERTS drawverts 44"
+    "DRAWINDEXES drawindexes 4"
+    "FOGS fogs 72"
+    "SURFACES surfaces 104"
+    "LIGHTMAPS - 0"
+    "LIGHTGRID - 0"
+    "VISIBILITY - 0"
+    "ADVERTISEMENTS - 0"
+)
+
 # Source VBSP (public/bspfile.h of the Source SDK). The record size column
 # holds "v" where it depends on the lump version; see source_record_size.
 # Slots 22-25 are named as in VBSP 20; version 21 and later reuse them.
@@ -181,6 +204,13 @@ load_map() {
         # lump_t: fileofs, filelen, version, fourCC
         read -r -a words <<<"$(od -A n -v -t u4 -j 8 -N 1024 --endian="$MAP_ENDIAN" "$file" | tr '\n' ' ')"
         n=64
+    elif [ "$MAP_FAMILY" = quake3 ]; then
+        # "IBSP", the version, then MAP_Q3_LUMPS (17 or 18, stated by the scenario) entries.
+        table=("${QUAKE3_LUMPS[@]}")
+        MAP_VERSION=$(rd_i32 "$file" 4)
+        MAP_REVISION=0
+        n=$MAP_Q3_LUMPS
+        read -r -a words <<<"$(od -A n -v -t u4 -j 8 -N $((8 * n)) "$file" | tr '\n' ' ')"
     else
         table=("${QUAKE_LUMPS[@]}")
         MAP_VERSION=$(rd_i32 "$file" 0)
@@ -228,7 +258,10 @@ load_map() {
     MAP_ENTITIES=$(lump_data "$file" 0 | tr -cd '{' | wc -c)
 
     MAP_EMBEDDED=0
-    if [ "$MAP_FAMILY" = source ]; then
+    if [ "$MAP_FAMILY" = quake3 ]; then
+        MAP_TEXTURES=${L_REC[1]}
+        MAP_CRC=
+    elif [ "$MAP_FAMILY" = source ]; then
         MAP_TEXTURES=${L_REC[2]}
         # CRC-32 over every lump but ENTITIES as stored; gzip's trailer
         # carries the same CRC-32 (zlib polynomial).
@@ -367,6 +400,8 @@ expected_info_text() {
     if [ "$MAP_FAMILY" = source ]; then
         printf '%-10s%s\n' "textures:" "$MAP_TEXTURES"
         printf '%-10s%s\n' "crc:" "$MAP_CRC"
+    elif [ "$MAP_FAMILY" = quake3 ]; then
+        printf '%-10s%s\n' "textures:" "$MAP_TEXTURES"
     else
         printf '%-10s%s (%s embedded)\n' "textures:" "$MAP_TEXTURES" "$MAP_EMBEDDED"
     fi

@@ -22,6 +22,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
+#include "bspkit/quake3.h"
 #include "corpus_walk.h"
 #include "face_vertex.h"
 
@@ -257,6 +258,75 @@ static void compare_vbspinfo(const char *rel, const char *path, const bspkit_lig
     }
 }
 
+/* Quake 3: the atlas copies whole 128 x 128 pages. Each placed surface's
+ * rectangle must hold, luxel for luxel, the bytes of its page in LIGHTMAPS
+ * (read here from the lump), and every lit surface whose vertices' lightmap
+ * coordinates (page units) lie in the page must be placed, with those
+ * coordinates inside its rectangle give or take a luxel. */
+static void check_page_atlas(const char *rel, bspkit_map *m)
+{
+    bspkit_error err;
+    bspkit_lightmap_atlas a;
+    const bspkit_surface *s;
+    const bspkit_drawvert *dv;
+    const uint8_t *light;
+    size_t ns, ndv, size;
+    if (bspkit_lightmap_atlas_build(m, NULL, &a, &err) != BSPKIT_OK) {
+        FAIL(rel, "atlas: %s", err.message);
+        return;
+    }
+    if (bspkit_get_surfaces(m, &s, &ns, &err) != BSPKIT_OK || bspkit_get_drawverts(m, &dv, &ndv, &err) != BSPKIT_OK ||
+        bspkit_get_lighting(m, false, &light, &size, &err) != BSPKIT_OK || a.rect_count != ns) {
+        FAIL(rel, "atlas: %zu rectangles for %zu surfaces (%s)", a.rect_count, ns, err.message);
+        bspkit_lightmap_atlas_free(&a);
+        return;
+    }
+    atlases++;
+    const uint32_t side = 128, pages = (uint32_t)(size / (3u * side * side));
+    int bad = 0;
+    for (size_t i = 0; i < ns && bad < 3; i++) {
+        const bspkit_atlas_rect *r = &a.rects[i];
+        bool lit = s[i].lightmap >= 0 && (uint32_t)s[i].lightmap < pages && s[i].type != BSPKIT_Q3_SURFACE_FLARE &&
+                   s[i].num_verts > 0 && s[i].first_vert >= 0 && (size_t)s[i].first_vert + (size_t)s[i].num_verts <= ndv;
+        faces_seen++;
+        if (!r->placed) {
+            if (lit) {
+                FAIL(rel, "surface %zu is lit (page %d) but not placed", i, (int)s[i].lightmap);
+                bad++;
+            }
+            continue;
+        }
+        placed_total++;
+        luxels_total += (uint64_t)r->width * r->height;
+        /* The rectangle's page corner in the atlas: pages lie in rows of `cols`. */
+        uint32_t cols = a.image.width / side, page = (uint32_t)s[i].lightmap;
+        uint32_t px = page % cols * side, py = page / cols * side;
+        if (r->x < px || r->y < py || r->x + r->width > px + side || r->y + r->height > py + side) {
+            FAIL(rel, "surface %zu: rectangle (%u, %u) %ux%u outside page %u at (%u, %u)", i, r->x, r->y, r->width,
+                 r->height, page, px, py);
+            bad++;
+            continue;
+        }
+        for (uint32_t y = 0; y < r->height; y++)
+            for (uint32_t x = 0; x < r->width; x++) {
+                size_t at = ((size_t)(r->y + y) * a.image.width + r->x + x) * 4;
+                size_t src = ((size_t)page * side * side + (size_t)(r->y - py + y) * side + (r->x - px + x)) * 3;
+                pixels_checked++;
+                if (memcmp(a.image.rgba + at, light + src, 3) != 0 && bad++ < 3)
+                    FAIL(rel, "surface %zu: atlas luxel (%u, %u) differs from page %u", i, r->x + x, r->y + y, page);
+            }
+        for (int32_t k = 0; k < s[i].num_verts; k++) {
+            const bspkit_drawvert *v = &dv[s[i].first_vert + k];
+            double u = px + v->lightmap[0] * side, w = py + v->lightmap[1] * side;
+            uv_checked++;
+            if ((u < r->x - 1.0 || u > r->x + r->width + 1.0 || w < r->y - 1.0 || w > r->y + r->height + 1.0) &&
+                bad++ < 3)
+                FAIL(rel, "surface %zu vertex %d: lightmap (%.2f, %.2f) outside its rectangle", i, k, u, w);
+        }
+    }
+    bspkit_lightmap_atlas_free(&a);
+}
+
 /* Returns whether the atlas used the HDR lumps (false also when it could not be built). */
 static bool check_atlas(const char *rel, const char *path, map_data *d, bool hdr)
 {
@@ -362,6 +432,11 @@ static void visit(const char *root, const char *rel)
     }
     maps++;
     d.family = bspkit_map_format(d.m)->family;
+    if (d.family == BSPKIT_FAMILY_QUAKE3) {
+        check_page_atlas(rel, d.m);
+        bspkit_close(d.m);
+        return;
+    }
     const uint8_t *rgb;
     size_t rgb_size;
     d.has_rgb = bspkit_bspx_lump(d.m, "RGBLIGHTING", &rgb, &rgb_size, &err) == BSPKIT_OK;

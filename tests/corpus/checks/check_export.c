@@ -17,6 +17,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
+#include "bspkit/quake3.h"
 #include "core/bytes.h"
 #include "corpus_walk.h"
 
@@ -69,9 +70,38 @@ static void check_media(const char *rel, const uint8_t *glb, const bspkit_export
     lightmapped_maps += lightmap;
 }
 
+/* Quake 3: Σ over the models' surfaces: a planar surface or triangle soup
+ * its stored triangles, a patch 2 per cell of its grid of 8 segments per
+ * 3 x 3 control block, a flare none; -1 when an index is out of range. */
+static long long expected_surface_triangles(bspkit_map *map)
+{
+    const bspkit_surface *s;
+    const bspkit_model *models;
+    size_t ns, nm;
+    if (bspkit_get_surfaces(map, &s, &ns, NULL) != BSPKIT_OK || bspkit_get_models(map, &models, &nm, NULL) != BSPKIT_OK)
+        return -1;
+    long long total = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if (models[i].first_face < 0 || models[i].num_faces < 0 ||
+            (uint64_t)models[i].first_face + (uint64_t)models[i].num_faces > ns)
+            return -1;
+        for (int32_t k = 0; k < models[i].num_faces; k++) {
+            const bspkit_surface *f = &s[models[i].first_face + k];
+            if (f->type == BSPKIT_Q3_SURFACE_PATCH)
+                total += 2ll * ((f->patch_width - 1) / 2 * 8) * ((f->patch_height - 1) / 2 * 8);
+            else if (f->type != BSPKIT_Q3_SURFACE_FLARE && f->num_verts > 0 && f->num_indexes >= 3)
+                total += f->num_indexes / 3;
+        }
+    }
+    return total;
+}
+
 /* Σ over the models' faces, from the lumps; -1 when an index is out of range. */
 static long long expected_triangles(bspkit_map *map, size_t *disp_faces)
 {
+    *disp_faces = 0;
+    if (bspkit_map_format(map)->family == BSPKIT_FAMILY_QUAKE3)
+        return expected_surface_triangles(map);
     const bspkit_face *faces;
     const bspkit_model *models;
     const bspkit_dispinfo *d;

@@ -151,9 +151,16 @@ static void test_detect_foreign(void **state)
     bspkit_error e;
     assert_int_equal(detect("", 0, &f, &e), BSPKIT_ERR_EMPTY);
     assert_int_equal(detect("VB", 2, &f, &e), BSPKIT_ERR_TRUNCATED);
+    const uint8_t cod[8] = {'I', 'B', 'S', 'P', 59, 0, 0, 0};
+    assert_int_equal(detect(cod, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.message, "Call of Duty"));
+    const uint8_t raven[8] = {'R', 'B', 'S', 'P', 1, 0, 0, 0};
+    assert_int_equal(detect(raven, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.message, "Raven RBSP"));
+    /* Quake 3 is read: a header cut short is truncated, not foreign. */
     const uint8_t q3[8] = {'I', 'B', 'S', 'P', 46, 0, 0, 0};
-    assert_int_equal(detect(q3, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
-    assert_non_null(strstr(e.message, "Quake 3"));
+    assert_int_equal(detect(q3, 8, &f, &e), BSPKIT_ERR_TRUNCATED);
+    assert_non_null(strstr(e.message, "IBSP 46"));
     /* Quake 2 is read: a header cut short is truncated, not foreign. */
     const uint8_t q2[8] = {'I', 'B', 'S', 'P', 38, 0, 0, 0};
     assert_int_equal(detect(q2, 8, &f, &e), BSPKIT_ERR_TRUNCATED);

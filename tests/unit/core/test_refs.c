@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/quake3.h"
 #include "core/refs.h"
 
 static size_t native_size(int kind)
@@ -30,6 +31,8 @@ static size_t native_size(int kind)
     case BK_REC_BRUSHSIDES: return sizeof(bspkit_brushside);
     case BK_REC_AREAS: return sizeof(bspkit_area);
     case BK_REC_AREAPORTALS: return sizeof(bspkit_areaportal);
+    case BK_REC_SURFACES: return sizeof(bspkit_surface);
+    case BK_REC_FOGS: return sizeof(bspkit_fog);
     default: return 0;
     }
 }

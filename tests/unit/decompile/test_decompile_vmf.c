@@ -236,7 +236,7 @@ static void test_hand_built(void **state)
                 if (i == BOXES - 1)
                     bs->texinfo = a == 2 && s ? 0 : (a == 0 ? 1 : 2);
             }
-        brushes[i] = (bspkit_brush){i * 6, 6, BOX_CONTENTS[i]};
+        brushes[i] = (bspkit_brush){i * 6, 6, BOX_CONTENTS[i], -1};
     }
     CHECK(bspkit_builder_set_planes(b, planes, BOXES * 12, ERR));
     CHECK(bspkit_builder_set_brushes(b, brushes, BOXES, ERR));

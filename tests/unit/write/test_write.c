@@ -106,7 +106,7 @@ static const bspkit_edge S_EDGES[3] = {{{0, 0}}, {{1, 2}}, {{65535, 7}}};
 static const int32_t S_SURFEDGES[4] = {1, -2, 3, -1};
 static const uint32_t S_LEAF_FACES[3] = {0, 1, 65535};
 static const uint32_t S_LEAF_BRUSHES[2] = {1, 0};
-static const bspkit_brush S_BRUSHES[2] = {{0, 6, 1}, {6, 2, 0x8000001}};
+static const bspkit_brush S_BRUSHES[2] = {{0, 6, 1, -1}, {6, 2, 0x8000001, -1}};
 static const bspkit_area S_AREAS[2] = {{0, 0}, {1, 1}};
 static const bspkit_areaportal S_PORTALS[2] = {{0, 0, 0, 0, 0}, {7, 1, 2, 4, 3}};
 static const bspkit_cubemap S_CUBEMAPS[1] = {{{-100, 200, 300}, 6}};
@@ -1178,7 +1178,7 @@ static void test_rejects_values_the_layout_cannot_hold(void **state)
     assert_int_equal(bspkit_builder_set_leafs(s, &l, 1, &err), BSPKIT_ERR_ARGUMENT);
 
     /* Kinds a family lacks, and options a family lacks. */
-    bspkit_brush br = {0, 0, 0};
+    bspkit_brush br = {0, 0, 0, -1};
     assert_int_equal(bspkit_builder_set_brushes(g, &br, 1, &err), BSPKIT_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.message, "brush records do not exist in goldsrc maps"));
     bspkit_clipnode c = {0, {0, 0}};

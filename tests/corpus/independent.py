@@ -1,0 +1,30 @@
+"""What the independent corpus readers (quake2_independent.py,
+quake3_independent.py) share: failure counting, record arrays read with
+struct from a directory of (offset, length) pairs, and bspkit's JSON output."""
+import json
+import struct
+import subprocess
+
+failures = 0
+
+
+def fail(rel, msg):
+    global failures
+    failures += 1
+    print(f"FAIL {rel}: {msg}")
+
+
+def records(data, lumps, index, fmt):
+    """Lump `index` as a list of struct tuples of `fmt`."""
+    ofs, length = lumps[index]
+    size = struct.calcsize(fmt)
+    return [struct.unpack_from(fmt, data, ofs + i * size) for i in range(length // size)]
+
+
+def bspkit_json(bspkit, *args):
+    out = subprocess.run([bspkit, *args, "--json"], check=True, capture_output=True)
+    return json.loads(out.stdout)
+
+
+def dump_records(bspkit, path, lump):
+    return bspkit_json(bspkit, "dump", path, lump)["tables"][0]["records"]

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Quake 3, Quake Live and RTCW maps of the corpus (IBSP 46 and 47), read a
+second time with Python's struct module straight from id's qfiles.h, and
+compared with what bspkit reports and writes:
+
+  - every record lump's count (`bspkit info --json`) and the shader count,
+  - each shader's name and flags, each surface's fields, each brush side's
+    plane and shader, each leaf's cluster and area (`bspkit dump --json`),
+  - `bspkit check`: no errors,
+  - the visibility cluster count and each cluster's visible count
+    (`bspkit vis --stats --json`: fewest, most, average),
+  - the glTF export: one vertex per stored vertex of each planar surface and
+    triangle soup, and for each Bézier patch the (8 x blocks + 1)^2 grid,
+    every grid point found in the exported vertices at the position this
+    script evaluates on the patch's biquadratic Bézier surface (so the
+    exported patch triangles lie on the surface), and the triangle count.
+
+Usage: quake3_independent.py BSPKIT MAPS_DIR   (skips, saying so, when MAPS_DIR is absent)
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import independent
+from independent import bspkit_json, dump_records, fail, records
+
+LUMPS = 17
+# lump index: (key in `info --json` counts, record size)
+RECORDS = {
+    1: ("shaders", 72), 2: ("planes", 16), 3: ("nodes", 36), 4: ("leafs", 48), 5: ("leafsurfaces", 4),
+    6: ("leafbrushes", 4), 7: ("models", 40), 8: ("brushes", 12), 9: ("brushsides", 8), 10: ("drawverts", 44),
+    11: ("drawindexes", 4), 12: ("fogs", 72), 13: ("surfaces", 104),
+}
+# dsurface_t: shaderNum, fogNum, surfaceType, firstVert, numVerts, firstIndex, numIndexes,
+# lightmapNum, lightmapX, lightmapY, lightmapWidth, lightmapHeight, lightmapOrigin[3],
+# lightmapVecs[3][3], patchWidth, patchHeight
+SURFACE = "<12i3f9f2i"
+DRAWVERT = "<3f2f2f3f4B"
+STEPS = 8  # the exporter's fixed subdivision per 3 x 3 control block
+GLTF_SCALE = 0.0254
+
+
+def read_map(path):
+    data = open(path, "rb").read()
+    if len(data) < 8 or data[:4] != b"IBSP":
+        return None
+    version = struct.unpack_from("<i", data, 4)[0]
+    if version not in (46, 47):
+        return None
+    lumps = [struct.unpack_from("<ii", data, 8 + 8 * i) for i in range(LUMPS)]
+    return data, version, lumps
+
+
+def cstr(raw):
+    return raw.split(b"\0", 1)[0].decode("latin-1")
+
+
+def bezier(ctrl, w, bx, by, u, v):
+    """Point of the 3 x 3 block at (bx, by) of a patch `w` control points wide."""
+    bu = ((1 - u) ** 2, 2 * u * (1 - u), u * u)
+    bv = ((1 - v) ** 2, 2 * v * (1 - v), v * v)
+    p = [0.0, 0.0, 0.0]
+    for j in range(3):
+        for i in range(3):
+            c = ctrl[(2 * by + j) * w + 2 * bx + i]
+            for k in range(3):
+                p[k] += bu[i] * bv[j] * c[k]
+    return p
+
+
+def key(p):
+    # Exported positions are float32 (x, z, -y) * 0.0254; a grid of 1e-4 m (4 mm
+    # in map units) tells points apart while absorbing float rounding.
+    return tuple(round(c / 1e-4) for c in p)
+
+
+def near(index, p):
+    k = key(p)
+    return any((k[0] + a, k[1] + b, k[2] + c) in index for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1))
+
+
+def glb_positions(path):
+    data = open(path, "rb").read()
+    jlen = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + jlen])
+    bin_ofs = 20 + jlen + 8
+    positions, triangles = [], 0
+    for mesh in doc.get("meshes", []):
+        for prim in mesh["primitives"]:
+            acc = doc["accessors"][prim["attributes"]["POSITION"]]
+            view = doc["bufferViews"][acc["bufferView"]]
+            start = bin_ofs + view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+            for i in range(acc["count"]):
+                positions.append(struct.unpack_from("<3f", data, start + 12 * i))
+            triangles += doc["accessors"][prim["indices"]]["count"] // 3
+    return positions, triangles
+
+
+def check_export(bspkit, rel, path, data, lumps):
+    surfaces = records(data, lumps, 13, SURFACE)
+    verts = records(data, lumps, 10, DRAWVERT)
+    models = records(data, lumps, 7, "<6f4i")
+    want_verts = want_tris = 0
+    patch_points = []
+    for m in models:
+        for s in surfaces[m[6]:m[6] + m[7]]:
+            kind, first, count, nidx, pw, ph = s[2], s[3], s[4], s[6], s[24], s[25]
+            if kind in (1, 3) and count > 0 and nidx >= 3:
+                want_verts += count
+                want_tris += nidx // 3
+            elif kind == 2:
+                bw, bh = (pw - 1) // 2, (ph - 1) // 2
+                gw, gh = bw * STEPS + 1, bh * STEPS + 1
+                want_verts += gw * gh
+                want_tris += (gw - 1) * (gh - 1) * 2
+                ctrl = [verts[first + i][0:3] for i in range(count)]
+                for y in range(gh):
+                    by = min(y // STEPS, bh - 1)
+                    for x in range(gw):
+                        bx = min(x // STEPS, bw - 1)
+                        patch_points.append(bezier(ctrl, pw, bx, by, (x - bx * STEPS) / STEPS,
+                                                   (y - by * STEPS) / STEPS))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "map.glb")
+        r = subprocess.run([bspkit, "export", path, "-o", out, "--skip", "none"], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(rel, f"export failed: {r.stderr.strip()}")
+            return 0
+        positions, tris = glb_positions(out)
+    if len(positions) != want_verts:
+        fail(rel, f"export has {len(positions)} vertices, the surfaces give {want_verts}")
+    if tris != want_tris:
+        fail(rel, f"export has {tris} triangles, the surfaces give {want_tris}")
+    index = {key(p) for p in positions}
+    missing = 0
+    for p in patch_points:
+        if not near(index, (p[0] * GLTF_SCALE, p[2] * GLTF_SCALE, -p[1] * GLTF_SCALE)):
+            missing += 1
+    if missing:
+        fail(rel, f"{missing} of {len(patch_points)} patch grid points are not on the exported mesh")
+    return len(patch_points)
+
+
+def check_map(bspkit, rel, path, data, version, lumps):
+    info = bspkit_json(bspkit, "info", path)
+    counts = info["counts"]
+    for index, (key_name, size) in RECORDS.items():
+        want = lumps[index][1] // size
+        if counts.get(key_name) != want:
+            fail(rel, f"{key_name}: bspkit says {counts.get(key_name)}, the directory gives {want}")
+    if counts.get("textures") != lumps[1][1] // 72:
+        fail(rel, f"textures: bspkit says {counts.get('textures')}, SHADERS holds {lumps[1][1] // 72}")
+
+    shaders = records(data, lumps, 1, "<64sii")
+    for i, (d, (name, sflags, contents)) in enumerate(zip(dump_records(bspkit, path, "SHADERS"), shaders)):
+        if (d["shader"], d["surfaceFlags"], d["contentFlags"]) != (cstr(name), sflags, contents):
+            fail(rel, f"shader {i}: bspkit {d}, file {cstr(name)!r} {sflags} {contents}")
+            break
+
+    names = ["shaderNum", "fogNum", "surfaceType", "firstVert", "numVerts", "firstIndex", "numIndexes",
+             "lightmapNum", "lightmapX", "lightmapY", "lightmapWidth", "lightmapHeight"]
+    for i, (d, s) in enumerate(zip(dump_records(bspkit, path, "SURFACES"), records(data, lumps, 13, SURFACE))):
+        got = [d[n] for n in names] + [d["patchWidth"], d["patchHeight"]]
+        if got != list(s[0:12]) + [s[24], s[25]]:
+            fail(rel, f"surface {i}: bspkit {got}, file {list(s[0:12]) + [s[24], s[25]]}")
+            break
+
+    for i, (d, s) in enumerate(zip(dump_records(bspkit, path, "BRUSHSIDES"), records(data, lumps, 9, "<ii"))):
+        if (d["planeNum"], d["shaderNum"]) != s:
+            fail(rel, f"brush side {i}: bspkit {d}, file {s}")
+            break
+
+    leafs = records(data, lumps, 4, "<12i")
+    for i, (d, lf) in enumerate(zip(dump_records(bspkit, path, "LEAFS"), leafs)):
+        if (d["cluster"], d["area"], d["firstLeafSurface"], d["numLeafSurfaces"]) != (lf[0], lf[1], lf[8], lf[9]):
+            fail(rel, f"leaf {i}: bspkit {d}, file {lf}")
+            break
+
+    r = subprocess.run([bspkit, "check", path, "--json"], capture_output=True, text=True)
+    report = json.loads(r.stdout)[0]
+    if r.returncode != 0 or report["errors"] != 0:
+        fail(rel, f"check: exit {r.returncode}, {report['errors']} errors: {report['problems'][:3]}")
+
+    # Visibility: numClusters, clusterBytes, then one bit row per cluster.
+    vofs, vlen = lumps[16]
+    if vlen >= 8:
+        clusters, stride = struct.unpack_from("<ii", data, vofs)
+        visible = []
+        for c in range(clusters):
+            row = data[vofs + 8 + c * stride:vofs + 8 + (c + 1) * stride]
+            visible.append(sum(1 for k in range(clusters) if row[k >> 3] & (1 << (k & 7))))
+        stats = bspkit_json(bspkit, "vis", path, "--stats")
+        want = (clusters, min(visible), max(visible))
+        got = (stats.get("clusters"), stats.get("min_visible"), stats.get("max_visible"))
+        if got != want:
+            fail(rel, f"vis: bspkit (clusters, min, max) {got}, file {want}")
+        if max(lf[0] for lf in leafs) >= clusters:
+            fail(rel, f"a leaf's cluster is not below the {clusters} clusters")
+
+    return check_export(bspkit, rel, path, data, lumps)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    bspkit, root = sys.argv[1:3]
+    if not os.path.isdir(root):
+        print(f"skipped: {root} not present")
+        return 0
+    checked = patches = 0
+    for base, _, files in sorted(os.walk(root)):
+        for name in sorted(files):
+            if not name.lower().endswith(".bsp"):
+                continue
+            path = os.path.join(base, name)
+            m = read_map(path)
+            if not m:
+                continue
+            checked += 1
+            patches += check_map(bspkit, os.path.relpath(path, root), path, *m)
+    print(f"{checked} Quake 3 family maps read independently, {patches} patch grid points checked, "
+          f"{independent.failures} failures")
+    if checked == 0:
+        print("FAIL: no IBSP 46/47 map found in the corpus")
+        return 1
+    return 1 if independent.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
