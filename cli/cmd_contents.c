@@ -89,7 +89,7 @@ void cli_print_contents(const char *label, bspkit_family family, int32_t content
 {
     char buf[512];
     bspkit_contents_describe(family, contents, buf, sizeof buf);
-    if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE2) /* bit flags */
+    if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE2 || family == BSPKIT_FAMILY_QUAKE3) /* bit flags */
         printf("%-10s%" PRId32 " (0x%08" PRIx32 ") %s\n", label, contents, (uint32_t)contents, buf);
     else
         printf("%-10s%" PRId32 " %s\n", label, contents, buf);

@@ -95,6 +95,7 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                 {"leaves", s->leaves},
                 {"texture_splits", s->texture_splits},
                 {"clip_brushes", s->clip_brushes},
+                {"patches", s->patches},
                 {"bytes_written", s->bytes_written}};
     if (!json) {
         printf("%s -> %s: %zu %s (%zu world, %zu detail, %zu in entities), %zu %s (%zu with tool materials), "
@@ -110,6 +111,8 @@ static int print_stats(const char *map_path, const char *out, const bspkit_decom
                    cli_plural(s->leaves, "leaf", "leaves"), s->texture_splits,
                    cli_plural(s->texture_splits, "time", "times"), s->brushes,
                    cli_plural(s->brushes, "brush", "brushes"), s->clip_brushes);
+        if (s->patches)
+            printf("  %zu %s\n", s->patches, cli_plural(s->patches, "patch", "patches"));
         if (unpacked)
             printf("  %zu pakfile %s extracted\n", extracted, cli_plural(extracted, "entry", "entries"));
         return cli_finish_output() == 0 ? CLI_EXIT_OK : CLI_EXIT_UNREADABLE;

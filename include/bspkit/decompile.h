@@ -26,6 +26,13 @@
  * on it. Translucent and ladder leaves are not rebuilt.
  * The output is a Valve 220 .map (texture axes with shift and scale), as
  * J.A.C.K., Hammer 3.5 and TrenchBroom read it.
+ *
+ * Quake 2 and Quake 3 maps keep their brushes, so those are written back
+ * side by side (bevel sides, which touch the brush without area, left out):
+ * Quake 2 as a Valve 220 .map with each side's contents, flags and value;
+ * Quake 3 as a Quake 3 .map (the BSP keeps no texture alignment for brush
+ * sides: shift 0, scale 0.5) with every Bézier patch as a patchDef2 of its
+ * control points.
  */
 #ifndef BSPKIT_DECOMPILE_H
 #define BSPKIT_DECOMPILE_H
@@ -37,9 +44,9 @@ extern "C" {
 #endif
 
 typedef enum bspkit_decompile_format {
-    BSPKIT_DECOMPILE_AUTO = 0, /**< VMF for Source maps, MAP for Quake and GoldSrc */
+    BSPKIT_DECOMPILE_AUTO = 0, /**< VMF for Source maps, MAP for the others */
     BSPKIT_DECOMPILE_VMF,      /**< Hammer VMF (Source maps only) */
-    BSPKIT_DECOMPILE_MAP       /**< Valve 220 .map (Quake and GoldSrc maps only) */
+    BSPKIT_DECOMPILE_MAP       /**< .map (Quake, GoldSrc, Quake 2, Quake 3 maps) */
 } bspkit_decompile_format;
 
 /** Parts that can be left out of a VMF. */
@@ -80,6 +87,7 @@ typedef struct bspkit_decompile_stats {
     size_t texture_splits; /**< Quake/GoldSrc: cuts through a leaf between two textures on one of its sides */
     size_t clip_brushes;   /**< Quake/GoldSrc: CLIP brushes recovered from the player hull (in the world) */
     size_t bytes_written;
+    size_t patches;        /**< Quake 3: Bézier patches written as patchDef2 */
 } bspkit_decompile_stats;
 
 /**

@@ -94,7 +94,8 @@ BSPKIT_API const char *bspkit_source_contents_bit_name(unsigned bit);
 /**
  * Writes the names of `contents` for `family` into `buf` (always
  * NUL-terminated when size > 0): Quake/GoldSrc one name ("SOLID"), or
- * "UNKNOWN(-42)"; Source the set bits joined by '|' ("SOLID|DETAIL"),
+ * "UNKNOWN(-42)"; Source, Quake 2 and Quake 3 the set bits, named as in
+ * each game's headers, joined by '|' ("SOLID|DETAIL"),
  * "EMPTY" for 0, and unnamed bits as "0x...". Returns the length the full
  * text needs (as snprintf does).
  */

@@ -187,6 +187,28 @@ static const limit_row quake2_rows[] = {
     {"visdata", BSPKIT_Q2_VISIBILITY, ROW_BYTES, 1, 0, 0x100000},
 };
 
+/* Quake 3's qfiles.h (ioquake3 keeps them). */
+static const limit_row quake3_rows[] = {
+    {"models", BSPKIT_Q3_MODELS, ROW_RECORDS, 0, 0x400, 0},
+    {"brushes", BSPKIT_Q3_BRUSHES, ROW_RECORDS, 0, 0x8000, 0},
+    {"entities", BSPKIT_Q3_ENTITIES, ROW_ENTITIES, 0, 0x800, 0},
+    {"entstring", BSPKIT_Q3_ENTITIES, ROW_BYTES, 1, 0, 0x40000},
+    {"shaders", BSPKIT_Q3_SHADERS, ROW_RECORDS, 0, 0x400, 0},
+    {"fogs", BSPKIT_Q3_FOGS, ROW_RECORDS, 0, 0x100, 0},
+    {"planes", BSPKIT_Q3_PLANES, ROW_RECORDS, 0, 0x20000, 0},
+    {"nodes", BSPKIT_Q3_NODES, ROW_RECORDS, 0, 0x20000, 0},
+    {"brushsides", BSPKIT_Q3_BRUSHSIDES, ROW_RECORDS, 0, 0x20000, 0},
+    {"leafs", BSPKIT_Q3_LEAFS, ROW_RECORDS, 0, 0x20000, 0},
+    {"leaffaces", BSPKIT_Q3_LEAFSURFACES, ROW_RECORDS, 0, 0x20000, 0},
+    {"leafbrushes", BSPKIT_Q3_LEAFBRUSHES, ROW_RECORDS, 0, 0x40000, 0},
+    {"lightmaps", BSPKIT_Q3_LIGHTMAPS, ROW_BYTES, 1, 0, 0x800000},
+    {"lightgrid", BSPKIT_Q3_LIGHTGRID, ROW_BYTES, 1, 0, 0x800000},
+    {"visibility", BSPKIT_Q3_VISIBILITY, ROW_BYTES, 1, 0, 0x200000},
+    {"drawsurfaces", BSPKIT_Q3_SURFACES, ROW_RECORDS, 0, 0x20000, 0},
+    {"drawverts", BSPKIT_Q3_DRAWVERTS, ROW_RECORDS, 0, 0x80000, 0},
+    {"drawindexes", BSPKIT_Q3_DRAWINDEXES, ROW_RECORDS, 0, 0x80000, 0},
+};
+
 /* Records in `lump`: the directory's own count when it has one, else the
  * length divided by the on-disk (or, failing that, native) record size. */
 static uint64_t record_count(const bspkit_map *map, const bspkit_lump_info *info, int lump,
@@ -288,6 +310,13 @@ bspkit_result bspkit_limits(bspkit_map *map, bspkit_limit_usage *rows, size_t ca
             return BSPKIT_OK;
         table = quake2_rows;
         n = COUNT_OF(quake2_rows);
+        break;
+    case BSPKIT_FAMILY_QUAKE3:
+        /* Quake Live's and RTCW's engines are not Quake 3's; their maxima are not public. */
+        if (fmt->version != 46)
+            return BSPKIT_OK;
+        table = quake3_rows;
+        n = COUNT_OF(quake3_rows);
         break;
     default:
         return BSPKIT_OK;

@@ -3,6 +3,7 @@
  * from the file is checked on the way and every walk is bounded by the size
  * of the array it walks, so hostile trees end in an error, never a loop. */
 #include "bspkit/query.h"
+#include "bspkit/quake3.h"
 #include "core/family.h"
 
 #include <stdarg.h>
@@ -45,6 +46,15 @@ static const char *const QUAKE2_CONTENTS[32] = {
     "TRANSLUCENT", "LADDER",    NULL,          NULL,
 };
 
+/* Bit names from Quake 3's surfaceflags.h (bits 1, 2 and 10-14 are unused there). */
+static const char *const QUAKE3_CONTENTS[32] = {
+    "SOLID",       NULL,          NULL,        "LAVA",       "SLIME",         "WATER",      "FOG",
+    "NOTTEAM1",    "NOTTEAM2",    "NOBOTCLIP", NULL,         NULL,            NULL,         NULL,
+    NULL,          "AREAPORTAL",  "PLAYERCLIP", "MONSTERCLIP", "TELEPORTER",  "JUMPPAD",    "CLUSTERPORTAL",
+    "DONOTENTER",  "BOTCLIP",     "MOVER",     "ORIGIN",     "BODY",          "CORPSE",     "DETAIL",
+    "STRUCTURAL",  "TRANSLUCENT", "TRIGGER",   "NODROP",
+};
+
 const char *bspkit_source_contents_bit_name(unsigned bit)
 {
     return bit < 32 ? SOURCE_CONTENTS[bit] : NULL;
@@ -68,8 +78,10 @@ size_t bspkit_contents_describe(bspkit_family family, int32_t contents, char *bu
         buf[0] = '\0';
     else
         buf = NULL, size = 0;
-    const char *const *bit_names = family == BSPKIT_FAMILY_QUAKE2 ? QUAKE2_CONTENTS : SOURCE_CONTENTS;
-    if (family != BSPKIT_FAMILY_SOURCE && family != BSPKIT_FAMILY_QUAKE2) {
+    const char *const *bit_names = family == BSPKIT_FAMILY_QUAKE2   ? QUAKE2_CONTENTS
+                                   : family == BSPKIT_FAMILY_QUAKE3 ? QUAKE3_CONTENTS
+                                                                    : SOURCE_CONTENTS;
+    if (family != BSPKIT_FAMILY_SOURCE && family != BSPKIT_FAMILY_QUAKE2 && family != BSPKIT_FAMILY_QUAKE3) {
         const char *name = bspkit_quake_contents_name(contents);
         return name ? append(buf, size, 0, "%s", name) : append(buf, size, 0, "UNKNOWN(%d)", (int)contents);
     }
@@ -224,8 +236,17 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
         (r = bspkit_get_nodes(map, &t.nodes, &t.count, err)) != BSPKIT_OK ||
         (r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)
         return r;
+    int32_t head = m->headnode[0];
+    if (map->format.family == BSPKIT_FAMILY_QUAKE3) {
+        /* The world's tree starts at node 0 (a map without nodes is leaf 0);
+         * brush models have no tree of their own. */
+        if (model != 0)
+            return bk_fail(err, BSPKIT_ERR_NOT_FOUND, map->dec_lump[BK_REC_MODELS], -1, -1,
+                           "MODELS: model %d of a Quake 3 map has no tree, only brushes", model);
+        head = t.count ? 0 : -1;
+    }
     int32_t end;
-    if ((r = walk(map, &t, m->headnode[0], model, point, &end, err)) != BSPKIT_OK)
+    if ((r = walk(map, &t, head, model, point, &end, err)) != BSPKIT_OK)
         return r;
     int64_t index = -(int64_t)end - 1;
     if ((uint64_t)index >= nleafs)
@@ -236,54 +257,107 @@ bspkit_result bspkit_point_leaf(bspkit_map *map, int model, bspkit_vec3 point, u
     return BSPKIT_OK;
 }
 
-/* Source: OR of the contents of the leaf's brushes that hold the point. */
-static bspkit_result source_brush_contents(bspkit_map *map, uint32_t leaf_index, bspkit_vec3 p, int32_t *contents,
-                                           bspkit_error *err)
-{
-    const bspkit_leaf *leafs;
-    const uint32_t *lb;
+/* The brushes a point query tests, decoded once per call. Quake 3 brushes
+ * take their contents from their shader. */
+typedef struct brush_set {
     const bspkit_brush *brushes;
     const bspkit_brushside *sides;
     const bspkit_plane *planes;
-    size_t nleafs, nlb, nbrushes, nsides, nplanes;
+    const bspkit_shader *shaders; /* Quake 3; NULL elsewhere */
+    size_t nbrushes, nsides, nplanes, nshaders;
+} brush_set;
+
+static bspkit_result load_brushes(bspkit_map *map, brush_set *b, bspkit_error *err)
+{
+    memset(b, 0, sizeof *b);
+    bspkit_result r;
+    if ((r = bspkit_get_brushes(map, &b->brushes, &b->nbrushes, err)) != BSPKIT_OK ||
+        (r = bspkit_get_brushsides(map, &b->sides, &b->nsides, err)) != BSPKIT_OK ||
+        (r = bspkit_get_planes(map, &b->planes, &b->nplanes, err)) != BSPKIT_OK)
+        return r;
+    if (map->format.family == BSPKIT_FAMILY_QUAKE3)
+        return bspkit_get_shaders(map, &b->shaders, &b->nshaders, err);
+    return BSPKIT_OK;
+}
+
+/* ORs brush `bi`'s contents into *acc when it holds the point. */
+static bspkit_result brush_holds(bspkit_map *map, const brush_set *b, uint32_t bi, bspkit_vec3 p, uint32_t *acc,
+                                 bool *found, bspkit_error *err)
+{
+    const bspkit_brush *br = &b->brushes[bi];
+    if (br->first_side < 0 || br->num_sides < 0 || (uint64_t)br->first_side + (uint64_t)br->num_sides > b->nsides)
+        return bad_record(map, err, map->dec_lump[BK_REC_BRUSHES], bi, "brush %u sides %d+%d outside %zu brush sides",
+                          bi, (int)br->first_side, (int)br->num_sides, b->nsides);
+    if (br->num_sides == 0)
+        return BSPKIT_OK; /* bounds nothing */
+    for (int32_t s = 0; s < br->num_sides; s++) {
+        uint32_t si = (uint32_t)(br->first_side + s);
+        uint32_t pi = b->sides[si].plane;
+        if (pi >= b->nplanes)
+            return bad_record(map, err, map->dec_lump[BK_REC_BRUSHSIDES], si, "side %u names plane %u of %zu", si,
+                              pi, b->nplanes);
+        if (plane_dist_full(&b->planes[pi], p) > 0)
+            return BSPKIT_OK;
+    }
+    int32_t contents = br->contents;
+    if (b->shaders)
+        contents = br->shader >= 0 && (size_t)br->shader < b->nshaders ? b->shaders[br->shader].contents : 0;
+    *acc |= (uint32_t)contents;
+    *found = true;
+    return BSPKIT_OK;
+}
+
+/* Source, Quake 3: OR of the contents of the leaf's brushes that hold the
+ * point (the leaf's own contents when none does). */
+static bspkit_result brush_contents(bspkit_map *map, uint32_t leaf_index, bspkit_vec3 p, int32_t *contents,
+                                    bspkit_error *err)
+{
+    const bspkit_leaf *leafs;
+    const uint32_t *lb;
+    size_t nleafs, nlb;
+    brush_set b;
     bspkit_result r;
     if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK ||
-        (r = bspkit_get_leaf_brushes(map, &lb, &nlb, err)) != BSPKIT_OK ||
-        (r = bspkit_get_brushes(map, &brushes, &nbrushes, err)) != BSPKIT_OK ||
-        (r = bspkit_get_brushsides(map, &sides, &nsides, err)) != BSPKIT_OK ||
-        (r = bspkit_get_planes(map, &planes, &nplanes, err)) != BSPKIT_OK)
+        (r = bspkit_get_leaf_brushes(map, &lb, &nlb, err)) != BSPKIT_OK || (r = load_brushes(map, &b, err)) != BSPKIT_OK)
         return r;
     const bspkit_leaf *L = &leafs[leaf_index];
     if ((uint64_t)L->first_leaf_brush + L->num_leaf_brushes > nlb)
-        return bad_record(map, err, BSPKIT_S_LEAFS, leaf_index, "leaf %u brushes %u+%u outside %zu leaf brushes",
-                          leaf_index, L->first_leaf_brush, L->num_leaf_brushes, nlb);
+        return bad_record(map, err, map->dec_lump[BK_REC_LEAFS], leaf_index,
+                          "leaf %u brushes %u+%u outside %zu leaf brushes", leaf_index, L->first_leaf_brush,
+                          L->num_leaf_brushes, nlb);
     uint32_t acc = 0;
     bool found = false;
     for (uint32_t i = 0; i < L->num_leaf_brushes; i++) {
         uint32_t bi = lb[L->first_leaf_brush + i];
-        if (bi >= nbrushes)
-            return bad_record(map, err, BSPKIT_S_LEAFBRUSHES, L->first_leaf_brush + i,
-                              "entry %u names brush %u of %zu", L->first_leaf_brush + i, bi, nbrushes);
-        const bspkit_brush *b = &brushes[bi];
-        if (b->first_side < 0 || b->num_sides < 0 || (uint64_t)b->first_side + (uint64_t)b->num_sides > nsides)
-            return bad_record(map, err, BSPKIT_S_BRUSHES, bi, "brush %u sides %d+%d outside %zu brush sides", bi,
-                              (int)b->first_side, (int)b->num_sides, nsides);
-        if (b->num_sides == 0)
-            continue; /* bounds nothing */
-        bool inside = true;
-        for (int32_t s = 0; s < b->num_sides && inside; s++) {
-            uint32_t si = (uint32_t)(b->first_side + s);
-            uint32_t pi = sides[si].plane;
-            if (pi >= nplanes)
-                return bad_record(map, err, BSPKIT_S_BRUSHSIDES, si, "side %u names plane %u of %zu", si, pi, nplanes);
-            inside = plane_dist_full(&planes[pi], p) <= 0;
-        }
-        if (inside) {
-            acc |= (uint32_t)b->contents;
-            found = true;
-        }
+        if (bi >= b.nbrushes)
+            return bad_record(map, err, map->dec_lump[BK_REC_LEAF_BRUSHES], L->first_leaf_brush + i,
+                              "entry %u names brush %u of %zu", L->first_leaf_brush + i, bi, b.nbrushes);
+        if ((r = brush_holds(map, &b, bi, p, &acc, &found, err)) != BSPKIT_OK)
+            return r;
     }
     *contents = found ? (int32_t)acc : L->contents;
+    return BSPKIT_OK;
+}
+
+/* Quake 3 brush models: OR of the contents of the model's brushes that hold the point. */
+static bspkit_result model_brush_contents(bspkit_map *map, int model, bspkit_vec3 p, int32_t *contents,
+                                          bspkit_error *err)
+{
+    const bspkit_model *m;
+    brush_set b;
+    bspkit_result r;
+    if ((r = get_model(map, model, &m, err)) != BSPKIT_OK || (r = load_brushes(map, &b, err)) != BSPKIT_OK)
+        return r;
+    if (m->first_brush < 0 || m->num_brushes < 0 || (uint64_t)m->first_brush + (uint64_t)m->num_brushes > b.nbrushes)
+        return bad_record(map, err, map->dec_lump[BK_REC_MODELS], (uint64_t)model,
+                          "model %d brushes %d+%d outside %zu brushes", model, (int)m->first_brush,
+                          (int)m->num_brushes, b.nbrushes);
+    uint32_t acc = 0;
+    bool found = false;
+    for (int32_t i = 0; i < m->num_brushes; i++)
+        if ((r = brush_holds(map, &b, (uint32_t)(m->first_brush + i), p, &acc, &found, err)) != BSPKIT_OK)
+            return r;
+    *contents = (int32_t)acc;
     return BSPKIT_OK;
 }
 
@@ -293,24 +367,27 @@ bspkit_result bspkit_point_contents_model(bspkit_map *map, int model, bspkit_vec
     bk_error_clear(err);
     if (!map || !contents)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_point_contents: NULL argument");
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-    bool brush_collision = source || map->format.family == BSPKIT_FAMILY_QUAKE2;
-    int max_hull = brush_collision ? 0 : map->format.family == BSPKIT_FAMILY_GOLDSRC ? 3 : 2;
+    bspkit_family family = map->format.family;
+    bool quake3 = family == BSPKIT_FAMILY_QUAKE3;
+    bool brush_collision = family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE2 || quake3;
+    int max_hull = brush_collision ? 0 : family == BSPKIT_FAMILY_GOLDSRC ? 3 : 2;
     if (hull < 0 || hull > max_hull) {
         if (brush_collision)
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1,
                            "hull %d: %s maps have only hull 0 (collision uses brushes, not clip hulls)", hull,
-                           source ? "Source" : "Quake 2");
+                           family == BSPKIT_FAMILY_SOURCE ? "Source" : quake3 ? "Quake 3" : "Quake 2");
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "hull %d: %s maps have hulls 0-%d", hull,
                        map->format.family == BSPKIT_FAMILY_GOLDSRC ? "GoldSrc" : "Quake", max_hull);
     }
     bspkit_result r;
     if (hull == 0) {
+        if (quake3 && model != 0)
+            return model_brush_contents(map, model, point, contents, err);
         uint32_t leaf;
         if ((r = bspkit_point_leaf(map, model, point, &leaf, err)) != BSPKIT_OK)
             return r;
-        if (source)
-            return source_brush_contents(map, leaf, point, contents, err);
+        if (family == BSPKIT_FAMILY_SOURCE || quake3)
+            return brush_contents(map, leaf, point, contents, err);
         const bspkit_leaf *leafs;
         size_t nleafs;
         if ((r = bspkit_get_leafs(map, &leafs, &nleafs, err)) != BSPKIT_OK)

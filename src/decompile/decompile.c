@@ -59,11 +59,13 @@ bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_op
                        bspkit_map_format(map)->name);
     if (fmt == BSPKIT_DECOMPILE_MAP && source)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
-                       "decompile: .map output is for Quake and GoldSrc maps; Source maps decompile to VMF");
+                       "decompile: .map output is for the Quake, GoldSrc, Quake 2 and Quake 3 families; Source maps "
+                       "decompile to VMF");
 
     bk_tbuf text = {0};
     bspkit_result r = fmt == BSPKIT_DECOMPILE_VMF ? bk_decompile_vmf(map, opts, &text, stats, err)
-                      : family == BSPKIT_FAMILY_QUAKE2 ? bk_decompile_q2map(map, opts, &text, stats, err)
+                      : family == BSPKIT_FAMILY_QUAKE2 || family == BSPKIT_FAMILY_QUAKE3
+                          ? bk_decompile_brushmap(map, opts, &text, stats, err)
                                                       : bk_decompile_map220(map, opts, &text, stats, err);
     if (r == BSPKIT_OK && text.failed)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory building the output text");

@@ -30,9 +30,10 @@ bspkit_result bk_decompile_brush_owners(bspkit_map *map, size_t nbrushes, int32_
 bspkit_result bk_decompile_vmf(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
                                bspkit_decompile_stats *stats, bspkit_error *err);
 
-/* Quake 2: Valve 220 .map with Quake 2's contents, flags and value, from the brush lumps. */
-bspkit_result bk_decompile_q2map(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
-                                 bspkit_decompile_stats *stats, bspkit_error *err);
+/* Quake 2 (Valve 220 .map with Quake 2's contents, flags and value) and
+ * Quake 3 (Quake 3 .map with patchDef2 patches), from the brush lumps. */
+bspkit_result bk_decompile_brushmap(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
+                                    bspkit_decompile_stats *stats, bspkit_error *err);
 
 /* Quake and GoldSrc: Valve 220 .map. */
 bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,

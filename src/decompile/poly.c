@@ -82,6 +82,29 @@ double bk_poly_area(const bk_dvec *p, size_t n)
     return 0.5 * dv_length(sum);
 }
 
+bool bk_poly_wider_than(const bk_dvec *p, size_t n, double width)
+{
+    if (n < 3)
+        return false;
+    size_t far = 0;
+    double far_d = -1;
+    for (size_t i = 1; i < n; i++) {
+        bk_dvec d = dv_sub(p[i], p[0]);
+        if (dv_dot(d, d) > far_d) {
+            far_d = dv_dot(d, d);
+            far = i;
+        }
+    }
+    bk_dvec axis = dv_sub(p[far], p[0]);
+    double len = dv_length(axis);
+    if (!(len > 0))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (dv_length(dv_cross(axis, dv_sub(p[i], p[0]))) / len > width)
+            return true;
+    return false;
+}
+
 /* Three points of polygon p[0..n) (CCW seen from the front) spread as far apart as the polygon
  * allows, in the order Hammer and vbsp read back as the same plane:
  * normal = (p0 - p1) x (p2 - p1), i.e. clockwise seen from the front. */

@@ -5,6 +5,7 @@
 #ifndef BSPKIT_DECOMPILE_POLY_H
 #define BSPKIT_DECOMPILE_POLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct bk_dvec { double x, y, z; } bk_dvec;
@@ -54,6 +55,11 @@ size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double e
 
 /* Area of a planar polygon (half the length of the summed cross products). */
 double bk_poly_area(const bk_dvec *p, size_t n);
+
+/* Whether some point of polygon p[0..n) lies farther than `width` from the
+ * line through its first point and the point farthest from it: a face
+ * rather than an edge, a corner, or a sliver narrower than `width`. */
+bool bk_poly_wider_than(const bk_dvec *p, size_t n, double width);
 
 /* Three points of polygon p[0..n) (counter-clockwise seen from the front),
  * spread as far apart as the polygon allows, in the order the map editors

@@ -13,12 +13,19 @@ compared with what bspkit reports and writes:
     triangle soup, and for each Bézier patch the (8 x blocks + 1)^2 grid,
     every grid point found in the exported vertices at the position this
     script evaluates on the patch's biquadratic Bézier surface (so the
-    exported patch triangles lie on the surface), and the triangle count.
+    exported patch triangles lie on the surface), and the triangle count,
+  - the .map decompile: the planes that bound each brush with area (found
+    here by enumerating the brush's corners) are exactly the planes of one
+    output brush, and every patch comes back as a patchDef2 with the same
+    control points.
 
 Usage: quake3_independent.py BSPKIT MAPS_DIR   (skips, saying so, when MAPS_DIR is absent)
 """
+import itertools
 import json
+import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -144,6 +151,145 @@ def check_export(bspkit, rel, path, data, lumps):
     return len(patch_points)
 
 
+def entity_models(text):
+    """(model number, origin) of worldspawn and every entity naming "*N"."""
+    out = []
+    for block in text.split("}"):
+        pairs = dict(re.findall(r'"([^"]*)"\s+"([^"]*)"', block))
+        origin = (0.0, 0.0, 0.0)
+        if "origin" in pairs:
+            try:
+                o = tuple(float(x) for x in pairs["origin"].split())
+                origin = o if len(o) == 3 else origin
+            except ValueError:
+                pass
+        if pairs.get("classname") == "worldspawn":
+            out.append((0, (0.0, 0.0, 0.0)))
+        elif pairs.get("model", "").startswith("*") and pairs["model"][1:].isdigit():
+            out.append((int(pairs["model"][1:]), origin))
+    return out
+
+
+def dot(u, v):
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+def cross(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+def solve3(a, b, c):
+    """The point on three planes (n, d), or None when they do not meet in one point."""
+    (n1, d1), (n2, d2), (n3, d3) = a, b, c
+    n23, n31, n12 = cross(n2, n3), cross(n3, n1), cross(n1, n2)
+    det = dot(n1, n23)
+    if abs(det) < 1e-9:
+        return None
+    return tuple((d1 * n23[k] + d2 * n31[k] + d3 * n12[k]) / det for k in range(3))
+
+
+def plane_key(n, d):
+    return (round(n[0], 3) + 0.0, round(n[1], 3) + 0.0, round(n[2], 3) + 0.0, round(d, 1) + 0.0)
+
+
+def spans_area(points):
+    """Whether some three of the points are not on one line (a face, not an edge or a corner)."""
+    if len(points) < 3:
+        return False
+    a = points[0]
+    b = max(points, key=lambda p: dot([p[k] - a[k] for k in range(3)], [p[k] - a[k] for k in range(3)]))
+    ab = [b[k] - a[k] for k in range(3)]
+    length = math.sqrt(dot(ab, ab))
+    for p in points:
+        c = cross(ab, [p[k] - a[k] for k in range(3)])
+        # p lies off the line through a and b by more than the compilers' ON_EPSILON (0.1): a
+        # narrower sliver comes from the rounding of a bevel's stored plane, not from the brush.
+        if length > 0 and math.sqrt(dot(c, c)) / length > 0.1:
+            return True
+    return False
+
+
+def area_planes(planes):
+    """Keys of the planes of a convex brush that bound it with area: the
+    brush's corners (three planes meeting inside every other) on them do not
+    all lie on one line. Bevel planes touch it at an edge or a corner."""
+    corners = []
+    for i, j, k in itertools.combinations(range(len(planes)), 3):
+        p = solve3(planes[i], planes[j], planes[k])
+        if p and all(dot(n, p) - d <= 0.01 for n, d in planes):
+            corners.append(p)
+    return {plane_key(n, d) for n, d in planes if spans_area([p for p in corners if abs(dot(n, p) - d) <= 0.01])}
+
+
+NUM = r"(-?[0-9.eE+-]+)"
+
+
+def parse_decompiled(text):
+    """Plane-key sets of the output brushes, and (w, h, control points) of its patches."""
+    brushes, patches = [], []
+    for block in re.findall(r"\{\n(\(.*?)\n\}", text, re.S):
+        keys = set()
+        for line in block.splitlines():
+            p = [tuple(float(x) for x in t) for t in re.findall(r"\( " + " ".join([NUM] * 3) + r" \)", line)]
+            if len(p) != 3:
+                continue
+            a, b, c = p
+            n = cross([a[k] - b[k] for k in range(3)], [c[k] - b[k] for k in range(3)])
+            ln = math.sqrt(dot(n, n))
+            n = tuple(x / ln for x in n)
+            keys.add(plane_key(n, dot(n, b)))
+        brushes.append(frozenset(keys))
+    for w, h, body in re.findall(r"patchDef2\n\{\n[^\n]*\n\( (\d+) (\d+) 0 0 0 \)\n\(\n(.*?)\n\)\n\}", text, re.S):
+        w, h = int(w), int(h)
+        grid = {}
+        for x, line in enumerate(body.splitlines()):
+            for y, v in enumerate(re.findall(r"\( " + " ".join([NUM] * 5) + r" \)", line)):
+                grid[y * w + x] = tuple(round(float(v[k]), 2) for k in range(3))
+        patches.append((w, h, tuple(grid.get(i) for i in range(w * h))))
+    return brushes, patches
+
+
+def check_decompile(bspkit, rel, path, data, lumps):
+    planes = records(data, lumps, 2, "<4f")
+    brushes = records(data, lumps, 8, "<3i")
+    sides = records(data, lumps, 9, "<2i")
+    models = records(data, lumps, 7, "<6f4i")
+    surfaces = records(data, lumps, 13, SURFACE)
+    verts = records(data, lumps, 10, DRAWVERT)
+    ents_ofs, ents_len = lumps[0]
+    want_brushes, want_patches = [], []
+    for model, o in entity_models(data[ents_ofs:ents_ofs + ents_len].decode("latin-1")):
+        if model >= len(models):
+            continue
+        m = models[model]
+        for b in brushes[m[8]:m[8] + m[9]]:
+            pl = []
+            for s in sides[b[0]:b[0] + b[1]]:
+                n, d = planes[s[0]][0:3], planes[s[0]][3]
+                pl.append((n, d + dot(n, o)))
+            keys = area_planes(pl)
+            if len(keys) >= 4:
+                want_brushes.append(frozenset(keys))
+        for srf in surfaces[m[6]:m[6] + m[7]]:
+            if srf[2] == 2:
+                pts = tuple(tuple(round(verts[srf[3] + i][k] + o[k], 2) for k in range(3)) for i in range(srf[4]))
+                want_patches.append((srf[24], srf[25], pts))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "map.map")
+        r = subprocess.run([bspkit, "decompile", path, "-o", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(rel, f"decompile failed: {r.stderr.strip()}")
+            return
+        got_brushes, got_patches = parse_decompiled(open(out, encoding="latin-1").read())
+    if sorted(map(sorted, want_brushes)) != sorted(map(sorted, got_brushes)):
+        missing = len([b for b in want_brushes if b not in got_brushes])
+        fail(rel, f"decompile: {len(got_brushes)} brushes written, {len(want_brushes)} in the models; "
+                  f"{missing} of the map's brushes have no output brush with the same planes")
+    if sorted(want_patches) != sorted(got_patches):
+        fail(rel, f"decompile: {len(got_patches)} patchDef2 written, {len(want_patches)} patches in the models, "
+                  f"or their control points differ")
+
+
 def check_map(bspkit, rel, path, data, version, lumps):
     info = bspkit_json(bspkit, "info", path)
     counts = info["counts"]
@@ -200,6 +346,7 @@ def check_map(bspkit, rel, path, data, version, lumps):
         if max(lf[0] for lf in leafs) >= clusters:
             fail(rel, f"a leaf's cluster is not below the {clusters} clusters")
 
+    check_decompile(bspkit, rel, path, data, lumps)
     return check_export(bspkit, rel, path, data, lumps)
 
 
