@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         exercise_fail("bspkit_detect", "format without a NUL-terminated name");
     if (fmt.family == BSPKIT_FAMILY_UNKNOWN || fmt.family > BSPKIT_FAMILY_QUAKE2)
         exercise_fail("bspkit_detect", "OK with an unknown family");
-    if (fmt.lump_count <= 0 || fmt.lump_count > BSPKIT_S_LUMP_COUNT)
+    if (fmt.lump_count <= 0 || fmt.lump_count > BSPKIT_MAX_LUMPS)
         exercise_fail("bspkit_detect", "lump count out of range");
     if (strcmp(bspkit_family_name(fmt.family), "unknown") == 0)
         exercise_fail("bspkit_detect", "family without a name");

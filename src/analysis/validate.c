@@ -53,8 +53,8 @@ typedef struct vctx {
     unsigned flags;   /* BSPKIT_VALIDATE_* */
     const bspkit_format *fmt;
 
-    bspkit_lump_info info[BSPKIT_S_LUMP_COUNT];
-    bool info_ok[BSPKIT_S_LUMP_COUNT];
+    bspkit_lump_info info[BSPKIT_MAX_LUMPS];
+    bool info_ok[BSPKIT_MAX_LUMPS];
 
 
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
@@ -118,7 +118,7 @@ static void add_problem(vctx *c, bspkit_severity sev, bspkit_result code, int lu
  * compressed (no file byte corresponds to it) or not a record array. */
 static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump])
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
         return -1;
     const bspkit_lump_info *li = &c->info[lump];
     if (li->compressed || li->record_size == 0)
@@ -129,14 +129,14 @@ static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
 /* Byte `ofs` inside an uncompressed lump, as an absolute file offset. */
 static int64_t byte_offset(const vctx *c, int lump, uint64_t ofs)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump] || c->info[lump].compressed)
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump] || c->info[lump].compressed)
         return -1;
     return (int64_t)c->info[lump].offset + (int64_t)ofs;
 }
 
 static uint32_t lump_size(const vctx *c, int lump)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump])
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
         return 0;
     return c->info[lump].uncompressed_length;
 }
@@ -1035,7 +1035,7 @@ static void check_limits(vctx *c)
 
 static void load_all(vctx *c)
 {
-    for (int i = 0; i < BSPKIT_S_LUMP_COUNT && i < bspkit_lump_count(c->map); i++)
+    for (int i = 0; i < BSPKIT_MAX_LUMPS && i < bspkit_lump_count(c->map); i++)
         c->info_ok[i] = bspkit_get_lump_info(c->map, i, &c->info[i]) == BSPKIT_OK;
 
     /* Each record kind the map's family stores; the others stay "not loaded",

@@ -12,7 +12,10 @@
 #include "core/schema.h"
 
 /* Lumps the core's accessors need by what they hold, not by number. */
-typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE, BK_ROLE_VISIBILITY } bk_lump_role;
+typedef enum bk_lump_role {
+    BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE, BK_ROLE_VISIBILITY,
+    BK_ROLE_TEXDATA_STRING_DATA /* NUL-terminated names the texdata string table points into */
+} bk_lump_role;
 
 /* How a family's maps work where the shared analysis code has to know. */
 enum {
@@ -60,6 +63,10 @@ typedef struct bk_family_ops {
     unsigned (*traits)(const bspkit_map *map);
     /* Texinfo flags whose faces carry no lightmap (sky and liquids, or NOLIGHT). */
     int32_t no_lightmap_flags;
+    /* When the family may keep lump `lump` in a file beside the map: writes
+     * that file's name suffix (appended to the map's path) into buf and
+     * returns true. NULL for families whose maps are one file. */
+    bool (*external_lump_suffix)(const bspkit_map *map, int lump, char *buf, size_t size);
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the
@@ -75,6 +82,16 @@ static inline bool bk_never_compressed(const bspkit_map *map, int lump)
     (void)map;
     (void)lump;
     return false;
+}
+
+/* dump_named for families whose lumps are all named by the directory. */
+static inline bspkit_result bk_no_dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
+{
+    (void)map;
+    (void)which;
+    (void)out;
+    (void)err;
+    return BSPKIT_ERR_NOT_FOUND;
 }
 
 /* BK_TRAIT_* bits of an open map (0 before its family is known). */

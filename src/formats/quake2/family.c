@@ -117,15 +117,6 @@ static bspkit_result dump_tables(bspkit_map *map, int lump, uint32_t game_id, bs
     return BSPKIT_ERR_NOT_FOUND;
 }
 
-static bspkit_result dump_named(bspkit_map *map, const char *which, bspkit_dump *out, bspkit_error *err)
-{
-    (void)map;
-    (void)which;
-    (void)out;
-    (void)err;
-    return BSPKIT_ERR_NOT_FOUND;
-}
-
 static const char *raw_note(const bspkit_map *map, int lump)
 {
     (void)map;
@@ -141,5 +132,5 @@ static const char *raw_note(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake2_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    dump_tables, dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP,
+    dump_tables, bk_no_dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP, NULL,
 };
