@@ -527,6 +527,12 @@ bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, siz
 
 bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
 {
+    if (index < 0 || index >= map->lump_count) {
+        /* A role the family has no lump for (bk_map_lump_for gives -1): nothing stored. */
+        *data = (const uint8_t *)"";
+        *size = 0;
+        return BSPKIT_OK;
+    }
     bk_bytes_cache *c = &map->bytes[index];
     if (!c->done) {
         const bk_lump *l = &map->lumps[index];
