@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "byte_out.h"
 #include "check.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/dump.h"
@@ -26,28 +27,7 @@
 
 enum { HEADER = 16 + 16 * 128 };
 
-typedef struct out {
-    uint8_t b[8192];
-    size_t n;
-} out;
-
-static void u8(out *o, unsigned v) { o->b[o->n++] = (uint8_t)v; }
-static void u16(out *o, unsigned v)
-{
-    u8(o, v & 0xFF);
-    u8(o, (v >> 8) & 0xFF);
-}
-static void i32(out *o, int64_t v)
-{
-    for (int k = 0; k < 4; k++)
-        u8(o, (unsigned)(((uint64_t)v >> (8 * k)) & 0xFF));
-}
-static void f32(out *o, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    i32(o, u);
-}
+static void u16(out *o, unsigned v) { i16(o, (int)(v & 0xFFFF)); }
 static void put_at(out *o, size_t at, uint32_t v)
 {
     for (int k = 0; k < 4; k++)
@@ -60,13 +40,7 @@ static void put_at(out *o, size_t at, uint32_t v)
 static void lump_bytes(int lump, out *o)
 {
     switch (lump) {
-    case BSPKIT_R2_ENTITIES: {
-        const char *t = "{\n\"classname\" \"worldspawn\"\n}\n";
-        for (const char *p = t; *p; p++)
-            u8(o, (unsigned char)*p);
-        u8(o, 0);
-        break;
-    }
+    case BSPKIT_R2_ENTITIES: text(o, "{\n\"classname\" \"worldspawn\"\n}\n", 32); break;
     case BSPKIT_R2_PLANES: /* normal, distance */
         f32(o, 0), f32(o, 0), f32(o, 1), f32(o, 16);
         break;
