@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (memchr(fmt.name, '\0', sizeof fmt.name) == NULL || fmt.name[0] == '\0')
         exercise_fail("bspkit_detect", "format without a NUL-terminated name");
-    if (fmt.family == BSPKIT_FAMILY_UNKNOWN || fmt.family > BSPKIT_FAMILY_QUAKE2)
+    if (fmt.family == BSPKIT_FAMILY_UNKNOWN || fmt.family > BSPKIT_FAMILY_TITANFALL)
         exercise_fail("bspkit_detect", "OK with an unknown family");
     if (fmt.lump_count <= 0 || fmt.lump_count > BSPKIT_MAX_LUMPS)
         exercise_fail("bspkit_detect", "lump count out of range");
