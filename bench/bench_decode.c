@@ -247,7 +247,7 @@ int main(int argc, char **argv)
     decode_all(&ex); /* warm-up: caches, allocator, lazily bound symbols */
 
     /* One row per family value: the enum's last member is the largest. */
-    totals fam[BSPKIT_FAMILY_QUAKE2 + 1];
+    totals fam[BSPKIT_FAMILY_TITANFALL + 1];
     memset(fam, 0, sizeof fam);
     for (size_t i = 0; i < g_count; i++)
         fam[g_maps[i].family].files++;
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
            "GB/s", "decode/cpy");
     totals all;
     memset(&all, 0, sizeof all);
-    for (int f = BSPKIT_FAMILY_QUAKE; f <= BSPKIT_FAMILY_QUAKE2; f++) {
+    for (int f = BSPKIT_FAMILY_QUAKE; f <= BSPKIT_FAMILY_TITANFALL; f++) {
         if (fam[f].files == 0)
             continue;
         print_row(bspkit_family_name((bspkit_family)f), &fam[f]);

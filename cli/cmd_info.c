@@ -23,15 +23,17 @@ void cmd_info_help(FILE *out)
             "Text output: file, format family (goldsrc, quake, source, quake2, quake3), format name,\n"
             "version, byte order, variant notes (Blue Shift, BSP2, 2PSB, L4D2 directory,\n"
             "LZMA lumps, BSPX, wide lumps), map revision (Source), file size, the\n"
-            "non-empty lumps (index, name, offset, length, version for Source,\n"
-            "uncompressed length when any lump is compressed, record count or '-'),\n"
+            "non-empty lumps (index, name, offset, length, version for Source and\n"
+            "Titanfall, uncompressed length when any lump is compressed, record count\n"
+            "or '-', and the file it was read from when that is not the map itself),\n"
             "one record count per lump kind, the entity count, the texture count\n"
             "(Quake/GoldSrc: miptex directory entries and how many are embedded;\n"
             "Source: texdata entries; Quake 3: shaders) and the Source map CRC.\n"
             "\n"
             "JSON output keys: file, format, name, version, endian (\"little\"/\"big\"),\n"
             "variant (array of strings), revision, size, lumps (every lump: index, name,\n"
-            "offset, length, version, uncompressed_length, compressed, records or null),\n"
+            "offset, length, version, uncompressed_length, compressed, records or null,\n"
+            "external: the .bsp_lump file the lump was read from, or null),\n"
             "counts (record count per lower-case lump key, plus textures), entities\n"
             "(count, or null when the entity text is malformed), crc (Source only:\n"
             "8 lower-case hex digits).\n"
@@ -58,6 +60,8 @@ static const struct {
     {BSPKIT_VARIANT_COMPRESSED, "LZMA lumps"},
     {BSPKIT_VARIANT_BSPX, "BSPX"},
     {BSPKIT_VARIANT_WIDE_LUMPS, "wide lumps"},
+    {BSPKIT_VARIANT_EXTERNAL_LUMPS, "external lumps"},
+    {BSPKIT_VARIANT_NO_EXTERNAL, "external lumps not read (opened from memory)"},
 };
 #define VARIANT_COUNT (sizeof VARIANTS / sizeof VARIANTS[0])
 
@@ -65,6 +69,7 @@ typedef struct lump_row {
     bspkit_lump_info info;
     bool has_records;
     uint64_t records;
+    const char *external; /* the file beside the map the lump was read from, or NULL */
 } lump_row;
 
 typedef struct count_row {
@@ -78,9 +83,9 @@ typedef struct info_data {
     const bspkit_format *format;
     size_t size;
     int lump_count;
-    lump_row lumps[BSPKIT_S_LUMP_COUNT];
+    lump_row lumps[BSPKIT_MAX_LUMPS];
     bool any_compressed;
-    count_row counts[BSPKIT_S_LUMP_COUNT];
+    count_row counts[BSPKIT_MAX_LUMPS];
     size_t count_rows;
 
     bool entities_ok;
@@ -99,6 +104,11 @@ static bool is_source(const info_data *d)
 }
 
 static bool is_quake3(const info_data *d) { return d->format->family == BSPKIT_FAMILY_QUAKE3; }
+/* Families with lump versions, a map revision and textures named through texdata. */
+static bool has_texdata(const info_data *d)
+{
+    return is_source(d) || d->format->family == BSPKIT_FAMILY_TITANFALL;
+}
 
 /* Collects the data; returns the exit status so far (0 or 1), or 2 when the
  * directory itself cannot be read. */
@@ -110,7 +120,7 @@ static int gather(bspkit_map *map, info_data *d)
     d->format = bspkit_map_format(map);
     bspkit_map_bytes(map, &d->size);
     d->lump_count = bspkit_lump_count(map);
-    if (d->lump_count < 0 || d->lump_count > BSPKIT_S_LUMP_COUNT) {
+    if (d->lump_count < 0 || d->lump_count > BSPKIT_MAX_LUMPS) {
         fprintf(stderr, "bspkit: %s: unexpected lump count %d\n", d->file, d->lump_count);
         return CLI_EXIT_UNREADABLE;
     }
@@ -123,6 +133,7 @@ static int gather(bspkit_map *map, info_data *d)
             return CLI_EXIT_UNREADABLE;
         }
         row->has_records = bspkit_lump_record_count(map, i, &row->records) == BSPKIT_OK;
+        row->external = bspkit_lump_external_path(map, i);
         if (row->info.compressed)
             d->any_compressed = true;
 
@@ -150,7 +161,7 @@ static int gather(bspkit_map *map, info_data *d)
         status = CLI_EXIT_INVALID;
     }
 
-    if (is_source(d) || is_quake3(d)) {
+    if (has_texdata(d) || is_quake3(d)) {
         uint64_t n = 0;
         /* A map without a TEXDATA (SHADERS) entry simply has no textures. */
         if (bspkit_lump_record_count(map, is_source(d) ? BSPKIT_S_TEXDATA : BSPKIT_Q3_SHADERS, &n) != BSPKIT_OK)
@@ -200,7 +211,7 @@ static void print_text(const info_data *d)
         }
     }
     printf("%s\n", first ? "none" : "");
-    if (is_source(d))
+    if (has_texdata(d))
         printf("%-10s%" PRId32 "\n", "revision:", f->revision);
     printf("%-10s%zu bytes\n", "size:", d->size);
 
@@ -215,7 +226,7 @@ static void print_text(const info_data *d)
 
     printf("\nlumps (non-empty):\n");
     printf("  %5s  %-*s  %10s  %10s", "index", name_width, "name", "offset", "length");
-    if (is_source(d))
+    if (has_texdata(d))
         printf("  %7s", "version");
     if (d->any_compressed)
         printf("  %12s", "uncompressed");
@@ -227,7 +238,7 @@ static void print_text(const info_data *d)
             continue;
         printf("  %5d  %-*s  %10" PRIu32 "  %10" PRIu32, li->index, name_width, li->name ? li->name : "?",
                li->offset, li->length);
-        if (is_source(d))
+        if (has_texdata(d))
             printf("  %7" PRId32, li->version);
         if (d->any_compressed) {
             if (li->compressed)
@@ -236,9 +247,14 @@ static void print_text(const info_data *d)
                 printf("  %12s", "-");
         }
         if (row->has_records)
-            printf("  %10" PRIu64 "\n", row->records);
+            printf("  %10" PRIu64, row->records);
         else
-            printf("  %10s\n", "-");
+            printf("  %10s", "-");
+        if (row->external) {
+            const char *base = strrchr(row->external, '/');
+            printf("  from %s", base ? base + 1 : row->external);
+        }
+        printf("\n");
     }
 
     int key_width = 8; /* "textures" */
@@ -258,7 +274,7 @@ static void print_text(const info_data *d)
         printf("%-10s%s\n", "entities:", "error");
     if (!d->textures_ok)
         printf("%-10s%s\n", "textures:", "error");
-    else if (is_source(d) || is_quake3(d))
+    else if (has_texdata(d) || is_quake3(d))
         printf("%-10s%zu\n", "textures:", d->textures);
     else
         printf("%-10s%zu (%zu embedded)\n", "textures:", d->textures, d->textures_embedded);
@@ -302,7 +318,8 @@ static json_t *build_json(const info_data *d)
              set(lump, "uncompressed_length",
                  json_integer(li->compressed ? li->uncompressed_length : li->length)) &&
              set(lump, "compressed", json_boolean(li->compressed)) &&
-             set(lump, "records", row->has_records ? json_integer((json_int_t)row->records) : json_null());
+             set(lump, "records", row->has_records ? json_integer((json_int_t)row->records) : json_null()) &&
+             set(lump, "external", row->external ? cli_json_string(row->external) : json_null());
         if (lump != NULL && json_array_append_new(lumps, lump) != 0)
             ok = false;
     }

@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (memchr(fmt.name, '\0', sizeof fmt.name) == NULL || fmt.name[0] == '\0')
         exercise_fail("bspkit_detect", "format without a NUL-terminated name");
-    if (fmt.family == BSPKIT_FAMILY_UNKNOWN || fmt.family > BSPKIT_FAMILY_QUAKE3)
+    if (fmt.family == BSPKIT_FAMILY_UNKNOWN || fmt.family > BSPKIT_FAMILY_TITANFALL)
         exercise_fail("bspkit_detect", "OK with an unknown family");
-    if (fmt.lump_count <= 0 || fmt.lump_count > BSPKIT_S_LUMP_COUNT)
+    if (fmt.lump_count <= 0 || fmt.lump_count > BSPKIT_MAX_LUMPS)
         exercise_fail("bspkit_detect", "lump count out of range");
     if (strcmp(bspkit_family_name(fmt.family), "unknown") == 0)
         exercise_fail("bspkit_detect", "family without a name");

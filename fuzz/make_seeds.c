@@ -1,6 +1,7 @@
 /* Writes the seed corpora for the fuzz targets into a directory:
- *   open/      sample maps from the library's generator, plus headers of every
- *              magic bspkit recognises (also the seeds of the detect target)
+ *   open/      sample maps from the library's generator, a small Titanfall 2 map
+ *              (a read-only family the generator does not write), plus headers of
+ *              every magic bspkit recognises (also the seeds of the detect target)
  *   entities/  entity texts, well-formed and broken
  *   vis/       run-length streams, prefixed by a 2-byte row size
  *   stripper/  Stripper:Source configs
@@ -274,6 +275,104 @@ static void source_seeds(void)
     source_map(&b, 20, 0, 0, NULL, 0);
     b.size = 100;
     emit("source-truncated-directory", &b);
+}
+
+/* ---- Titanfall 2: "rBSP", 37, revision, 127, then 128 {offset, length, version, fourCC} */
+
+enum { R2_LUMPS = 128, R2_HEADER = 16 + 16 * R2_LUMPS };
+
+static void put_f32(buf *b, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_le32(b, u);
+}
+
+static void put_le16(buf *b, uint16_t v)
+{
+    const uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    put(b, p, 2);
+}
+
+/* Appends lump `lump` (its bytes written by the caller since `start`) to the directory. */
+static void r2_entry(buf *b, int lump, size_t start, uint32_t version)
+{
+    set_le32(b, 16 + 16 * (size_t)lump, (uint32_t)start);
+    set_le32(b, 20 + 16 * (size_t)lump, (uint32_t)(b->size - start));
+    set_le32(b, 24 + 16 * (size_t)lump, version);
+    align4(b);
+}
+
+/* One textured triangle: the lumps a mesh is drawn from and the model that owns it. */
+static void titanfall_map(buf *b)
+{
+    b->size = 0;
+    put(b, "rBSP", 4);
+    put_le32(b, 37);
+    put_le32(b, 1);
+    put_le32(b, 127);
+    while (b->size < R2_HEADER)
+        put_le32(b, 0);
+    size_t at = b->size;
+    put(b, "{\n\"classname\" \"worldspawn\"\n}\n", 29);
+    r2_entry(b, 0, at, 0);
+    at = b->size; /* PLANES: normal, distance */
+    put_f32(b, 0), put_f32(b, 0), put_f32(b, 1), put_f32(b, 0);
+    r2_entry(b, 1, at, 1);
+    at = b->size; /* TEXTURE_DATA: reflectivity, name index, size, view size, flags */
+    put_f32(b, 0), put_f32(b, 0), put_f32(b, 0);
+    put_le32(b, 0), put_le32(b, 64), put_le32(b, 64), put_le32(b, 64), put_le32(b, 64), put_le32(b, 0);
+    r2_entry(b, 2, at, 1);
+    at = b->size; /* VERTICES */
+    for (int v = 0; v < 3; v++)
+        put_f32(b, v == 1 ? 64.0f : 0), put_f32(b, v == 2 ? 64.0f : 0), put_f32(b, 0);
+    r2_entry(b, 3, at, 0);
+    at = b->size; /* MODELS: mins, maxs, first mesh, mesh count */
+    put_f32(b, 0), put_f32(b, 0), put_f32(b, 0), put_f32(b, 64), put_f32(b, 64), put_f32(b, 0);
+    put_le32(b, 0), put_le32(b, 1);
+    r2_entry(b, 14, at, 0);
+    at = b->size; /* VERTEX_NORMALS */
+    put_f32(b, 0), put_f32(b, 0), put_f32(b, 1);
+    r2_entry(b, 30, at, 0);
+    at = b->size;
+    put(b, "dev/floor", 10);
+    r2_entry(b, 43, at, 0);
+    at = b->size; /* TEXTURE_DATA_STRING_TABLE */
+    put_le32(b, 0);
+    r2_entry(b, 44, at, 0);
+    at = b->size; /* VERTEX_LIT_FLAT: position, normal, uv, colour, lightmap uv and step */
+    for (uint32_t v = 0; v < 3; v++) {
+        put_le32(b, v), put_le32(b, 0), put_f32(b, 0), put_f32(b, 0), put_le32(b, 0xFFFFFFFFu);
+        put_f32(b, 0), put_f32(b, 0), put_f32(b, 0), put_f32(b, 0);
+    }
+    r2_entry(b, 72, at, 1);
+    at = b->size; /* MESH_INDICES */
+    put_le16(b, 0), put_le16(b, 2), put_le16(b, 1);
+    r2_entry(b, 79, at, 0);
+    at = b->size; /* MESHES: first index, triangles, first vertex, vertices, type, cubemap, styles,
+                   * luxel origin and offset, material sort, flags */
+    put_le32(b, 0), put_le16(b, 1), put_le16(b, 0), put_le16(b, 3), put_le16(b, 0xFF00), put_le32(b, 0xFFFFFF00u);
+    put_le32(b, 0), put_le16(b, 0), put_le16(b, 0), put_le32(b, 0x100000);
+    r2_entry(b, 80, at, 0);
+    at = b->size; /* MESH_BOUNDS */
+    for (int k = 0; k < 8; k++)
+        put_f32(b, 32);
+    r2_entry(b, 81, at, 0);
+    at = b->size; /* MATERIAL_SORTS: texture data, lightmap header, cubemap, last vertex, vertex offset */
+    put_le16(b, 0), put_le16(b, 0xFFFF), put_le16(b, 0xFFFF), put_le16(b, 2), put_le32(b, 0);
+    r2_entry(b, 82, at, 0);
+}
+
+static void titanfall_seeds(void)
+{
+    buf b;
+    titanfall_map(&b);
+    emit("titanfall-r2-triangle", &b);
+    b.size = R2_HEADER - 16;
+    emit("titanfall-r2-truncated-directory", &b);
+    titanfall_map(&b);
+    set_le32(&b, 20 + 16 * 80, 27); /* MESHES one byte short of a record */
+    emit("titanfall-r2-partial-record", &b);
 }
 
 /* ---- header-only maps of the IBSP families, and formats only named ---- */
@@ -580,6 +679,7 @@ int main(int argc, char **argv)
         return 1;
     quake_seeds();
     source_seeds();
+    titanfall_seeds();
     other_seeds();
     sample_seeds();
     entity_seeds();

@@ -105,7 +105,8 @@ typedef enum bspkit_family {
     BSPKIT_FAMILY_GOLDSRC, /**< Half-Life BSP30 (and v29 files with GoldSrc lumps) */
     BSPKIT_FAMILY_SOURCE,  /**< Source VBSP, either byte order */
     BSPKIT_FAMILY_QUAKE2,  /**< Quake 2 IBSP 38, Daikatana IBSP 41 */
-    BSPKIT_FAMILY_QUAKE3   /**< Quake 3 / OpenArena IBSP 46, Quake Live / RTCW IBSP 47 */
+    BSPKIT_FAMILY_QUAKE3,  /**< Quake 3 / OpenArena IBSP 46, Quake Live / RTCW IBSP 47 */
+    BSPKIT_FAMILY_TITANFALL /**< Titanfall 2 rBSP 37 (read-only) */
 } bspkit_family;
 
 /** Variant bits in bspkit_format.variant. */
@@ -116,7 +117,9 @@ enum {
     BSPKIT_VARIANT_L4D2_DIRECTORY = 1u << 3, /**< Source: lump_t stored as {version, offset, length, fourCC} */
     BSPKIT_VARIANT_COMPRESSED = 1u << 4,     /**< Source: at least one LZMA-compressed lump */
     BSPKIT_VARIANT_BSPX = 1u << 5,           /**< Quake/GoldSrc: BSPX extension block after the lumps */
-    BSPKIT_VARIANT_WIDE_LUMPS = 1u << 6      /**< Source: Strata-style 32-bit lump versions (v25) */
+    BSPKIT_VARIANT_WIDE_LUMPS = 1u << 6,     /**< Source: Strata-style 32-bit lump versions (v25) */
+    BSPKIT_VARIANT_EXTERNAL_LUMPS = 1u << 7, /**< Titanfall: lumps read from .bsp_lump files beside the map */
+    BSPKIT_VARIANT_NO_EXTERNAL = 1u << 8     /**< Titanfall: opened from memory, so .bsp_lump files were not looked for */
 };
 
 /** What a file is, decided from its bytes alone. */
@@ -126,11 +129,11 @@ typedef struct bspkit_format {
     bool big_endian;   /**< Source `PSBV` files */
     unsigned variant;  /**< BSPKIT_VARIANT_* bits */
     int32_t revision;  /**< Source map revision; 0 for other families */
-    int lump_count;    /**< 15 for Quake/GoldSrc, 64 for Source */
+    int lump_count;    /**< 15 for Quake/GoldSrc, 64 for Source, 128 for Titanfall 2 */
     char name[40];     /**< e.g. "GoldSrc BSP30", "Source VBSP 20 (big-endian)" */
 } bspkit_format;
 
-/** "quake", "goldsrc", "source", "quake2", "quake3" or "unknown". */
+/** "quake", "goldsrc", "source", "quake2", "quake3", "titanfall" or "unknown". */
 BSPKIT_API const char *bspkit_family_name(bspkit_family family);
 
 /**
@@ -231,6 +234,60 @@ enum {
     BSPKIT_QL_ADVERTISEMENTS = BSPKIT_Q3_LUMP_COUNT, BSPKIT_QL_LUMP_COUNT
 };
 
+/**
+ * Titanfall 2 (rBSP 37) lump indices, named as bsp_tool names them; slots the
+ * game does not use are UNUSED_n. Retail maps keep most lumps in
+ * `<map>.bsp.<xxxx>.bsp_lump` files beside the map (xxxx: the index as four
+ * lower-case hex digits), which bspkit_open_file() reads in place of the
+ * lump in the .bsp.
+ */
+enum {
+    BSPKIT_R2_ENTITIES = 0, BSPKIT_R2_PLANES = 1, BSPKIT_R2_TEXTURE_DATA = 2, BSPKIT_R2_VERTICES = 3,
+    BSPKIT_R2_LIGHTPROBE_PARENT_INFOS = 4, BSPKIT_R2_SHADOW_ENVIRONMENTS = 5,
+    BSPKIT_R2_LIGHTPROBE_BSP_NODES = 6, BSPKIT_R2_LIGHTPROBE_BSP_REF_IDS = 7, BSPKIT_R2_UNUSED_8 = 8,
+    BSPKIT_R2_UNUSED_9 = 9, BSPKIT_R2_UNUSED_10 = 10, BSPKIT_R2_UNUSED_11 = 11, BSPKIT_R2_UNUSED_12 = 12,
+    BSPKIT_R2_UNUSED_13 = 13, BSPKIT_R2_MODELS = 14, BSPKIT_R2_UNUSED_15 = 15, BSPKIT_R2_UNUSED_16 = 16,
+    BSPKIT_R2_UNUSED_17 = 17, BSPKIT_R2_UNUSED_18 = 18, BSPKIT_R2_UNUSED_19 = 19, BSPKIT_R2_UNUSED_20 = 20,
+    BSPKIT_R2_UNUSED_21 = 21, BSPKIT_R2_UNUSED_22 = 22, BSPKIT_R2_UNUSED_23 = 23,
+    BSPKIT_R2_ENTITY_PARTITIONS = 24, BSPKIT_R2_UNUSED_25 = 25, BSPKIT_R2_UNUSED_26 = 26,
+    BSPKIT_R2_UNUSED_27 = 27, BSPKIT_R2_UNUSED_28 = 28, BSPKIT_R2_PHYSICS_COLLIDE = 29,
+    BSPKIT_R2_VERTEX_NORMALS = 30, BSPKIT_R2_UNUSED_31 = 31, BSPKIT_R2_UNUSED_32 = 32,
+    BSPKIT_R2_UNUSED_33 = 33, BSPKIT_R2_UNUSED_34 = 34, BSPKIT_R2_GAME_LUMP = 35,
+    BSPKIT_R2_LEAF_WATER_DATA = 36, BSPKIT_R2_UNUSED_37 = 37, BSPKIT_R2_UNUSED_38 = 38,
+    BSPKIT_R2_UNUSED_39 = 39, BSPKIT_R2_PAKFILE = 40, BSPKIT_R2_UNUSED_41 = 41, BSPKIT_R2_CUBEMAPS = 42,
+    BSPKIT_R2_TEXTURE_DATA_STRING_DATA = 43, BSPKIT_R2_TEXTURE_DATA_STRING_TABLE = 44,
+    BSPKIT_R2_UNUSED_45 = 45, BSPKIT_R2_UNUSED_46 = 46, BSPKIT_R2_UNUSED_47 = 47, BSPKIT_R2_UNUSED_48 = 48,
+    BSPKIT_R2_UNUSED_49 = 49, BSPKIT_R2_UNUSED_50 = 50, BSPKIT_R2_UNUSED_51 = 51, BSPKIT_R2_UNUSED_52 = 52,
+    BSPKIT_R2_UNUSED_53 = 53, BSPKIT_R2_WORLD_LIGHTS = 54, BSPKIT_R2_WORLD_LIGHT_PARENT_INFOS = 55,
+    BSPKIT_R2_UNUSED_56 = 56, BSPKIT_R2_UNUSED_57 = 57, BSPKIT_R2_UNUSED_58 = 58, BSPKIT_R2_UNUSED_59 = 59,
+    BSPKIT_R2_UNUSED_60 = 60, BSPKIT_R2_UNUSED_61 = 61, BSPKIT_R2_UNUSED_62 = 62, BSPKIT_R2_UNUSED_63 = 63,
+    BSPKIT_R2_UNUSED_64 = 64, BSPKIT_R2_UNUSED_65 = 65, BSPKIT_R2_TRICOLL_TRIANGLES = 66,
+    BSPKIT_R2_UNUSED_67 = 67, BSPKIT_R2_TRICOLL_NODES = 68, BSPKIT_R2_TRICOLL_HEADERS = 69,
+    BSPKIT_R2_UNUSED_70 = 70, BSPKIT_R2_VERTEX_UNLIT = 71, BSPKIT_R2_VERTEX_LIT_FLAT = 72,
+    BSPKIT_R2_VERTEX_LIT_BUMP = 73, BSPKIT_R2_VERTEX_UNLIT_TS = 74, BSPKIT_R2_VERTEX_BLINN_PHONG = 75,
+    BSPKIT_R2_VERTEX_RESERVED_5 = 76, BSPKIT_R2_VERTEX_RESERVED_6 = 77, BSPKIT_R2_VERTEX_RESERVED_7 = 78,
+    BSPKIT_R2_MESH_INDICES = 79, BSPKIT_R2_MESHES = 80, BSPKIT_R2_MESH_BOUNDS = 81,
+    BSPKIT_R2_MATERIAL_SORTS = 82, BSPKIT_R2_LIGHTMAP_HEADERS = 83, BSPKIT_R2_UNUSED_84 = 84,
+    BSPKIT_R2_CM_GRID = 85, BSPKIT_R2_CM_GRID_CELLS = 86, BSPKIT_R2_CM_GEO_SETS = 87,
+    BSPKIT_R2_CM_GEO_SET_BOUNDS = 88, BSPKIT_R2_CM_PRIMITIVES = 89, BSPKIT_R2_CM_PRIMITIVE_BOUNDS = 90,
+    BSPKIT_R2_CM_UNIQUE_CONTENTS = 91, BSPKIT_R2_CM_BRUSHES = 92, BSPKIT_R2_CM_BRUSH_SIDE_PLANE_OFFSETS = 93,
+    BSPKIT_R2_CM_BRUSH_SIDE_PROPERTIES = 94, BSPKIT_R2_CM_BRUSH_SIDE_TEXTURE_VECTORS = 95,
+    BSPKIT_R2_TRICOLL_BEVEL_STARTS = 96, BSPKIT_R2_TRICOLL_BEVEL_INDICES = 97,
+    BSPKIT_R2_LIGHTMAP_DATA_SKY = 98, BSPKIT_R2_CSM_AABB_NODES = 99, BSPKIT_R2_CSM_OBJ_REFERENCES = 100,
+    BSPKIT_R2_LIGHTPROBES = 101, BSPKIT_R2_STATIC_PROP_LIGHTPROBE_INDICES = 102,
+    BSPKIT_R2_LIGHTPROBE_TREE = 103, BSPKIT_R2_LIGHTPROBE_REFERENCES = 104,
+    BSPKIT_R2_LIGHTMAP_DATA_REAL_TIME_LIGHTS = 105, BSPKIT_R2_CELL_BSP_NODES = 106, BSPKIT_R2_CELLS = 107,
+    BSPKIT_R2_PORTALS = 108, BSPKIT_R2_PORTAL_VERTICES = 109, BSPKIT_R2_PORTAL_EDGES = 110,
+    BSPKIT_R2_PORTAL_VERTEX_EDGES = 111, BSPKIT_R2_PORTAL_VERTEX_REFERENCES = 112,
+    BSPKIT_R2_PORTAL_EDGE_REFERENCES = 113, BSPKIT_R2_PORTAL_EDGE_INTERSECT_EDGE = 114,
+    BSPKIT_R2_PORTAL_EDGE_INTERSECT_VERTEX = 115, BSPKIT_R2_PORTAL_EDGE_INTERSECT_HEADER = 116,
+    BSPKIT_R2_OCCLUSION_MESH_VERTICES = 117, BSPKIT_R2_OCCLUSION_MESH_INDICES = 118,
+    BSPKIT_R2_CELL_AABB_NODES = 119, BSPKIT_R2_OBJ_REFERENCES = 120, BSPKIT_R2_OBJ_REFERENCE_BOUNDS = 121,
+    BSPKIT_R2_LIGHTMAP_DATA_RTL_PAGES = 122, BSPKIT_R2_LEVEL_INFO = 123,
+    BSPKIT_R2_SHADOW_MESH_OPAQUE_VERTICES = 124, BSPKIT_R2_SHADOW_MESH_ALPHA_VERTICES = 125,
+    BSPKIT_R2_SHADOW_MESH_INDICES = 126, BSPKIT_R2_SHADOW_MESHES = 127, BSPKIT_R2_LUMP_COUNT = 128
+};
+
 /** Source lump indices. */
 enum {
     BSPKIT_S_ENTITIES = 0, BSPKIT_S_PLANES = 1, BSPKIT_S_TEXDATA = 2, BSPKIT_S_VERTEXES = 3,
@@ -257,6 +314,9 @@ enum {
     BSPKIT_S_DISP_MULTIBLEND = 63, BSPKIT_S_LUMP_COUNT = 64
 };
 
+/** The most lumps any family's directory has (Titanfall 2). */
+#define BSPKIT_MAX_LUMPS 128
+
 /** One lump directory entry as the file states it. */
 typedef struct bspkit_lump_info {
     int index;                    /**< logical lump index */
@@ -271,7 +331,7 @@ typedef struct bspkit_lump_info {
     uint32_t record_size;         /**< bytes per record for array lumps in this map, else 0 */
 } bspkit_lump_info;
 
-/** Number of lumps in the directory (15 or 64). */
+/** Number of lumps in the directory (15, 19, 21, 64 or 128; at most BSPKIT_MAX_LUMPS). */
 BSPKIT_API int bspkit_lump_count(const bspkit_map *map);
 
 /** Directory entry of lump `index`. */
@@ -295,6 +355,14 @@ BSPKIT_API bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uin
  * Returns BSPKIT_ERR_NOT_FOUND for lumps that are not record arrays.
  */
 BSPKIT_API bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_t *count);
+
+/**
+ * The path of the file beside the map that lump `index` was read from (a
+ * Titanfall `.bsp_lump` file), or NULL when the lump's bytes are in the map
+ * file itself. Such a lump's info gives the directory's offset and the
+ * external file's size as its length.
+ */
+BSPKIT_API const char *bspkit_lump_external_path(const bspkit_map *map, int index);
 
 /* ------------------------------------------------------------------------ */
 /* Decoded records                                                           */
@@ -398,6 +466,7 @@ typedef struct bspkit_texdata {
     bspkit_vec3 reflectivity;
     int32_t name_id; /**< index into the texdata string table */
     int32_t width, height, view_width, view_height;
+    int32_t flags;   /**< Titanfall: surface and vertex-format flags (BSPKIT_R2_MESH_*); 0 otherwise */
 } bspkit_texdata;
 
 typedef struct bspkit_area { int32_t num_portals, first_portal; } bspkit_area;

@@ -35,7 +35,8 @@ extern "C" {
 
 typedef struct bspkit_edit bspkit_edit;
 
-/** Start editing `map` (borrowed; it must outlive the edit). */
+/** Start editing `map` (borrowed; it must outlive the edit). Titanfall 2 maps are read-only:
+    BSPKIT_ERR_UNSUPPORTED. */
 BSPKIT_API bspkit_result bspkit_edit_new(bspkit_map *map, bspkit_edit **out, bspkit_error *err);
 
 /** Release the edit and everything it copied. NULL is allowed. */

@@ -13,6 +13,7 @@
 #include "bspkit/props.h"
 #include "bspkit/quake3.h"
 #include "bspkit/source_lumps.h"
+#include "bspkit/titanfall.h"
 #include "core/family.h"
 #include "core/refs.h"
 #include "core/surfedge.h"
@@ -52,16 +53,19 @@ typedef struct vctx {
     bool quake;       /* Quake/GoldSrc: miptex, clipnodes, per-leaf visibility */
     bool cluster_vis; /* visibility by cluster (Source, Quake 2, Quake 3) */
     bool quake3;      /* surfaces, shaders and fogs instead of faces and texinfo */
+    bool titanfall;   /* Titanfall 2: meshes, material sorts and vertex lumps */
     unsigned flags;   /* BSPKIT_VALIDATE_* */
     const bspkit_format *fmt;
 
-    bspkit_lump_info info[BSPKIT_S_LUMP_COUNT];
-    bool info_ok[BSPKIT_S_LUMP_COUNT];
+    bspkit_lump_info info[BSPKIT_MAX_LUMPS];
+    bool info_ok[BSPKIT_MAX_LUMPS];
 
 
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
         texinfo, leaf_faces, leaf_brushes, clipnodes, brushes, brushsides, texdata, string_table,
         areas, areaportals, miptex, shaders, drawverts, drawindexes, surfaces, fogs;
+    /* Titanfall 2 */
+    varr r2_models, r2_meshes, r2_mesh_bounds, r2_sorts, r2_indices, r2_normals, r2_vertex[4];
     /* The face array nodes, leafs and models index: FACES, or FACES_HDR in
      * HDR-only maps (Xbox 360), whose FACES lump is empty; Quake 3's SURFACES. */
     const varr *tree_faces;
@@ -122,10 +126,11 @@ static void add_problem(vctx *c, bspkit_severity sev, bspkit_result code, int lu
  * compressed (no file byte corresponds to it) or not a record array. */
 static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump])
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
         return -1;
     const bspkit_lump_info *li = &c->info[lump];
-    if (li->compressed || li->record_size == 0)
+    /* No byte of the map file holds a compressed record or one read from a file beside it. */
+    if (li->compressed || li->record_size == 0 || bspkit_lump_external_path(c->map, lump))
         return -1;
     return (int64_t)li->offset + (int64_t)(rec * li->record_size);
 }
@@ -133,14 +138,15 @@ static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
 /* Byte `ofs` inside an uncompressed lump, as an absolute file offset. */
 static int64_t byte_offset(const vctx *c, int lump, uint64_t ofs)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump] || c->info[lump].compressed)
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump] || c->info[lump].compressed ||
+        bspkit_lump_external_path(c->map, lump))
         return -1;
     return (int64_t)c->info[lump].offset + (int64_t)ofs;
 }
 
 static uint32_t lump_size(const vctx *c, int lump)
 {
-    if (lump < 0 || lump >= BSPKIT_S_LUMP_COUNT || !c->info_ok[lump])
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
         return 0;
     return c->info[lump].uncompressed_length;
 }
@@ -229,6 +235,16 @@ static const varr *records_of(const vctx *c, int kind)
     case BK_REC_DRAWINDEXES: return &c->drawindexes;
     case BK_REC_SURFACES: return &c->surfaces;
     case BK_REC_FOGS: return &c->fogs;
+    case BK_REC_R2_MODELS: return &c->r2_models;
+    case BK_REC_R2_MESHES: return &c->r2_meshes;
+    case BK_REC_R2_MESH_BOUNDS: return &c->r2_mesh_bounds;
+    case BK_REC_R2_MATERIAL_SORTS: return &c->r2_sorts;
+    case BK_REC_R2_MESH_INDICES: return &c->r2_indices;
+    case BK_REC_R2_VERTEX_NORMALS: return &c->r2_normals;
+    case BK_REC_R2_VERTEX_UNLIT: return &c->r2_vertex[0];
+    case BK_REC_R2_VERTEX_LIT_FLAT: return &c->r2_vertex[1];
+    case BK_REC_R2_VERTEX_LIT_BUMP: return &c->r2_vertex[2];
+    case BK_REC_R2_VERTEX_UNLIT_TS: return &c->r2_vertex[3];
     case BK_REF_TO_DISPINFO: return &c->dispinfo;
     case BK_REF_TO_CLIPPORTALVERTS: return &c->clipverts;
     default: return NULL;
@@ -263,6 +279,13 @@ static const char *record_name(const vctx *c, int kind)
     case BK_REC_AREAPORTALS: return "areaportal";
     case BK_REC_SURFACES: return "surface";
     case BK_REC_FOGS: return "fog";
+    case BK_REC_R2_MODELS: return "model";
+    case BK_REC_R2_MESHES: return "mesh";
+    case BK_REC_R2_MATERIAL_SORTS: return "material sort";
+    case BK_REC_R2_VERTEX_UNLIT:
+    case BK_REC_R2_VERTEX_LIT_FLAT:
+    case BK_REC_R2_VERTEX_LIT_BUMP:
+    case BK_REC_R2_VERTEX_UNLIT_TS: return "vertex";
     default: return "record";
     }
 }
@@ -288,6 +311,10 @@ static const char *target_name(const vctx *c, int target)
     case BK_REC_AREAPORTALS: return "areaportals";
     case BK_REF_TO_DISPINFO: return "dispinfos";
     case BK_REF_TO_CLIPPORTALVERTS: return "clipportalverts";
+    case BK_REC_TEXDATA: return "texture data";
+    case BK_REC_R2_MESHES: return "meshes";
+    case BK_REC_R2_MATERIAL_SORTS: return "material sorts";
+    case BK_REC_R2_VERTEX_NORMALS: return "vertex normals";
     default: return "records";
     }
 }
@@ -574,7 +601,8 @@ static void check_texinfo(vctx *c)
 static void check_texdata(vctx *c)
 {
     const int32_t *table = c->string_table.items;
-    uint32_t data_size = lump_size(c, BSPKIT_S_TEXDATA_STRING_DATA);
+    int table_lump = lump_of(c, BK_REC_STRING_TABLE), texdata_lump = lump_of(c, BK_REC_TEXDATA);
+    uint32_t data_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_TEXDATA_STRING_DATA));
     bool *bad_entry = NULL;
 
     if (c->string_table.ok && c->string_table.n > 0) {
@@ -586,7 +614,7 @@ static void check_texdata(vctx *c)
         for (size_t i = 0; i < c->string_table.n; i++)
             if (table[i] < 0 || (uint32_t)table[i] >= data_size) {
                 bad_entry[i] = true;
-                index_error(c, BSPKIT_S_TEXDATA_STRING_TABLE, i, "string table entry",
+                index_error(c, table_lump, i, "string table entry",
                             "offset %" PRId32 " outside %" PRIu32 " bytes of TEXDATA_STRING_DATA", table[i],
                             data_size);
             }
@@ -597,7 +625,7 @@ static void check_texdata(vctx *c)
         for (size_t i = 0; i < c->texdata.n; i++) {
             int32_t id = td[i].name_id;
             if (c->string_table.ok && !in_range(&c->string_table, id)) {
-                index_error(c, BSPKIT_S_TEXDATA, i, "texdata", "name_id %" PRId32 " exceeds %zu string table entries",
+                index_error(c, texdata_lump, i, "texdata", "name_id %" PRId32 " exceeds %zu string table entries",
                             id, c->string_table.n);
                 continue;
             }
@@ -606,7 +634,7 @@ static void check_texdata(vctx *c)
             if (c->string_table.ok && bad_entry && bad_entry[id])
                 continue;
             if (c->string_table.ok && !bspkit_texdata_name(c->map, i))
-                index_error(c, BSPKIT_S_TEXDATA, i, "texdata", "name_id %" PRId32 " does not resolve to a name", id);
+                index_error(c, texdata_lump, i, "texdata", "name_id %" PRId32 " does not resolve to a name", id);
         }
     }
     free(bad_entry);
@@ -1012,6 +1040,49 @@ static void check_unfinished(vctx *c)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Titanfall 2 meshes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* What a table cannot say: a mesh's triangles lie inside MESH_INDICES, and
+ * each index, counted from its material sort's first vertex, names a record
+ * of the vertex lump the mesh's flags choose; MESH_BOUNDS runs parallel to
+ * MESHES. */
+static void check_r2_mesh(vctx *c, size_t i, const void *rec, void *arg)
+{
+    (void)arg;
+    const bspkit_r2_mesh *m = rec;
+    int lump = lump_of(c, BK_REC_R2_MESHES);
+    uint64_t first = m->first_mesh_index, n = 3ull * m->num_triangles;
+    if (!c->r2_indices.ok || !c->r2_sorts.ok || m->material_sort >= c->r2_sorts.n)
+        return; /* a bad material sort was reported from the table */
+    if (first + n > c->r2_indices.n) {
+        index_error(c, lump, i, "mesh", "first_mesh_index %" PRIu64 " + 3 * num_triangles %" PRIu32
+                    " exceeds %zu mesh indices", first, m->num_triangles, c->r2_indices.n);
+        return;
+    }
+    /* The vertex lumps and their record kinds are in the same order. */
+    int vlump = bspkit_r2_vertex_lump(m->flags);
+    const varr *verts = records_of(c, BK_REC_R2_VERTEX_UNLIT + (vlump - BSPKIT_R2_VERTEX_UNLIT));
+    if (!verts || !verts->ok)
+        return;
+    const uint32_t *idx = c->r2_indices.items;
+    uint64_t base = ((const bspkit_r2_material_sort *)c->r2_sorts.items)[m->material_sort].vertex_offset;
+    for (uint64_t k = first; k < first + n; k++)
+        if (base + idx[k] >= verts->n) {
+            index_error(c, lump, i, "mesh", "mesh index %" PRIu64 " (%" PRIu32 ") + vertex_offset %" PRIu64
+                        " exceeds %zu records of %s", k, idx[k], base, verts->n, c->info_ok[vlump] ? c->info[vlump].name : "its vertex lump");
+            return;
+        }
+}
+
+static void check_r2_mesh_bounds(vctx *c)
+{
+    if (c->r2_meshes.ok && c->r2_mesh_bounds.ok && c->r2_meshes.n != c->r2_mesh_bounds.n)
+        add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, lump_of(c, BK_REC_R2_MESH_BOUNDS), -1, -1,
+                    "%zu mesh bounds for %zu meshes (one each)", c->r2_mesh_bounds.n, c->r2_meshes.n);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Entities and limits                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -1100,7 +1171,7 @@ static void check_limits(vctx *c)
 
 static void load_all(vctx *c)
 {
-    for (int i = 0; i < BSPKIT_S_LUMP_COUNT && i < bspkit_lump_count(c->map); i++)
+    for (int i = 0; i < BSPKIT_MAX_LUMPS && i < bspkit_lump_count(c->map); i++)
         c->info_ok[i] = bspkit_get_lump_info(c->map, i, &c->info[i]) == BSPKIT_OK;
 
     /* Each record kind the map's family stores; the others stay "not loaded",
@@ -1133,7 +1204,26 @@ static void load_all(vctx *c)
     LOAD_KIND(c->drawindexes, int32_t, bspkit_get_drawindexes, BK_REC_DRAWINDEXES);
     LOAD_KIND(c->surfaces, bspkit_surface, bspkit_get_surfaces, BK_REC_SURFACES);
     LOAD_KIND(c->fogs, bspkit_fog, bspkit_get_fogs, BK_REC_FOGS);
+    LOAD_KIND(c->r2_models, bspkit_r2_model, bspkit_get_r2_models, BK_REC_R2_MODELS);
+    LOAD_KIND(c->r2_meshes, bspkit_r2_mesh, bspkit_get_r2_meshes, BK_REC_R2_MESHES);
+    LOAD_KIND(c->r2_mesh_bounds, bspkit_r2_mesh_bounds, bspkit_get_r2_mesh_bounds, BK_REC_R2_MESH_BOUNDS);
+    LOAD_KIND(c->r2_sorts, bspkit_r2_material_sort, bspkit_get_r2_material_sorts, BK_REC_R2_MATERIAL_SORTS);
+    LOAD_KIND(c->r2_indices, uint32_t, bspkit_get_r2_mesh_indices, BK_REC_R2_MESH_INDICES);
+    LOAD_KIND(c->r2_normals, bspkit_vec3, bspkit_get_r2_vertex_normals, BK_REC_R2_VERTEX_NORMALS);
 #undef LOAD_KIND
+    for (int k = 0; k < 4; k++) {
+        int lump = lump_of(c, BK_REC_R2_VERTEX_UNLIT + k);
+        if (lump < 0)
+            continue;
+        const bspkit_r2_vertex *items = NULL;
+        size_t n = 0;
+        bspkit_error e;
+        memset(&e, 0, sizeof e);
+        e.lump = -1;
+        e.offset = -1;
+        bspkit_result r = bspkit_get_r2_vertices(c->map, lump, &items, &n, &e);
+        c->r2_vertex[k] = (varr){items, r == BSPKIT_OK ? n : 0, sizeof *items, loaded(c, r, &e, lump)};
+    }
     c->tree_faces = c->quake3 ? &c->surfaces : &c->faces;
     if (c->source) {
         if (c->faces.ok && c->faces.n == 0 && c->hdr_faces.ok && c->hdr_faces.n > 0)
@@ -1203,6 +1293,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     c->quake = c->fmt && (c->fmt->family == BSPKIT_FAMILY_QUAKE || c->fmt->family == BSPKIT_FAMILY_GOLDSRC);
     c->cluster_vis = bk_map_cluster_vis(map);
     c->quake3 = c->fmt && c->fmt->family == BSPKIT_FAMILY_QUAKE3;
+    c->titanfall = c->fmt && c->fmt->family == BSPKIT_FAMILY_TITANFALL;
 
     load_all(c);
     check_unfinished(c);
@@ -1211,7 +1302,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     check_all_faces(c);
     check_texinfo(c);
     check_records(c, TEXINFO, NULL, NULL, NULL);
-    if (c->source)
+    if (c->source || c->titanfall)
         check_texdata(c);
     check_records(c, BRUSHES, NULL, NULL, NULL);
     check_records(c, BRUSHSIDES, NULL, NULL, NULL);
@@ -1234,6 +1325,14 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
         check_records(c, SURFACES, check_surface, NULL, NULL);
         check_records(c, FOGS, check_fog_side, NULL, NULL);
     }
+    check_records(c, R2_MODELS, NULL, NULL, NULL);
+    check_records(c, R2_MESHES, NULL, check_r2_mesh, NULL);
+    check_r2_mesh_bounds(c);
+    check_records(c, R2_MATERIAL_SORTS, NULL, NULL, NULL);
+    check_records(c, R2_VERTEX_UNLIT, NULL, NULL, NULL);
+    check_records(c, R2_VERTEX_LIT_FLAT, NULL, NULL, NULL);
+    check_records(c, R2_VERTEX_LIT_BUMP, NULL, NULL, NULL);
+    check_records(c, R2_VERTEX_UNLIT_TS, NULL, NULL, NULL);
     check_vis_rows(c);
     check_entities(c);
     check_limits(c);

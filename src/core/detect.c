@@ -32,6 +32,7 @@ const char *bspkit_family_name(bspkit_family family)
     case BSPKIT_FAMILY_SOURCE: return "source";
     case BSPKIT_FAMILY_QUAKE2: return "quake2";
     case BSPKIT_FAMILY_QUAKE3: return "quake3";
+    case BSPKIT_FAMILY_TITANFALL: return "titanfall";
     default: return "unknown";
     }
 }
@@ -56,7 +57,11 @@ bool bk_name_unsupported_format(const uint8_t *d, size_t size, bspkit_error *err
         const char *game = ver == 22 ? "Call of Duty 4" : ver == 59 ? "Call of Duty" : "id Tech 2/3 family";
         snprintf(what, sizeof what, "%s IBSP version %d", game, (int)ver);
     } else if (magic_is(d, "rBSP")) {
-        snprintf(what, sizeof what, "Respawn rBSP version %d (Titanfall / Apex Legends)", (int)ver);
+        /* Titanfall 2 (37) is read; the others are named. */
+        const char *game = ver == 29 ? "Titanfall" : ver == 36 ? "Titanfall 2 tech test"
+                         : ver >= 47 ? "Apex Legends" : "Respawn";
+        snprintf(what, sizeof what, "%s rBSP version %d (only Titanfall 2 rBSP 37 is read)", game,
+                 (int)(ver & 0xFFFF));
     } else if (magic_is(d, "RBSP")) {
         snprintf(what, sizeof what, "Raven RBSP version %d (Jedi Knight / Soldier of Fortune)", (int)ver);
     } else if (magic_is(d, "FBSP")) {
@@ -122,12 +127,12 @@ static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
 {
     bk_lump *l = &map->lumps[i];
     const char *name = bk_lump_name(map, i);
-    if (l->length && !range_ok(l->offset, l->length, map->size))
+    if (!l->external && l->length && !range_ok(l->offset, l->length, map->size))
         return bk_fail(err, BSPKIT_ERR_LUMP_RANGE, i, l->offset, -1,
                        "%s (lump %d): offset %u + length %u runs past the end of the %zu-byte file", name, i,
                        l->offset, l->length, map->size);
     l->uncompressed_length = l->length;
-    if (l->length && map->family_ops->lump_may_be_compressed(map, i) &&
+    if (!l->external && l->length && map->family_ops->lump_may_be_compressed(map, i) &&
         bk_is_lzma(map->data + l->offset, l->length)) {
         uint32_t actual, packed;
         if (!bk_lzma_sizes(map->data + l->offset, l->length, &actual, &packed))
@@ -143,10 +148,16 @@ static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
         map->format.variant |= BSPKIT_VARIANT_COMPRESSED;
     }
     l->layout = map->family_ops->layout(map, i);
-    if (l->layout.record_size && l->uncompressed_length % l->layout.record_size)
+    if (l->layout.record_size && l->uncompressed_length % l->layout.record_size) {
+        if (l->external)
+            return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, i, -1, -1,
+                           "%s (lump %d, version %d): external file %s: %u bytes is not a multiple of the %u-byte "
+                           "record",
+                           name, i, (int)l->version, l->external, l->uncompressed_length, l->layout.record_size);
         return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, i, l->offset, -1,
                        "%s (lump %d, version %d): %u bytes is not a multiple of the %u-byte record", name, i,
                        (int)l->version, l->uncompressed_length, l->layout.record_size);
+    }
     return BSPKIT_OK;
 }
 
@@ -160,8 +171,12 @@ bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err)
     map->family_ops->read_directory(map);
     for (int d = 0; d < BK_REC_COUNT; d++)
         map->dec_lump[d] = -1;
+    if (map->family_ops->external_lump_suffix && !map->path)
+        map->format.variant |= BSPKIT_VARIANT_NO_EXTERNAL;
     for (int i = 0; i < map->lump_count; i++) {
-        bspkit_result r = check_lump(map, i, err);
+        bspkit_result r = bk_read_external_lump(map, i, err);
+        if (r == BSPKIT_OK)
+            r = check_lump(map, i, err);
         if (r != BSPKIT_OK)
             return r;
         if (map->lumps[i].layout.decode && map->lumps[i].layout.decoded >= 0)

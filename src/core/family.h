@@ -12,7 +12,10 @@
 #include "core/schema.h"
 
 /* Lumps the core's accessors need by what they hold, not by number. */
-typedef enum bk_lump_role { BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE, BK_ROLE_VISIBILITY } bk_lump_role;
+typedef enum bk_lump_role {
+    BK_ROLE_LIGHTING, BK_ROLE_LIGHTING_HDR, BK_ROLE_PAKFILE, BK_ROLE_VISIBILITY,
+    BK_ROLE_TEXDATA_STRING_DATA /* NUL-terminated names the texdata string table points into */
+} bk_lump_role;
 
 /* How a family's maps work where the shared analysis code has to know. */
 enum {
@@ -68,6 +71,10 @@ typedef struct bk_family_ops {
      * out: the version (Quake/GoldSrc), or "IBSP" and the version; 0 for a
      * family with a directory of its own form (Source). */
     uint32_t directory_start;
+    /* When the family may keep lump `lump` in a file beside the map: writes
+     * that file's name suffix (appended to the map's path) into buf and
+     * returns true. NULL for families whose maps are one file. */
+    bool (*external_lump_suffix)(const bspkit_map *map, int lump, char *buf, size_t size);
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the
@@ -97,7 +104,7 @@ static inline void bk_read_pair_directory(bspkit_map *map, size_t start)
 }
 
 /* dump_tables and dump_named for families whose every lump is a schema
- * record array or shown raw. */
+ * record array, shown raw, or named by the directory. */
 static inline bspkit_result bk_no_dump_tables(bspkit_map *map, int lump, uint32_t game_id, bspkit_dump *out,
                                               bspkit_error *err)
 {

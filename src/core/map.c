@@ -322,6 +322,14 @@ bspkit_result bspkit_open_file(const char *path, const bspkit_options *opts, bsp
         close(fd);
         return err ? err->code : BSPKIT_ERR_NOMEM;
     }
+    size_t path_size = strlen(path) + 1;
+    map->path = bk_raw_alloc(map, path_size, false);
+    if (!map->path) {
+        close(fd);
+        bspkit_close(map);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    }
+    memcpy(map->path, path, path_size);
     uint64_t fsize = (uint64_t)st.st_size;
     if (fsize > map->opts.max_file_size || fsize > SIZE_MAX) {
         uint64_t limit = map->opts.max_file_size;
@@ -373,8 +381,11 @@ void bspkit_close(bspkit_map *map)
 {
     if (!map)
         return;
-    for (int i = 0; i < BK_MAX_LUMPS; i++)
+    for (int i = 0; i < BK_MAX_LUMPS; i++) {
         bk_raw_free(map, map->bytes[i].owned);
+        bk_raw_free(map, map->lumps[i].external);
+    }
+    bk_raw_free(map, map->path);
     for (int i = 0; i < BK_REC_COUNT; i++)
         bk_raw_free(map, map->arrays[i].items);
     bk_raw_free(map, map->miptex.items);
@@ -453,7 +464,7 @@ int bspkit_lump_find(const bspkit_map *map, const char *name)
 
 int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs)
 {
-    if (index < 0 || index >= map->lump_count || map->lumps[index].compressed)
+    if (index < 0 || index >= map->lump_count || map->lumps[index].compressed || map->lumps[index].external)
         return -1;
     return (int64_t)(map->lumps[index].offset + ofs);
 }
@@ -517,6 +528,12 @@ bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, siz
 
 bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, size_t *size, bspkit_error *err)
 {
+    if (index < 0 || index >= map->lump_count) {
+        /* A role the family has no lump for (bk_map_lump_for gives -1): nothing stored. */
+        *data = (const uint8_t *)"";
+        *size = 0;
+        return BSPKIT_OK;
+    }
     bk_bytes_cache *c = &map->bytes[index];
     if (!c->done) {
         const bk_lump *l = &map->lumps[index];

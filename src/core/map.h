@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#define BK_MAX_LUMPS 64
+#define BK_MAX_LUMPS 128
 #define BK_DEFAULT_MAX_FILE 0xFFFFFFFFull
 #define BK_DEFAULT_MAX_LUMP (256ull << 20)
 /* Default memory limit: a base plus a multiple of the file size. Decoding
@@ -43,6 +43,9 @@ typedef struct bk_lump {
     bool compressed;
     uint32_t uncompressed_length;
     bk_layout layout;
+    /* The file beside the map the lump's bytes were read from (held in
+     * the map's bytes cache), or NULL when they are in the map file. */
+    char *external;
 } bk_lump;
 
 typedef struct bk_bytes_cache {
@@ -99,6 +102,7 @@ struct bspkit_map {
     void *mapping;    /* mmap base, or NULL */
     size_t mapping_size;
     uint8_t *owned;   /* heap copy of the file, or NULL */
+    char *path;       /* the path it was opened from, or NULL when opened from memory */
 
     bspkit_format format;
     const struct bk_family_ops *family_ops; /* the family reading this map (core/family.h) */
@@ -220,5 +224,8 @@ void bk_decode_u16_as_u32(const uint8_t *src, size_t n, bool be, void *dst);
 /* ---- detection and per-family layouts ---- */
 /* Reads the directory of an already detected file into map->lumps. */
 bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
+/* Reads lump `lump` from the file beside the map the family names for it,
+ * when the map was opened from a path and that file exists (core/external.c). */
+bspkit_result bk_read_external_lump(bspkit_map *map, int lump, bspkit_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "bspkit/bspkit.h"
 #include "bspkit/quake3.h"
+#include "bspkit/titanfall.h"
 #include "core/record_kinds.h"
 
 #include <stdbool.h>
@@ -141,12 +142,36 @@ const bk_ref *bk_refs_all(size_t *n);
     R(BK_REC_SURFACES, SPAN, bspkit_surface, first_index, num_indexes, 1, BK_REC_DRAWINDEXES, 0,       \
       "first_index", "num_indexes")
 #define BK_REFS_FOGS(R) R(BK_REC_FOGS, INDEX, bspkit_fog, brush, , 1, BK_REC_BRUSHES, 0, "brush", NULL)
+/* Titanfall 2: models own runs of meshes, meshes one material sort each,
+ * material sorts one texture data. A material sort's lightmap header and
+ * cubemap are not checked: compilers write 0 there in maps without either.
+ * Mesh indices, which count from their material sort's first vertex in
+ * the mesh's vertex lump, are checked by validation. */
+#define BK_REFS_R2_MODELS(R)                                                                           \
+    R(BK_REC_R2_MODELS, SPAN, bspkit_r2_model, first_mesh, num_meshes, 1, BK_REC_R2_MESHES, 0, "first_mesh", \
+      "num_meshes")
+#define BK_REFS_R2_MESHES(R)                                                                           \
+    R(BK_REC_R2_MESHES, INDEX, bspkit_r2_mesh, material_sort, , 1, BK_REC_R2_MATERIAL_SORTS, 0,        \
+      "material_sort", NULL)
+#define BK_REFS_R2_MATERIAL_SORTS(R)                                                                   \
+    R(BK_REC_R2_MATERIAL_SORTS, INDEX, bspkit_r2_material_sort, texture_data, , 1, BK_REC_TEXDATA, 0,  \
+      "texture_data", NULL)
+/* Every vertex lump: a position and a normal. */
+#define BK_REFS_R2_VERTEX(R, FROM)                                                                     \
+    R(FROM, INDEX, bspkit_r2_vertex, position_index, , 1, BK_REC_VERTEXES, 0, "position_index", NULL)  \
+    R(FROM, INDEX, bspkit_r2_vertex, normal_index, , 1, BK_REC_R2_VERTEX_NORMALS, 0, "normal_index", NULL)
+#define BK_REFS_R2_VERTEX_UNLIT(R) BK_REFS_R2_VERTEX(R, BK_REC_R2_VERTEX_UNLIT)
+#define BK_REFS_R2_VERTEX_LIT_FLAT(R) BK_REFS_R2_VERTEX(R, BK_REC_R2_VERTEX_LIT_FLAT)
+#define BK_REFS_R2_VERTEX_LIT_BUMP(R) BK_REFS_R2_VERTEX(R, BK_REC_R2_VERTEX_LIT_BUMP)
+#define BK_REFS_R2_VERTEX_UNLIT_TS(R) BK_REFS_R2_VERTEX(R, BK_REC_R2_VERTEX_UNLIT_TS)
 
 /* The kinds that have references, in the table's order. */
 #define BK_REF_KINDS(K)                                                                                \
     K(EDGES) K(SURFEDGES) K(FACES) K(ORIG_FACES) K(HDR_FACES) K(NODES) K(LEAFS) K(LEAF_FACES)          \
     K(LEAF_BRUSHES) K(TEXINFO) K(MODELS) K(CLIPNODES) K(BRUSHES) K(BRUSHSIDES) K(AREAS) K(AREAPORTALS) \
-    K(SURFACES) K(FOGS)
+    K(SURFACES) K(FOGS) \
+    K(R2_MODELS) K(R2_MESHES) K(R2_MATERIAL_SORTS) K(R2_VERTEX_UNLIT) K(R2_VERTEX_LIT_FLAT)             \
+    K(R2_VERTEX_LIT_BUMP) K(R2_VERTEX_UNLIT_TS)
 
 /* The references of records of kind `from` (count in *n), in the order they are checked. */
 const bk_ref *bk_refs_of(int from, size_t *n);

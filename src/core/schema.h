@@ -22,7 +22,7 @@
  * the byte count of a PAD) and "name" the format document's name.
  *
  * Kinds (file representation -> native):
- *   U8 I16 U16 I32 U32 F32    one scalar            U8A I16A U16A I32A U32A F32A  N elements
+ *   U8 I8 I16 U16 I32 U32 F32 one scalar            U8A I16A U16A I32A U32A F32A  N elements
  *   VEC3      3 x float32 -> bspkit_vec3          VEC3A  N of them -> bspkit_vec3[N]
  *   BMIN16 BMAX16  3 x int16 bounds -> bspkit_vec3 (encoded rounding outwards)
  *   BMIN32 BMAX32  3 x int32 bounds -> bspkit_vec3 (the same, in 32 bits: Quake 3)
@@ -107,6 +107,7 @@ typedef struct bk_schema {
 
 /* File bytes a field occupies. */
 #define BK_SZ_U8(n) 1
+#define BK_SZ_I8(n) 1
 #define BK_SZ_I16(n) 2
 #define BK_SZ_U16(n) 2
 #define BK_SZ_I32(n) 4
@@ -145,6 +146,7 @@ typedef struct bk_schema {
 
 /* Scalar readers from p (file bytes) in byte order be. */
 #define BK_RD_U8(p, be) ((p)[0])
+#define BK_RD_I8(p, be) ((int8_t)(p)[0])
 #define BK_RD_I16(p, be) rd_i16((p), (be))
 #define BK_RD_U16(p, be) rd_u16((p), (be))
 #define BK_RD_I32(p, be) rd_i32((p), (be))
@@ -174,6 +176,7 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
     for (int k_ = 0; k_ < (n); k_++)                                                                   \
         (o) m[k_] = BK_RD_##T((p) + (off) + (W) * k_, (be));
 #define BK_DEC_U8(o, m, n, p, off, be) BK_DEC_SCALAR(U8, o, m, p, off, be)
+#define BK_DEC_I8(o, m, n, p, off, be) BK_DEC_SCALAR(I8, o, m, p, off, be)
 #define BK_DEC_I16(o, m, n, p, off, be) BK_DEC_SCALAR(I16, o, m, p, off, be)
 #define BK_DEC_U16(o, m, n, p, off, be) BK_DEC_SCALAR(U16, o, m, p, off, be)
 #define BK_DEC_I32(o, m, n, p, off, be) BK_DEC_SCALAR(I32, o, m, p, off, be)
@@ -269,6 +272,7 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
 #define BK_NEED_U16(c, name, idx, v) BK_NEED(c, name, idx, v, 0, 0xFFFF, "unsigned 16-bit")
 #define BK_NEED_I16(c, name, idx, v) BK_NEED(c, name, idx, v, INT16_MIN, INT16_MAX, "signed 16-bit")
 #define BK_CHK_U8(r, m, n, c, name) BK_NEED(c, name, -1, (r) m, 0, 255, "unsigned 8-bit")
+#define BK_CHK_I8(r, m, n, c, name) BK_NEED(c, name, -1, (r) m, -128, 127, "signed 8-bit")
 #define BK_CHK_I16(r, m, n, c, name) BK_NEED_I16(c, name, -1, (r) m)
 #define BK_CHK_U16(r, m, n, c, name) BK_NEED_U16(c, name, -1, (r) m)
 #define BK_CHK_I32(r, m, n, c, name)
@@ -342,6 +346,7 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
 
 /* Encode writes (after every check passed). */
 #define BK_WR_U8(d, v, be) ((d)[0] = (uint8_t)(v))
+#define BK_WR_I8(d, v, be) ((d)[0] = (uint8_t)(int8_t)(v))
 #define BK_WR_I16(d, v, be) wr_u16((d), (uint16_t)(int16_t)(v), (be))
 #define BK_WR_U16(d, v, be) wr_u16((d), (uint16_t)(v), (be))
 #define BK_WR_I32(d, v, be) wr_u32((d), (uint32_t)(int32_t)(v), (be))
@@ -352,6 +357,7 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
     for (int k_ = 0; k_ < (n); k_++)                                                                   \
         BK_WR_##T((d) + (off) + (W) * k_, (r) m[k_], (be));
 #define BK_ENC_U8(r, m, n, d, off, be) BK_ENC_SCALAR(U8, r, m, d, off, be)
+#define BK_ENC_I8(r, m, n, d, off, be) BK_ENC_SCALAR(I8, r, m, d, off, be)
 #define BK_ENC_I16(r, m, n, d, off, be) BK_ENC_SCALAR(I16, r, m, d, off, be)
 #define BK_ENC_U16(r, m, n, d, off, be) BK_ENC_SCALAR(U16, r, m, d, off, be)
 #define BK_ENC_I32(r, m, n, d, off, be) BK_ENC_SCALAR(I32, r, m, d, off, be)
@@ -460,6 +466,7 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_SWAP_16(p, count) bk_swap_elements((p), 2, (count));
 #define BK_SWAP_32(p, count) bk_swap_elements((p), 4, (count));
 #define BK_SWAP_U8(p, n) BK_SWAP_NONE(p, n)
+#define BK_SWAP_I8(p, n) BK_SWAP_NONE(p, n)
 #define BK_SWAP_I16(p, n) BK_SWAP_16(p, 1)
 #define BK_SWAP_U16(p, n) BK_SWAP_16(p, 1)
 #define BK_SWAP_I32(p, n) BK_SWAP_32(p, 1)
@@ -522,6 +529,7 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_ONE(W, m, n, name) {(name), BK_FIELD_TYPE_OF(((W *)0)->x m), (uint32_t)offsetof(W, x m), 1},
 #define BK_DUMP_ARR(W, m, n, name) {(name), BK_FIELD_TYPE_OF(((W *)0)->x m[0]), (uint32_t)offsetof(W, x m), (n)},
 #define BK_DUMP_U8(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
+#define BK_DUMP_I8(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_I16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_U16(W, m, n, name) BK_DUMP_ONE(W, m, n, name)
 #define BK_DUMP_I32(W, m, n, name) BK_DUMP_ONE(W, m, n, name)

@@ -50,6 +50,10 @@ bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_op
 
     bspkit_family family = bspkit_map_format(map)->family;
     bool source = family == BSPKIT_FAMILY_SOURCE;
+    if (family == BSPKIT_FAMILY_TITANFALL)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
+                       "decompile: %s maps are not decompiled (bspkit reads their geometry only)",
+                       bspkit_map_format(map)->name);
     bspkit_decompile_format fmt = opts->format;
     if (fmt == BSPKIT_DECOMPILE_AUTO)
         fmt = source ? BSPKIT_DECOMPILE_VMF : BSPKIT_DECOMPILE_MAP;

@@ -8,6 +8,8 @@
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
 #include "bspkit/props.h"
+#include "bspkit/titanfall.h"
+#include "core/family.h"
 #include "core/map.h"
 #include "entities/values.h"
 #include "core/surfedge.h"
@@ -160,11 +162,14 @@ bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32
                ((skip & BSPKIT_SKIP_SKY) && (flags & BSPKIT_Q3_SURF_SKY)) ||
                ((skip & BSPKIT_SKIP_NODRAW) && (flags & BSPKIT_Q3_SURF_NODRAW));
     bool source = family == BSPKIT_FAMILY_SOURCE;
+    /* Titanfall's mesh flags keep Source's sky bits and move skip and trigger up. */
+    bool titanfall = family == BSPKIT_FAMILY_TITANFALL;
     if ((skip & BSPKIT_SKIP_TOOL) &&
-        (is_tool_name(name) || (source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER)))))
+        (is_tool_name(name) || (source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER))) ||
+         (titanfall && (flags & (BSPKIT_R2_MESH_SKIP | BSPKIT_R2_MESH_TRIGGER)))))
         return true;
     if (skip & BSPKIT_SKIP_SKY) {
-        if (source && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
+        if ((source || titanfall) && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
             return true;
         /* Quake draws every "sky*" texture as sky; GoldSrc only the one named "sky". */
         if (family == BSPKIT_FAMILY_QUAKE && bk_ascii_ncasecmp(name, "sky", 3) == 0)
@@ -212,7 +217,8 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
     const bspkit_miptex *mip = NULL;
     const bspkit_texdata *td = NULL;
     size_t n = 0;
-    bool source = b->m->family == BSPKIT_FAMILY_SOURCE;
+    /* Source and Titanfall name textures through texdata. */
+    bool source = b->m->family == BSPKIT_FAMILY_SOURCE || b->m->family == BSPKIT_FAMILY_TITANFALL;
     if (source) {
         /* Decode the name tables here, where a failure can be reported:
          * bspkit_texdata_name() only answers NULL. */
@@ -221,7 +227,7 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
         const uint8_t *bytes;
         if ((r = bspkit_get_texdata(map, &td, &n, err)) == BSPKIT_OK &&
             (r = bspkit_get_texdata_string_table(map, &table, &ntable, err)) == BSPKIT_OK)
-            r = bspkit_lump_bytes(map, BSPKIT_S_TEXDATA_STRING_DATA, &bytes, &nbytes, err);
+            r = bspkit_lump_bytes(map, bk_map_lump_for(map, BK_ROLE_TEXDATA_STRING_DATA), &bytes, &nbytes, err);
     } else {
         r = bspkit_get_miptex(map, &mip, &n, err);
     }
@@ -749,11 +755,222 @@ static bspkit_result load_lumps(builder *b, bspkit_error *err)
     return BSPKIT_OK;
 }
 
+/* The export models (all zero) and the entity placing each model
+ * (*model_entity, nmodels + 1 entries, -1 = none); trigger models are
+ * marked skipped when asked. */
+static bspkit_result map_models(builder *b, const bspkit_entities *ents, size_t nmodels, int64_t **model_entity,
+                                bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    size_t cap = 0;
+    bspkit_result r;
+    if ((r = bk_xgrow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, b->map->dec_lump[BK_REC_MODELS], err)) != BSPKIT_OK)
+        return r;
+    if (nmodels > 0)
+        memset(m->models, 0, nmodels * sizeof *m->models);
+    m->model_count = nmodels;
+    size_t me_cap = 0;
+    *model_entity = NULL;
+    if ((r = bk_xgrow(m, (void **)model_entity, &me_cap, nmodels + 1, sizeof **model_entity, -1, err)) != BSPKIT_OK)
+        return r;
+    for (size_t i = 0; i <= nmodels; i++)
+        (*model_entity)[i] = -1;
+    for (size_t e = 0; ents && e < ents->count; e++) {
+        const char *cls = bspkit_entity_value(ents, e, "classname");
+        int64_t mi = cls && strcmp(cls, "worldspawn") == 0 ? 0 : bk_model_ref(bspkit_entity_value(ents, e, "model"));
+        if (mi >= 0 && (uint64_t)mi < nmodels && (*model_entity)[mi] < 0) {
+            (*model_entity)[mi] = (int64_t)e;
+            if ((b->opts.skip & BSPKIT_SKIP_TRIGGER) && mi > 0 && strncmp(cls ? cls : "", "trigger", 7) == 0)
+                m->models[mi].skipped = true;
+        }
+    }
+    return BSPKIT_OK;
+}
+
+/* Totals of one built model, and its primitives' material slots released. */
+static void finish_model(builder *b, const bk_xmodel *xm)
+{
+    bk_xmesh *m = b->m;
+    for (size_t p = 0; p < xm->prim_count; p++) {
+        b->prim_of[xm->prims[p].material] = 0;
+        m->vertices += xm->prims[p].vert_count;
+    }
+    m->faces += xm->faces;
+    m->triangles += xm->triangles;
+    m->displacements += xm->displacements;
+}
+
+/* ---- Titanfall 2 -------------------------------------------------------- */
+
+/* The lumps a Titanfall mesh is drawn from. */
+typedef struct r2_lumps {
+    const bspkit_r2_model *models;
+    size_t model_count;
+    const bspkit_r2_mesh *meshes;
+    size_t mesh_count;
+    const bspkit_r2_material_sort *sorts;
+    size_t sort_count;
+    const uint32_t *indices;
+    size_t index_count;
+    const bspkit_vec3 *normals;
+    size_t normal_count;
+    const bspkit_r2_vertex *verts[4]; /* VERTEX_UNLIT, _LIT_FLAT, _LIT_BUMP, _UNLIT_TS */
+    size_t vert_count[4];
+} r2_lumps;
+
+static bspkit_result r2_load(bspkit_map *map, r2_lumps *l, bspkit_error *err)
+{
+    bspkit_result r;
+    if ((r = bspkit_get_r2_models(map, &l->models, &l->model_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_r2_meshes(map, &l->meshes, &l->mesh_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_r2_material_sorts(map, &l->sorts, &l->sort_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_r2_mesh_indices(map, &l->indices, &l->index_count, err)) != BSPKIT_OK ||
+        (r = bspkit_get_r2_vertex_normals(map, &l->normals, &l->normal_count, err)) != BSPKIT_OK)
+        return r;
+    for (int k = 0; k < 4; k++)
+        if ((r = bspkit_get_r2_vertices(map, BSPKIT_R2_VERTEX_UNLIT + k, &l->verts[k], &l->vert_count[k], err)) !=
+            BSPKIT_OK)
+            return r;
+    return BSPKIT_OK;
+}
+
+static bspkit_result r2_fail(builder *b, bspkit_error *err, int lump, size_t record, const char *fmt,
+                             long long value)
+{
+    uint64_t ofs = (uint64_t)record * b->map->lumps[lump].layout.record_size;
+    char what[160];
+    snprintf(what, sizeof what, fmt, value);
+    return bk_fail(err, BSPKIT_ERR_INDEX, lump, bk_file_offset(b->map, lump, ofs), (int64_t)ofs, "%s record %zu: %s",
+                   bk_lump_name(b->map, lump), record, what);
+}
+
+/* One mesh: the vertex records its indices reach (from its material sort's
+ * first vertex), with positions and normals looked up, and its triangles
+ * turned counter-clockwise (the files store them clockwise, as Source does). */
+static bspkit_result emit_r2_mesh(builder *b, const r2_lumps *l, bk_xmodel *xm, size_t *prim_cap, size_t mi,
+                                  bspkit_error *err)
+{
+    const bspkit_r2_mesh *me = &l->meshes[mi];
+    if (me->material_sort >= l->sort_count)
+        return r2_fail(b, err, BSPKIT_R2_MESHES, mi, "material sort %lld outside MATERIAL_SORTS", me->material_sort);
+    const bspkit_r2_material_sort *s = &l->sorts[me->material_sort];
+    uint64_t first = me->first_mesh_index, n = 3ull * me->num_triangles;
+    if (first + n > l->index_count)
+        return r2_fail(b, err, BSPKIT_R2_MESHES, mi, "triangles from mesh index %lld run past MESH_INDICES",
+                       (long long)first);
+    int32_t mat;
+    bspkit_result r = BSPKIT_OK;
+    if (s->texture_data >= 0 && (size_t)s->texture_data < b->texture_count)
+        mat = b->texture_material[s->texture_data];
+    else if ((r = missing_material(b, s->texture_data, &mat, err)) != BSPKIT_OK)
+        return r;
+    if (bk_xmesh_skips(b->m->family, b->opts.skip, b->m->materials[mat].name, (int32_t)me->flags)) {
+        b->m->skipped_faces++;
+        return BSPKIT_OK;
+    }
+    if (n == 0)
+        return BSPKIT_OK;
+    int vk = bspkit_r2_vertex_lump(me->flags) - BSPKIT_R2_VERTEX_UNLIT;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint64_t k = first; k < first + n; k++) {
+        lo = l->indices[k] < lo ? l->indices[k] : lo;
+        hi = l->indices[k] > hi ? l->indices[k] : hi;
+    }
+    if ((uint64_t)s->vertex_offset + hi >= l->vert_count[vk])
+        return r2_fail(b, err, BSPKIT_R2_MESHES, mi, "mesh index %lld + the material sort's vertex_offset lies "
+                       "outside its vertex lump", (long long)hi);
+    bk_xprim *p;
+    if ((r = bk_xprim_for(b, xm, prim_cap, (uint32_t)mat, &p, err)) != BSPKIT_OK ||
+        (r = bk_xreserve(b, p, (size_t)(hi - lo) + 1 < n ? (size_t)(hi - lo) + 1 : (size_t)n, (size_t)n, err)) !=
+            BSPKIT_OK)
+        return r;
+    size_t span = (size_t)(hi - lo) + 1;
+    if ((r = bk_xgrow(b->m, (void **)&b->remap, &b->remap_cap, span, sizeof *b->remap, BSPKIT_R2_MESHES, err)) !=
+        BSPKIT_OK)
+        return r;
+    memset(b->remap, 0, span * sizeof *b->remap);
+    int vlump = BSPKIT_R2_VERTEX_UNLIT + vk;
+    /* Only the records the triangles use, each once, in the order first used. */
+    for (uint64_t k = first; k < first + n; k++) {
+        uint32_t v = l->indices[k];
+        if (b->remap[v - lo])
+            continue;
+        b->remap[v - lo] = (uint32_t)p->vert_count + 1;
+        size_t ri = (size_t)(s->vertex_offset + v);
+        const bspkit_r2_vertex *rv = &l->verts[vk][ri];
+        if (rv->position_index >= b->vert_count)
+            return r2_fail(b, err, vlump, ri, "position %lld outside VERTICES", rv->position_index);
+        if (rv->normal_index >= l->normal_count)
+            return r2_fail(b, err, vlump, ri, "normal %lld outside VERTEX_NORMALS", rv->normal_index);
+        double pos[3], normal[3];
+        to_d(b->verts[rv->position_index], pos);
+        to_d(l->normals[rv->normal_index], normal);
+        if (!bk_xnormalize(normal))
+            normal[0] = normal[1] = 0.0, normal[2] = 1.0;
+        const float lm[2] = {0.0f, 0.0f};
+        if (!bk_xput_vertex(p, pos, normal, rv->albedo_uv, lm, (uint32_t)mi))
+            return r2_fail(b, err, vlump, ri, "position %lld is not a finite point", rv->position_index);
+    }
+    for (uint64_t k = first; k < first + n; k += 3) {
+        uint32_t *t = &p->indices[p->index_count];
+        t[0] = b->remap[l->indices[k] - lo] - 1;
+        t[1] = b->remap[l->indices[k + 2] - lo] - 1;
+        t[2] = b->remap[l->indices[k + 1] - lo] - 1;
+        p->index_count += 3;
+    }
+    xm->faces++;
+    xm->triangles += me->num_triangles;
+    return BSPKIT_OK;
+}
+
+/* Titanfall models own runs of meshes rather than faces. */
+static bspkit_result build_r2(builder *b, bspkit_error *err)
+{
+    bk_xmesh *m = b->m;
+    bspkit_map *map = b->map;
+    r2_lumps l;
+    memset(&l, 0, sizeof l);
+    bspkit_result r;
+    if ((r = r2_load(map, &l, err)) != BSPKIT_OK ||
+        (r = bspkit_get_vertexes(map, &b->verts, &b->vert_count, err)) != BSPKIT_OK ||
+        (r = load_textures(b, err)) != BSPKIT_OK)
+        return r;
+    const bspkit_entities *ents = NULL;
+    int64_t *model_entity = NULL;
+    if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK ||
+        (r = map_models(b, ents, l.model_count, &model_entity, err)) != BSPKIT_OK) {
+        free(model_entity);
+        return r;
+    }
+    for (size_t i = 0; r == BSPKIT_OK && i < l.model_count; i++) {
+        const bspkit_r2_model *md = &l.models[i];
+        bk_xmodel *xm = &m->models[i];
+        if (!range_ok(md->first_mesh, md->num_meshes, l.mesh_count)) {
+            r = r2_fail(b, err, BSPKIT_R2_MODELS, i, "meshes from %lld lie outside MESHES", md->first_mesh);
+            break;
+        }
+        if (xm->skipped) {
+            m->skipped_faces += md->num_meshes;
+            continue;
+        }
+        size_t prim_cap = 0;
+        for (size_t k = 0; k < md->num_meshes && r == BSPKIT_OK; k++)
+            r = emit_r2_mesh(b, &l, xm, &prim_cap, (size_t)md->first_mesh + k, err);
+        finish_model(b, xm);
+    }
+    if (r == BSPKIT_OK)
+        r = build_nodes(b, ents, model_entity, err);
+    free(model_entity);
+    return r;
+}
+
 static bspkit_result build(builder *b, bspkit_error *err)
 {
     bk_xmesh *m = b->m;
     bspkit_map *map = b->map;
     bspkit_result r;
+    if (m->family == BSPKIT_FAMILY_TITANFALL)
+        return build_r2(b, err);
     const bspkit_model *models;
     size_t nmodels;
     /* Quake 3 models hold surfaces, not faces. */
@@ -771,26 +988,10 @@ static bspkit_result build(builder *b, bspkit_error *err)
     const bspkit_entities *ents = NULL;
     if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
         return r;
-    size_t cap = 0;
-    if ((r = bk_xgrow(m, (void **)&m->models, &cap, nmodels, sizeof *m->models, model_lump, err)) != BSPKIT_OK)
-        return r;
-    if (nmodels > 0)
-        memset(m->models, 0, nmodels * sizeof *m->models);
-    m->model_count = nmodels;
     int64_t *model_entity = NULL;
-    size_t me_cap = 0;
-    if ((r = bk_xgrow(m, (void **)&model_entity, &me_cap, nmodels + 1, sizeof *model_entity, -1, err)) != BSPKIT_OK)
+    if ((r = map_models(b, ents, nmodels, &model_entity, err)) != BSPKIT_OK) {
+        free(model_entity);
         return r;
-    for (size_t i = 0; i <= nmodels; i++)
-        model_entity[i] = -1;
-    for (size_t e = 0; ents && e < ents->count; e++) {
-        const char *cls = bspkit_entity_value(ents, e, "classname");
-        int64_t mi = cls && strcmp(cls, "worldspawn") == 0 ? 0 : bk_model_ref(bspkit_entity_value(ents, e, "model"));
-        if (mi >= 0 && (uint64_t)mi < nmodels && model_entity[mi] < 0) {
-            model_entity[mi] = (int64_t)e;
-            if ((b->opts.skip & BSPKIT_SKIP_TRIGGER) && mi > 0 && strncmp(cls ? cls : "", "trigger", 7) == 0)
-                m->models[mi].skipped = true;
-        }
     }
     for (size_t i = 0; r == BSPKIT_OK && i < nmodels; i++) {
         const bspkit_model *md = &models[i];
@@ -812,13 +1013,7 @@ static bspkit_result build(builder *b, bspkit_error *err)
         for (size_t k = 0; k < (size_t)md->num_faces && r == BSPKIT_OK; k++)
             r = surfaces ? bk_xsurface_emit(b, xm, &prim_cap, (size_t)md->first_face + k, err)
                          : emit_face(b, xm, &prim_cap, (size_t)md->first_face + k, err);
-        for (size_t p = 0; p < xm->prim_count; p++) {
-            b->prim_of[xm->prims[p].material] = 0;
-            m->vertices += xm->prims[p].vert_count;
-        }
-        m->faces += xm->faces;
-        m->triangles += xm->triangles;
-        m->displacements += xm->displacements;
+        finish_model(b, xm);
     }
     if (r == BSPKIT_OK)
         r = build_nodes(b, ents, model_entity, err);
@@ -843,6 +1038,7 @@ bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_x
     free(b.texture_material);
     free(b.prim_of);
     free(b.poly);
+    free(b.remap);
     if (r != BSPKIT_OK)
         bk_xmesh_free(out);
     return r;

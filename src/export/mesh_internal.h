@@ -35,6 +35,8 @@ typedef struct builder {
     size_t prim_of_cap;
     double *poly;              /* scratch polygon, 3 doubles per corner */
     size_t poly_cap;
+    uint32_t *remap;           /* Titanfall: a mesh's vertex record -> exported vertex + 1, 0 = not yet */
+    size_t remap_cap;
     /* Quake 3 (mesh_surfaces.c) */
     const bspkit_shader *shaders;
     size_t shader_count;

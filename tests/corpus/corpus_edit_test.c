@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int failures, maps, identical, edited, compressed_maps, lzma_lumps, swapped_maps;
+static int failures, maps, read_only, identical, edited, compressed_maps, lzma_lumps, swapped_maps;
 static int unknown_swaps, back_skipped;
 
 static void fail(const char *rel, const char *what, const char *detail)
@@ -280,9 +280,17 @@ static void check_file(const char *root, const char *rel)
     bspkit_error err;
     if (bspkit_open_file(path, NULL, &map, &err) != BSPKIT_OK)
         return; /* unsupported files are the reader's corpus test's business */
-    maps++;
     bspkit_edit *e;
-    bspkit_edit_new(map, &e, &err);
+    if (bspkit_edit_new(map, &e, &err) != BSPKIT_OK) {
+        /* Read-only families (Titanfall 2) refuse to be edited, and say so. */
+        if (err.code != BSPKIT_ERR_UNSUPPORTED || !strstr(err.message, "read-only"))
+            fail(rel, "edit", err.message);
+        else
+            read_only++;
+        bspkit_close(map);
+        return;
+    }
+    maps++;
     size_t n, in_size;
     const uint8_t *in = bspkit_map_bytes(map, &in_size);
     uint8_t *out = save(rel, e, NULL, &n, "unchanged save");
@@ -313,11 +321,11 @@ int main(int argc, char **argv)
         return 0;
     }
     corpus_walk(argv[1], check_file);
-    printf("corpus saves: %d maps; %d byte-identical unchanged saves; %d entity edits re-validated; "
+    printf("corpus saves: %d maps (and %d read-only ones refused); %d byte-identical unchanged saves; %d entity edits re-validated; "
            "%d Source maps LZMA-compressed (%d lumps checked with liblzma) and decompressed; "
            "%d converted to the other byte order and back, %d only one way (%d lumps or game lumps of unknown "
            "layout copied); %d failures\n",
-           maps, identical, edited, compressed_maps, lzma_lumps, swapped_maps, back_skipped, unknown_swaps, failures);
+           maps, read_only, identical, edited, compressed_maps, lzma_lumps, swapped_maps, back_skipped, unknown_swaps, failures);
     if (maps == 0) {
         printf("FAIL: no supported maps found under %s\n", argv[1]);
         return 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Export every generated sample map, and when the shared corpus is present a
 # few maps of each family (displacements, the Xbox 360 map, GoldSrc, Quake,
-# BSP2, VBSP 21 and 25), to .glb and to .gltf + .bin, then run the Khronos
+# BSP2, VBSP 21 and 25, Titanfall 2 with and without external lumps), to .glb and to .gltf + .bin, then run the Khronos
 # glTF validator over all of them: any validation error fails the test.
 # Exports carry their texture PNGs (embedded in .glb, files beside .gltf)
 # and, for lit maps, the lightmap atlas and TEXCOORD_1; the script checks
@@ -37,6 +37,8 @@ CORPUS=(
     "atsb+daikatana-restoration-project/Maps/E1/e1m7.bsp"
     "icewind1991+vbsp/test.bsp"
     "themuffinator+quakelive/assets/quakelive/baseq3/maps/thunderstruck.bsp"
+    "Syampuuh+Titanfall2/depot/r2dlc10/game/r2/maps/mp_lobby.bsp"
+    "Berdox+Chroma-Null-Surf/mod/maps/mp_chroma_null_surf.bsp"
 )
 if [ -n "$MAPS" ] && [ -d "$MAPS" ]; then
     for m in "${CORPUS[@]}"; do

@@ -6,7 +6,7 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   core            bytes, errors, allocation, open/mmap, detection and
                   directory through the family registry, LZMA, CRC, entity
                   text, record schemas, dump-table machinery, atomic save
-  formats/<fam>   one family each (quake, quake2, quake3, source): layouts, decoders, tables
+  formats/<fam>   one family each (quake, quake2, quake3, source, titanfall): layouts, decoders, tables
   formats         the registry listing the families
   analysis        validation, limits, lightmap geometry, visibility, queries,
                   displacement meshes, dump lookup
@@ -39,13 +39,14 @@ ALLOWED = {
     'formats/quake2': {'core'},
     'formats/quake3': {'core'},
     'formats/source': {'core'},
-    'formats': {'core', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source'},
-    'analysis': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source'},
+    'formats/titanfall': {'core'},
+    'formats': {'core', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall'},
+    'analysis': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall'},
     'entities': {'core'},
-    'media': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'analysis'},
-    'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'entities'},
-    'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'analysis', 'entities', 'media'},
-    'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'analysis', 'entities'},
+    'media': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis'},
+    'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
+    'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
+    'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
     'cli': set(),
 }
 # Symbols the core may take from above it: the family registry.

@@ -236,6 +236,7 @@ static int lump_for(const bspkit_map *map, bk_lump_role role)
     case BK_ROLE_LIGHTING_HDR: return BSPKIT_S_LIGHTING_HDR;
     case BK_ROLE_PAKFILE: return BSPKIT_S_PAKFILE;
     case BK_ROLE_VISIBILITY: return BSPKIT_S_VISIBILITY;
+    case BK_ROLE_TEXDATA_STRING_DATA: return BSPKIT_S_TEXDATA_STRING_DATA;
     default: return -1;
     }
 }
@@ -249,5 +250,5 @@ static unsigned traits(const bspkit_map *map)
 
 const bk_family_ops bk_source_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
-    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits, BSPKIT_SURF_NOLIGHT, 0,
+    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits, BSPKIT_SURF_NOLIGHT, 0, NULL,
 };

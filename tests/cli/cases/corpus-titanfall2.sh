@@ -1,3 +1,3 @@
 source "$CASES/lib.bash"
 require_corpus
-"$BSPKIT" info --json "$MAPS/bsp_tool/maps/Titanfall 2/mp_crossfire.bsp"
+"$BSPKIT" check "$MAPS/bsp_tool/maps/Titanfall 2/mp_crossfire.bsp"

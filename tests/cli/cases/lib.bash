@@ -321,7 +321,8 @@ expected_info_json() {
         echo "      \"version\": ${L_VER[$i]},"
         echo "      \"uncompressed_length\": ${L_ULEN[$i]},"
         echo "      \"compressed\": ${L_COMP[$i]},"
-        echo "      \"records\": ${L_REC[$i]}"
+        echo "      \"records\": ${L_REC[$i]},"
+        echo "      \"external\": null"
         if [ $((i + 1)) -lt "$MAP_LUMPS" ]; then echo "    },"; else echo "    }"; fi
     done
     echo "  ],"

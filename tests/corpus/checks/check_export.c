@@ -5,7 +5,7 @@
  *  - the exported triangle count equals the sum computed here from the raw
  *    lumps: num_edges - 2 for every face (with a texinfo and at least 3
  *    edges) in every model's face range, 2 * (2^power)^2 for every face that
- *    is a displacement;
+ *    is a displacement; for Titanfall 2, the triangles of every model's meshes;
  *  - vbspinfo's "dispinfos" row in <map>.info.txt, when present, equals the
  *    displacements exported when every displacement face lies in a model;
  *  - with images and lightmaps on (the default): the JSON holds one PNG
@@ -18,6 +18,7 @@
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
 #include "bspkit/quake3.h"
+#include "bspkit/titanfall.h"
 #include "core/bytes.h"
 #include "corpus_walk.h"
 
@@ -97,11 +98,32 @@ static long long expected_surface_triangles(bspkit_map *map)
 }
 
 /* Σ over the models' faces, from the lumps; -1 when an index is out of range. */
+/* Titanfall 2: the triangles of every model's meshes. */
+static long long expected_r2_triangles(bspkit_map *map)
+{
+    const bspkit_r2_model *models;
+    const bspkit_r2_mesh *meshes;
+    size_t nm, nmesh;
+    if (bspkit_get_r2_models(map, &models, &nm, NULL) != BSPKIT_OK ||
+        bspkit_get_r2_meshes(map, &meshes, &nmesh, NULL) != BSPKIT_OK)
+        return -1;
+    long long total = 0;
+    for (size_t i = 0; i < nm; i++) {
+        if ((uint64_t)models[i].first_mesh + models[i].num_meshes > nmesh)
+            return -1;
+        for (uint32_t k = 0; k < models[i].num_meshes; k++)
+            total += meshes[models[i].first_mesh + k].num_triangles;
+    }
+    return total;
+}
+
 static long long expected_triangles(bspkit_map *map, size_t *disp_faces)
 {
     *disp_faces = 0;
     if (bspkit_map_format(map)->family == BSPKIT_FAMILY_QUAKE3)
         return expected_surface_triangles(map);
+    if (bspkit_map_format(map)->family == BSPKIT_FAMILY_TITANFALL)
+        return expected_r2_triangles(map);
     const bspkit_face *faces;
     const bspkit_model *models;
     const bspkit_dispinfo *d;

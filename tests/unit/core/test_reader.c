@@ -165,9 +165,16 @@ static void test_detect_foreign(void **state)
     const uint8_t q2[8] = {'I', 'B', 'S', 'P', 38, 0, 0, 0};
     assert_int_equal(detect(q2, 8, &f, &e), BSPKIT_ERR_TRUNCATED);
     assert_non_null(strstr(e.message, "IBSP 38"));
+    /* Titanfall 2 (rBSP 37) is read; Titanfall (29) and Apex Legends (47+) are named. */
     const uint8_t r[8] = {'r', 'B', 'S', 'P', 37, 0, 0, 0};
-    assert_int_equal(detect(r, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
-    assert_non_null(strstr(e.message, "Respawn"));
+    assert_int_equal(detect(r, 8, &f, &e), BSPKIT_ERR_TRUNCATED);
+    assert_non_null(strstr(e.message, "rBSP 37"));
+    const uint8_t r1[8] = {'r', 'B', 'S', 'P', 29, 0, 0, 0};
+    assert_int_equal(detect(r1, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.message, "Titanfall rBSP version 29"));
+    const uint8_t apex[8] = {'r', 'B', 'S', 'P', 47, 0, 0, 0};
+    assert_int_equal(detect(apex, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.message, "Apex Legends"));
     const uint8_t zip[8] = {'P', 'K', 3, 4, 0, 0, 0, 0};
     assert_int_equal(detect(zip, 8, &f, &e), BSPKIT_ERR_UNSUPPORTED);
     assert_non_null(strstr(e.message, "zip"));

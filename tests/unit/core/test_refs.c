@@ -33,6 +33,13 @@ static size_t native_size(int kind)
     case BK_REC_AREAPORTALS: return sizeof(bspkit_areaportal);
     case BK_REC_SURFACES: return sizeof(bspkit_surface);
     case BK_REC_FOGS: return sizeof(bspkit_fog);
+    case BK_REC_R2_MODELS: return sizeof(bspkit_r2_model);
+    case BK_REC_R2_MESHES: return sizeof(bspkit_r2_mesh);
+    case BK_REC_R2_MATERIAL_SORTS: return sizeof(bspkit_r2_material_sort);
+    case BK_REC_R2_VERTEX_UNLIT:
+    case BK_REC_R2_VERTEX_LIT_FLAT:
+    case BK_REC_R2_VERTEX_LIT_BUMP:
+    case BK_REC_R2_VERTEX_UNLIT_TS: return sizeof(bspkit_r2_vertex);
     default: return 0;
     }
 }

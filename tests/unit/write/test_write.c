@@ -187,8 +187,8 @@ static void source_texinfo(bspkit_texinfo t[2])
 static void source_texdata(bspkit_texdata t[2])
 {
     memset(t, 0, 2 * sizeof *t);
-    t[0] = (bspkit_texdata){{0.5f, 0.25f, 0.125f}, 0, 512, 256, 512, 256};
-    t[1] = (bspkit_texdata){{0, 0, 0}, 1, 64, 64, 32, 32};
+    t[0] = (bspkit_texdata){{0.5f, 0.25f, 0.125f}, 0, 512, 256, 512, 256, 0};
+    t[1] = (bspkit_texdata){{0, 0, 0}, 1, 64, 64, 32, 32, 0};
 }
 
 static void source_sides(bspkit_brushside s[2])

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "byte_out.h"
 #include "check.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
@@ -19,35 +20,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct out {
-    uint8_t b[4096];
-    size_t n;
-} out;
-
-static void u8(out *o, unsigned v) { o->b[o->n++] = (uint8_t)v; }
-static void i16(out *o, int v)
-{
-    u8(o, (unsigned)v & 0xFF);
-    u8(o, ((unsigned)v >> 8) & 0xFF);
-}
-static void i32(out *o, int64_t v)
-{
-    for (int k = 0; k < 4; k++)
-        u8(o, (unsigned)(((uint64_t)v >> (8 * k)) & 0xFF));
-}
-static void f32(out *o, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    i32(o, u);
-}
-static void text(out *o, const char *s, size_t field)
-{
-    size_t n = strlen(s);
-    for (size_t k = 0; k < field; k++)
-        u8(o, k < n ? (unsigned char)s[k] : 0);
-}
 
 /* Lump contents, in lump order (Quake 2 numbering). */
 static void lump_bytes(int lump, out *o, int brushside_plane)
