@@ -51,9 +51,11 @@ run: build
 	$(BSPKIT) lightmap $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room-lightmap.png
 	$(BSPKIT) export $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.glb
 	$(BSPKIT) export $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.gltf
-	@echo "== bspkit decompile (Source to Hammer VMF, GoldSrc to Valve 220 .map)"
+	$(BSPKIT) export $(SAMPLES)/quake3-room.bsp -o $(SAMPLES)/quake3-room.glb
+	@echo "== bspkit decompile (Source to Hammer VMF, GoldSrc to Valve 220 .map, Quake 3 with patchDef2)"
 	$(BSPKIT) decompile $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.vmf
 	$(BSPKIT) decompile $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.map
+	$(BSPKIT) decompile $(SAMPLES)/quake3-room.bsp -o $(SAMPLES)/quake3-room.map
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

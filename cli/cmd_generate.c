@@ -16,6 +16,7 @@ static const char *const KIND_SUMMARY[BSPKIT_SAMPLE_COUNT] = {
     "the Source room big-endian (Xbox 360 / PS3 byte order)",
     "the Source room with every lump LZMA-compressed",
     "Quake 2 IBSP 38 version of the Source room: brushes, PVS and PHS, RGB light",
+    "Quake 3 IBSP 46 room: brushes, planar surfaces, a Bezier patch, a lightmap page",
 };
 
 void cmd_generate_help(FILE *out)

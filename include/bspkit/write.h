@@ -32,6 +32,7 @@
 #define BSPKIT_WRITE_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/quake3.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -165,6 +166,20 @@ BSPKIT_API bspkit_result bspkit_builder_set_areaportals(bspkit_builder *b, const
                                              bspkit_error *err);
 BSPKIT_API bspkit_result bspkit_builder_set_cubemaps(bspkit_builder *b, const bspkit_cubemap *cubemaps, size_t count,
                                           bspkit_error *err);
+/* Quake 3 (bspkit/quake3.h): shaders, drawing vertices and indices, surfaces and fogs. Brushes and
+ * brush sides name shaders (their `shader` member); models name surfaces through first_face and
+ * num_faces, and their brushes. Lightmap pages go through bspkit_builder_set_lighting(),
+ * uncompressed visibility rows through bspkit_builder_set_visibility(). */
+BSPKIT_API bspkit_result bspkit_builder_set_shaders(bspkit_builder *b, const bspkit_shader *shaders,
+                                                    size_t count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_set_drawverts(bspkit_builder *b, const bspkit_drawvert *verts,
+                                                      size_t count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_set_drawindexes(bspkit_builder *b, const int32_t *indexes, size_t count,
+                                                        bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_set_surfaces(bspkit_builder *b, const bspkit_surface *surfaces,
+                                                     size_t count, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_builder_set_fogs(bspkit_builder *b, const bspkit_fog *fogs, size_t count,
+                                                 bspkit_error *err);
 
 /**
  * The entity text. A terminating NUL is appended when `text` does not end
@@ -296,6 +311,12 @@ BSPKIT_API bspkit_result bspkit_vis_compress(const uint8_t *row, size_t row_byte
  *  - QUAKE2_ROOM: the Source room's geometry as a Quake 2 IBSP 38 map: brushes,
  *    one vis cluster with PVS and PHS, 2 areas, three named textures (floor,
  *    wall, nodraw) and RGB lightmaps.
+ *  - QUAKE3_ROOM: the room as a Quake 3 IBSP 46 map: 6 caulk wall brushes whose
+ *    inner sides carry floor and wall shaders, the 6 inner faces as planar
+ *    surfaces lit from one 128x128 lightmap page, a vertex-lit 3x3 Bezier patch
+ *    raised 32 units over the floor's centre, one node on the floor plane with
+ *    the room (leaf 1, cluster 0) above and the outside (leaf 0) below,
+ *    uncompressed visibility.
  */
 typedef enum bspkit_sample_kind {
     BSPKIT_SAMPLE_GOLDSRC_ROOM = 0,
@@ -304,11 +325,12 @@ typedef enum bspkit_sample_kind {
     BSPKIT_SAMPLE_SOURCE_ROOM_BE,
     BSPKIT_SAMPLE_SOURCE_ROOM_LZMA,
     BSPKIT_SAMPLE_QUAKE2_ROOM,
+    BSPKIT_SAMPLE_QUAKE3_ROOM,
     BSPKIT_SAMPLE_COUNT
 } bspkit_sample_kind;
 
-/** "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room"; NULL when out
- *  of range. */
+/** "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room",
+ *  "quake3-room"; NULL when out of range. */
 BSPKIT_API const char *bspkit_sample_name(bspkit_sample_kind kind);
 
 /** The kind named `name` (as bspkit_sample_name() spells it), or -1. */

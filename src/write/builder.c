@@ -2,6 +2,7 @@
  * or copies of native records; encoding into the file layout happens only in
  * bspkit_builder_write(), because byte order and compression are options of
  * the output, not of the model. */
+#include "bspkit/quake3.h"
 #include "write/encode.h"
 #include "bspkit/edit.h"
 
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #define Q_HEADER_SIZE (4 + 8 * BSPKIT_Q_LUMP_COUNT)   /* 124 */
-#define Q2_HEADER_SIZE (8 + 8 * BSPKIT_Q2_LUMP_COUNT) /* 160 */
 #define S_HEADER_SIZE (8 + 16 * BSPKIT_S_LUMP_COUNT + 4) /* 1036 */
 #define MAX_FILE 0x7FFFFFFFu /* directory offsets and lengths are int32 */
 
@@ -93,10 +93,11 @@ bspkit_result bspkit_builder_new(bspkit_family family, int32_t version, bspkit_b
     *out = NULL;
     bool ok = (family == BSPKIT_FAMILY_QUAKE && version == 29) || (family == BSPKIT_FAMILY_GOLDSRC && version == 30) ||
               (family == BSPKIT_FAMILY_SOURCE && version >= 19 && version <= 21) ||
-              (family == BSPKIT_FAMILY_QUAKE2 && version == 38);
+              (family == BSPKIT_FAMILY_QUAKE2 && version == 38) || (family == BSPKIT_FAMILY_QUAKE3 && version == 46);
     if (!ok)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
-                       "cannot write %s maps of version %d (supported: quake 29, goldsrc 30, source 19-21, quake2 38)",
+                       "cannot write %s maps of version %d (supported: quake 29, goldsrc 30, source 19-21, quake2 38, "
+                       "quake3 46)",
                        bspkit_family_name(family), (int)version);
     bspkit_builder *b = calloc(1, sizeof *b);
     if (!b)
@@ -105,6 +106,7 @@ bspkit_result bspkit_builder_new(bspkit_family family, int32_t version, bspkit_b
     b->version = version;
     b->lump_count = family == BSPKIT_FAMILY_SOURCE   ? BSPKIT_S_LUMP_COUNT
                     : family == BSPKIT_FAMILY_QUAKE2 ? BSPKIT_Q2_LUMP_COUNT
+                    : family == BSPKIT_FAMILY_QUAKE3 ? BSPKIT_Q3_LUMP_COUNT
                                                      : BSPKIT_Q_LUMP_COUNT;
     *out = b;
     return BSPKIT_OK;
@@ -126,6 +128,9 @@ void bspkit_free_buffer(void *buffer) { bspkit_free(buffer); }
 
 static bool is_source(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_SOURCE; }
 static bool is_quake2(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_QUAKE2; }
+static bool is_quake3(const bspkit_builder *b) { return b->family == BSPKIT_FAMILY_QUAKE3; }
+/* Maps whose header starts "IBSP" and the version. */
+static bool is_ibsp(const bspkit_builder *b) { return is_quake2(b) || is_quake3(b); }
 /* Visibility rows per cluster with PVS and PAS offsets (Source, Quake 2). */
 static bool cluster_vis(const bspkit_builder *b) { return is_source(b) || is_quake2(b); }
 
@@ -386,6 +391,26 @@ bspkit_result bspkit_builder_set_cubemaps(bspkit_builder *b, const bspkit_cubema
 {
     return set_records(b, BK_REC_CUBEMAPS, c, n, err);
 }
+bspkit_result bspkit_builder_set_shaders(bspkit_builder *b, const bspkit_shader *s, size_t n, bspkit_error *err)
+{
+    return set_records(b, BK_REC_SHADERS, s, n, err);
+}
+bspkit_result bspkit_builder_set_drawverts(bspkit_builder *b, const bspkit_drawvert *v, size_t n, bspkit_error *err)
+{
+    return set_records(b, BK_REC_DRAWVERTS, v, n, err);
+}
+bspkit_result bspkit_builder_set_drawindexes(bspkit_builder *b, const int32_t *i, size_t n, bspkit_error *err)
+{
+    return set_records(b, BK_REC_DRAWINDEXES, i, n, err);
+}
+bspkit_result bspkit_builder_set_surfaces(bspkit_builder *b, const bspkit_surface *s, size_t n, bspkit_error *err)
+{
+    return set_records(b, BK_REC_SURFACES, s, n, err);
+}
+bspkit_result bspkit_builder_set_fogs(bspkit_builder *b, const bspkit_fog *f, size_t n, bspkit_error *err)
+{
+    return set_records(b, BK_REC_FOGS, f, n, err);
+}
 
 bspkit_result bspkit_builder_set_texdata_strings(bspkit_builder *b, const char *const *names, size_t count,
                                                  bspkit_error *err)
@@ -453,7 +478,7 @@ bspkit_result bspkit_builder_set_miptex(bspkit_builder *b, const bspkit_miptex *
     bk_error_clear(err);
     if (!b || (!textures && count))
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "miptex: NULL argument");
-    if (is_source(b) || is_quake2(b))
+    if (is_source(b) || is_ibsp(b))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "miptex exist only in Quake/GoldSrc maps");
     if (count == 0)
         return store_raw(b, BSPKIT_Q_TEXTURES, NULL, 0, err);
@@ -478,13 +503,43 @@ bspkit_result bspkit_builder_set_lighting(bspkit_builder *b, bool hdr, const voi
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "lighting: NULL argument");
     if (hdr && !is_source(b))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "HDR lighting exists only in Source maps");
-    int lump = is_quake2(b) ? BSPKIT_Q2_LIGHTING
+    int lump = is_quake2(b)   ? BSPKIT_Q2_LIGHTING
+               : is_quake3(b) ? BSPKIT_Q3_LIGHTMAPS
                : !is_source(b) ? BSPKIT_Q_LIGHTING
                : hdr         ? BSPKIT_S_LIGHTING_HDR
                              : BSPKIT_S_LIGHTING;
     if (size > MAX_FILE)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "lighting: %zu bytes exceeds 2 GiB", size);
     return store_raw(b, lump, data, size, err);
+}
+
+/* Quake 3: the cluster count, the row size, then the rows as given (no
+ * compression, no PAS). */
+static bspkit_result set_bitset_visibility(bspkit_builder *b, int lump, uint32_t rows, uint32_t row_bytes,
+                                           const uint8_t *pvs, const uint8_t *pas, int32_t *row_offsets,
+                                           bspkit_error *err)
+{
+    if (pas)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1, "visibility: Quake 3 maps store no PAS rows");
+    if (rows > INT32_MAX || row_bytes > INT32_MAX || row_bytes < (rows + 7) / 8 ||
+        (uint64_t)rows * row_bytes + 8 > MAX_FILE)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1,
+                       "visibility: %u rows of %u bytes do not hold one bit per cluster within 2 GiB", rows, row_bytes);
+    size_t size = 8 + (size_t)rows * row_bytes;
+    uint8_t *data = malloc(size);
+    if (!data)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "visibility: out of memory");
+    wr_le32(data, rows);
+    wr_le32(data + 4, row_bytes);
+    memcpy(data + 8, pvs, size - 8);
+    if (row_offsets)
+        for (uint32_t i = 0; i < rows; i++)
+            row_offsets[i] = (int32_t)(8 + (size_t)i * row_bytes);
+    slot_clear_content(b, lump);
+    b->slots[lump].kind = SLOT_RAW;
+    b->slots[lump].raw = data;
+    b->slots[lump].raw_size = size;
+    return BSPKIT_OK;
 }
 
 /* Appends one compressed row to a growing buffer. */
@@ -517,7 +572,10 @@ bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, ui
     bk_error_clear(err);
     if (!b)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "visibility: NULL builder");
-    int lump = is_source(b) ? BSPKIT_S_VISIBILITY : is_quake2(b) ? BSPKIT_Q2_VISIBILITY : BSPKIT_Q_VISIBILITY;
+    int lump = is_source(b)   ? BSPKIT_S_VISIBILITY
+               : is_quake2(b) ? BSPKIT_Q2_VISIBILITY
+               : is_quake3(b) ? BSPKIT_Q3_VISIBILITY
+                              : BSPKIT_Q_VISIBILITY;
     if (rows == 0) {
         slot_clear_content(b, lump);
         return BSPKIT_OK;
@@ -525,6 +583,8 @@ bspkit_result bspkit_builder_set_visibility(bspkit_builder *b, uint32_t rows, ui
     if (!pvs || row_bytes == 0)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "visibility: %u rows need PVS data and a row size",
                        rows);
+    if (is_quake3(b))
+        return set_bitset_visibility(b, lump, rows, row_bytes, pvs, pas, row_offsets, err);
     if (pas && !cluster_vis(b))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, lump, -1, -1,
                        "visibility: PAS rows exist only in Source and Quake 2 maps");
@@ -630,6 +690,14 @@ static const int QUAKE2_ORDER[BSPKIT_Q2_LUMP_COUNT] = {
     BSPKIT_Q2_FACES,    BSPKIT_Q2_BRUSHES,    BSPKIT_Q2_BRUSHSIDES, BSPKIT_Q2_LEAFFACES,  BSPKIT_Q2_LEAFBRUSHES,
     BSPKIT_Q2_SURFEDGES, BSPKIT_Q2_EDGES,     BSPKIT_Q2_MODELS,     BSPKIT_Q2_AREAS,      BSPKIT_Q2_AREAPORTALS,
     BSPKIT_Q2_LIGHTING, BSPKIT_Q2_VISIBILITY, BSPKIT_Q2_ENTITIES,   BSPKIT_Q2_POP,
+};
+
+/* Lump order of q3map2's WriteIBSPFile. */
+static const int QUAKE3_ORDER[BSPKIT_Q3_LUMP_COUNT] = {
+    BSPKIT_Q3_SHADERS,    BSPKIT_Q3_PLANES,     BSPKIT_Q3_LEAFS,       BSPKIT_Q3_NODES,       BSPKIT_Q3_BRUSHES,
+    BSPKIT_Q3_BRUSHSIDES, BSPKIT_Q3_LEAFSURFACES, BSPKIT_Q3_LEAFBRUSHES, BSPKIT_Q3_MODELS,   BSPKIT_Q3_DRAWVERTS,
+    BSPKIT_Q3_SURFACES,   BSPKIT_Q3_VISIBILITY, BSPKIT_Q3_LIGHTMAPS,   BSPKIT_Q3_LIGHTGRID,   BSPKIT_Q3_ENTITIES,
+    BSPKIT_Q3_FOGS,       BSPKIT_Q3_DRAWINDEXES,
 };
 
 /* Lump order of the id/Valve Quake-lineage compilers (WriteBSPFile). */
@@ -805,11 +873,14 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
     } else if (is_quake2(b)) {
         for (int i = 0; i < BSPKIT_Q2_LUMP_COUNT; i++)
             order[n++] = QUAKE2_ORDER[i];
+    } else if (is_quake3(b)) {
+        for (int i = 0; i < BSPKIT_Q3_LUMP_COUNT; i++)
+            order[n++] = QUAKE3_ORDER[i];
     } else {
         for (int i = 0; i < BSPKIT_Q_LUMP_COUNT; i++)
             order[n++] = QUAKE_ORDER[i];
     }
-    uint64_t pos = is_source(b) ? S_HEADER_SIZE : is_quake2(b) ? Q2_HEADER_SIZE : Q_HEADER_SIZE;
+    uint64_t pos = is_source(b) ? S_HEADER_SIZE : is_ibsp(b) ? 8 + 8 * (uint64_t)b->lump_count : Q_HEADER_SIZE;
     for (int k = 0; k < n; k++) {
         out_lump *l = &lumps[order[k]];
         if (is_source(b) && l->size == 0)
@@ -848,9 +919,9 @@ bspkit_result bspkit_builder_write(const bspkit_builder *b, const bspkit_write_o
         }
         wr_u32(file + 8 + 16 * BSPKIT_S_LUMP_COUNT, (uint32_t)o.revision, be);
     } else {
-        /* Quake/GoldSrc: the version, then the directory; Quake 2: "IBSP" first. */
+        /* Quake/GoldSrc: the version, then the directory; Quake 2 and 3: "IBSP" first. */
         size_t dir = 4;
-        if (is_quake2(b)) {
+        if (is_ibsp(b)) {
             memcpy(file, "IBSP", 4);
             dir = 8;
         }

@@ -9,6 +9,7 @@
 
 #include "formats/quake/records.h"
 #include "formats/quake2/records.h"
+#include "formats/quake3/records.h"
 #include "formats/source/records.h"
 
 #include <stdlib.h>
@@ -25,6 +26,8 @@ typedef struct rec_info {
     int quake_lump;
     const bk_schema *quake2; /* the IBSP 38 layout; NULL: Quake 2 lacks the kind */
     int quake2_lump;
+    const bk_schema *quake3; /* the IBSP 46 layout; NULL: Quake 3 lacks the kind */
+    int quake3_lump;
 } rec_info;
 
 #define Q(schema, lump) &(schema), (lump)
@@ -32,7 +35,8 @@ typedef struct rec_info {
 
 static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_PLANES] = {sizeof(bspkit_plane), BSPKIT_S_PLANES, Q(bk_plane_schema, BSPKIT_Q_PLANES),
-        Q(bk_plane_schema, BSPKIT_Q2_PLANES)},
+        Q(bk_plane_schema, BSPKIT_Q2_PLANES),
+        Q(bk_q3_plane, BSPKIT_Q3_PLANES)},
     [BK_REC_VERTEXES] = {sizeof(bspkit_vec3), BSPKIT_S_VERTEXES, Q(bk_vertex_schema, BSPKIT_Q_VERTEXES),
         Q(bk_vertex_schema, BSPKIT_Q2_VERTEXES)},
     [BK_REC_EDGES] = {sizeof(bspkit_edge), BSPKIT_S_EDGES, Q(bk_edge16_schema, BSPKIT_Q_EDGES),
@@ -44,22 +48,29 @@ static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_ORIG_FACES] = {sizeof(bspkit_face), BSPKIT_S_ORIGINALFACES, NONE, NONE},
     [BK_REC_HDR_FACES] = {sizeof(bspkit_face), BSPKIT_S_FACES_HDR, NONE, NONE},
     [BK_REC_NODES] = {sizeof(bspkit_node), BSPKIT_S_NODES, Q(bk_quake_node29, BSPKIT_Q_NODES),
-        Q(bk_q2_node, BSPKIT_Q2_NODES)},
+        Q(bk_q2_node, BSPKIT_Q2_NODES),
+        Q(bk_q3_node, BSPKIT_Q3_NODES)},
     [BK_REC_LEAFS] = {sizeof(bspkit_leaf), BSPKIT_S_LEAFS, Q(bk_quake_leaf29, BSPKIT_Q_LEAFS),
-        Q(bk_q2_leaf, BSPKIT_Q2_LEAFS)},
+        Q(bk_q2_leaf, BSPKIT_Q2_LEAFS),
+        Q(bk_q3_leaf, BSPKIT_Q3_LEAFS)},
     [BK_REC_MODELS] = {sizeof(bspkit_model), BSPKIT_S_MODELS, Q(bk_quake_model, BSPKIT_Q_MODELS),
-        Q(bk_model_onehead_schema, BSPKIT_Q2_MODELS)},
+        Q(bk_model_onehead_schema, BSPKIT_Q2_MODELS),
+        Q(bk_q3_model, BSPKIT_Q3_MODELS)},
     [BK_REC_TEXINFO] = {sizeof(bspkit_texinfo), BSPKIT_S_TEXINFO, Q(bk_quake_texinfo, BSPKIT_Q_TEXINFO),
         Q(bk_q2_texinfo, BSPKIT_Q2_TEXINFO)},
     [BK_REC_CLIPNODES] = {sizeof(bspkit_clipnode), -1, Q(bk_quake_clipnode29, BSPKIT_Q_CLIPNODES), NONE},
     [BK_REC_LEAF_FACES] = {sizeof(uint32_t), BSPKIT_S_LEAFFACES, Q(bk_quake_marksurface29, BSPKIT_Q_MARKSURFACES),
-        Q(bk_index16_schema, BSPKIT_Q2_LEAFFACES)},
+        Q(bk_index16_schema, BSPKIT_Q2_LEAFFACES),
+        Q(bk_index32_schema, BSPKIT_Q3_LEAFSURFACES)},
     [BK_REC_LEAF_BRUSHES] = {sizeof(uint32_t), BSPKIT_S_LEAFBRUSHES, NONE,
-        Q(bk_index16_schema, BSPKIT_Q2_LEAFBRUSHES)},
+        Q(bk_index16_schema, BSPKIT_Q2_LEAFBRUSHES),
+        Q(bk_index32_schema, BSPKIT_Q3_LEAFBRUSHES)},
     [BK_REC_BRUSHES] = {sizeof(bspkit_brush), BSPKIT_S_BRUSHES, NONE,
-        Q(bk_brush_schema, BSPKIT_Q2_BRUSHES)},
+        Q(bk_brush_schema, BSPKIT_Q2_BRUSHES),
+        Q(bk_q3_brush, BSPKIT_Q3_BRUSHES)},
     [BK_REC_BRUSHSIDES] = {sizeof(bspkit_brushside), BSPKIT_S_BRUSHSIDES, NONE,
-        Q(bk_q2_brushside, BSPKIT_Q2_BRUSHSIDES)},
+        Q(bk_q2_brushside, BSPKIT_Q2_BRUSHSIDES),
+        Q(bk_q3_brushside, BSPKIT_Q3_BRUSHSIDES)},
     [BK_REC_TEXDATA] = {sizeof(bspkit_texdata), BSPKIT_S_TEXDATA, NONE, NONE},
     [BK_REC_STRING_TABLE] = {sizeof(int32_t), BSPKIT_S_TEXDATA_STRING_TABLE, NONE, NONE},
     [BK_REC_AREAS] = {sizeof(bspkit_area), BSPKIT_S_AREAS, NONE,
@@ -67,11 +78,11 @@ static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_AREAPORTALS] = {sizeof(bspkit_areaportal), BSPKIT_S_AREAPORTALS, NONE,
         Q(bk_q2_areaportal, BSPKIT_Q2_AREAPORTALS)},
     [BK_REC_CUBEMAPS] = {sizeof(bspkit_cubemap), BSPKIT_S_CUBEMAPS, NONE, NONE},
-    [BK_REC_SHADERS] = {sizeof(bspkit_shader), -1, NONE, NONE},
-    [BK_REC_DRAWVERTS] = {sizeof(bspkit_drawvert), -1, NONE, NONE},
-    [BK_REC_DRAWINDEXES] = {sizeof(int32_t), -1, NONE, NONE},
-    [BK_REC_SURFACES] = {sizeof(bspkit_surface), -1, NONE, NONE},
-    [BK_REC_FOGS] = {sizeof(bspkit_fog), -1, NONE, NONE},
+    [BK_REC_SHADERS] = {sizeof(bspkit_shader), -1, NONE, NONE, Q(bk_q3_shader, BSPKIT_Q3_SHADERS)},
+    [BK_REC_DRAWVERTS] = {sizeof(bspkit_drawvert), -1, NONE, NONE, Q(bk_q3_drawvert, BSPKIT_Q3_DRAWVERTS)},
+    [BK_REC_DRAWINDEXES] = {sizeof(int32_t), -1, NONE, NONE, Q(bk_q3_drawindex, BSPKIT_Q3_DRAWINDEXES)},
+    [BK_REC_SURFACES] = {sizeof(bspkit_surface), -1, NONE, NONE, Q(bk_q3_surface, BSPKIT_Q3_SURFACES)},
+    [BK_REC_FOGS] = {sizeof(bspkit_fog), -1, NONE, NONE, Q(bk_q3_fog, BSPKIT_Q3_FOGS)},
 };
 
 /* The layout `kind` is written in for the target: the builder writes the
@@ -82,6 +93,8 @@ static const bk_schema *target_schema(const bk_target *t, bk_rec kind)
         return NULL;
     if (t->family == BSPKIT_FAMILY_QUAKE2)
         return RECS[kind].quake2;
+    if (t->family == BSPKIT_FAMILY_QUAKE3)
+        return RECS[kind].quake3;
     if (t->family != BSPKIT_FAMILY_SOURCE)
         return RECS[kind].quake;
     if (RECS[kind].source_lump < 0)
@@ -95,7 +108,9 @@ static const char *kind_name(bk_rec kind)
 {
     if (kind >= BK_REC_COUNT)
         return "record";
-    const bk_schema *s = RECS[kind].quake ? RECS[kind].quake : bk_source_schema(20, 0, RECS[kind].source_lump, 1);
+    const bk_schema *s = RECS[kind].quake    ? RECS[kind].quake
+                         : RECS[kind].quake3 ? RECS[kind].quake3
+                                             : bk_source_schema(20, 0, RECS[kind].source_lump, 1);
     return s ? s->name : "record";
 }
 
@@ -110,6 +125,8 @@ int bk_rec_lump(bspkit_family family, bk_rec kind)
         return -1;
     if (family == BSPKIT_FAMILY_QUAKE2)
         return RECS[kind].quake2_lump;
+    if (family == BSPKIT_FAMILY_QUAKE3)
+        return RECS[kind].quake3 ? RECS[kind].quake3_lump : -1;
     return family == BSPKIT_FAMILY_SOURCE ? RECS[kind].source_lump : RECS[kind].quake_lump;
 }
 

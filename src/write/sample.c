@@ -12,6 +12,8 @@
  *    to the next node and finally to the empty leaf 1. */
 #include "write/encode.h"
 
+#include "write/sample_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -862,7 +864,7 @@ fail:
 /* ------------------------------------------------------------------------ */
 
 static const char *const SAMPLE_NAMES[BSPKIT_SAMPLE_COUNT] = {
-    "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room",
+    "goldsrc-room", "quake-room", "source-room", "source-room-be", "source-room-lzma", "quake2-room", "quake3-room",
 };
 
 const char *bspkit_sample_name(bspkit_sample_kind kind)
@@ -899,6 +901,7 @@ bspkit_result bspkit_sample_builder(bspkit_sample_kind kind, bspkit_builder **ou
         o.compress_lzma = kind == BSPKIT_SAMPLE_SOURCE_ROOM_LZMA;
         break;
     case BSPKIT_SAMPLE_QUAKE2_ROOM: rc = build_source_room(true, out, err); break;
+    case BSPKIT_SAMPLE_QUAKE3_ROOM: rc = bk_sample_quake3_room(out, err); break;
     default: return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "unknown sample kind %d", (int)kind);
     }
     if (rc == BSPKIT_OK && opts)

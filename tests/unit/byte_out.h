@@ -15,7 +15,7 @@
 #endif
 
 typedef struct out {
-    uint8_t b[8192];
+    uint8_t b[1 << 17]; /* room for a Quake 3 lightmap page (49152 bytes) */
     size_t n;
 } out;
 
@@ -42,6 +42,20 @@ static BYTE_OUT_UNUSED void text(out *o, const char *s, size_t field)
     size_t n = strlen(s);
     for (size_t k = 0; k < field; k++)
         u8(o, k < n ? (unsigned char)s[k] : 0);
+}
+
+/* Closes lump `l`, whose bytes were written from `start` on: its entry in
+ * the directory of little-endian {offset, length} pairs at `dir` (offset 0
+ * for an empty lump), then padding to 4 bytes. */
+static BYTE_OUT_UNUSED void end_lump(out *o, size_t dir, int l, size_t start)
+{
+    size_t len = o->n - start, save = o->n;
+    o->n = dir + 8 * (size_t)l;
+    i32(o, len ? (int64_t)start : 0);
+    i32(o, (int64_t)len);
+    o->n = save;
+    while (o->n % 4)
+        u8(o, 0);
 }
 
 #endif

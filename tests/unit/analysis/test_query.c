@@ -395,8 +395,12 @@ static void test_sample_vis(void **state)
         assert_int_equal(st.min_visible, 1);
         assert_int_equal(st.max_visible, 1);
         bspkit_lump_info li;
-        bool quake2 = bspkit_map_format(o.map)->family == BSPKIT_FAMILY_QUAKE2;
-        CHECK(bspkit_get_lump_info(o.map, quake2 ? BSPKIT_Q2_VISIBILITY : BSPKIT_Q_VISIBILITY, &li));
+        bspkit_family family = bspkit_map_format(o.map)->family;
+        CHECK(bspkit_get_lump_info(o.map,
+                                   family == BSPKIT_FAMILY_QUAKE2   ? BSPKIT_Q2_VISIBILITY
+                                   : family == BSPKIT_FAMILY_QUAKE3 ? BSPKIT_Q3_VISIBILITY
+                                                                    : BSPKIT_Q_VISIBILITY,
+                                   &li));
         assert_int_equal(st.compressed_size, li.uncompressed_length);
         int32_t dummy;
         assert_int_equal(bspkit_leaf_cluster(o.map, 5000, &dummy, ERR), BSPKIT_ERR_ARGUMENT);

@@ -14,6 +14,7 @@
 
 #include "bspkit/displacement.h"
 #include "bspkit/export.h"
+#include "bspkit/quake3.h"
 #include "bspkit/write.h"
 #include "core/bytes.h"
 #include "export/mesh.h"
@@ -186,6 +187,8 @@ static void test_samples(void **state)
 {
     (void)state;
     for (int k = 0; k < BSPKIT_SAMPLE_COUNT; k++) {
+        if (k == BSPKIT_SAMPLE_QUAKE3_ROOM)
+            continue; /* surfaces, not faces: test_quake3_room */
         bspkit_map *m = open_sample((bspkit_sample_kind)k);
         lumps l = load(m);
         bk_xmesh x;
@@ -199,6 +202,84 @@ static void test_samples(void **state)
         bk_xmesh_free(&x);
         bspkit_close(m);
     }
+}
+
+/* ---- Quake 3 surfaces and patches ------------------------------------------- */
+
+/* The point of a biquadratic Bézier patch of w x h control points at grid
+ * parameters (u, v) in [0, (w-1)/2] x [0, (h-1)/2]: block floor(u), floor(v)
+ * (the last block at the far edge) at the fractional parts. */
+static void bezier_point(const bspkit_drawvert *c, int w, int h, double u, double v, double out[3])
+{
+    int bx = (int)u < (w - 1) / 2 ? (int)u : (w - 1) / 2 - 1, by = (int)v < (h - 1) / 2 ? (int)v : (h - 1) / 2 - 1;
+    double s = u - bx, t = v - by;
+    double bu[3] = {(1 - s) * (1 - s), 2 * s * (1 - s), s * s}, bv[3] = {(1 - t) * (1 - t), 2 * t * (1 - t), t * t};
+    out[0] = out[1] = out[2] = 0;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            const bspkit_drawvert *p = &c[(2 * by + j) * w + 2 * bx + i];
+            out[0] += bu[i] * bv[j] * p->xyz.x;
+            out[1] += bu[i] * bv[j] * p->xyz.y;
+            out[2] += bu[i] * bv[j] * p->xyz.z;
+        }
+}
+
+/* The quake3-room sample: 6 quads of 2 triangles, and the 3 x 3 patch as a
+ * grid of 8 x 8 cells (2 triangles each) whose every vertex lies on the
+ * Bézier surface of its control points at an (i / 8, j / 8) parameter, and
+ * whose triangles face up (the patch's normals point up). */
+static void test_quake3_room(void **state)
+{
+    (void)state;
+    bspkit_map *m = open_sample(BSPKIT_SAMPLE_QUAKE3_ROOM);
+    const bspkit_surface *su;
+    const bspkit_drawvert *dv;
+    size_t ns, ndv;
+    CHECK(bspkit_get_surfaces(m, &su, &ns, ERR));
+    CHECK(bspkit_get_drawverts(m, &dv, &ndv, ERR));
+    const bspkit_surface *patch = NULL;
+    size_t patch_index = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (su[i].type == BSPKIT_Q3_SURFACE_PATCH)
+            patch = &su[i], patch_index = i;
+    assert_non_null(patch);
+    bk_xmesh x;
+    CHECK(bk_xmesh_build(m, NULL, &x, ERR));
+    assert_int_equal(x.triangles, 6 * 2 + 8 * 8 * 2);
+    size_t patch_verts = 0, patch_tris = 0;
+    for (size_t p = 0; p < x.models[0].prim_count; p++) {
+        const bk_xprim *pr = &x.models[0].prims[p];
+        for (size_t v = 0; v < pr->vert_count; v++) {
+            if (pr->verts[v].face != patch_index)
+                continue;
+            patch_verts++;
+            bool on_surface = false;
+            for (int j = 0; j <= 8 && !on_surface; j++)
+                for (int i = 0; i <= 8 && !on_surface; i++) {
+                    double q[3];
+                    bezier_point(dv + patch->first_vert, 3, 3, i / 8.0, j / 8.0, q);
+                    on_surface = fabs(q[0] - pr->verts[v].pos[0]) < 1e-4 && fabs(q[1] - pr->verts[v].pos[1]) < 1e-4 &&
+                                 fabs(q[2] - pr->verts[v].pos[2]) < 1e-4;
+                }
+            if (!on_surface)
+                fail_msg("patch vertex (%g, %g, %g) is not on the Bezier surface", pr->verts[v].pos[0],
+                         pr->verts[v].pos[1], pr->verts[v].pos[2]);
+        }
+        for (size_t t = 0; t + 2 < pr->index_count; t += 3) {
+            const bk_xvertex *a = &pr->verts[pr->indices[t]], *b = &pr->verts[pr->indices[t + 1]],
+                             *c = &pr->verts[pr->indices[t + 2]];
+            if (a->face != patch_index)
+                continue;
+            patch_tris++;
+            double e1[2] = {b->pos[0] - a->pos[0], b->pos[1] - a->pos[1]};
+            double e2[2] = {c->pos[0] - a->pos[0], c->pos[1] - a->pos[1]};
+            assert_true(e1[0] * e2[1] - e1[1] * e2[0] > 0); /* counter-clockwise seen from above */
+        }
+    }
+    assert_int_equal(patch_verts, 9 * 9);
+    assert_int_equal(patch_tris, 8 * 8 * 2);
+    bk_xmesh_free(&x);
+    bspkit_close(m);
 }
 
 /* ---- a hand-built Source map ---------------------------------------------- */
@@ -667,7 +748,7 @@ static void test_hostile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_samples), cmocka_unit_test(test_custom_le), cmocka_unit_test(test_custom_be),
+        cmocka_unit_test(test_samples), cmocka_unit_test(test_quake3_room), cmocka_unit_test(test_custom_le), cmocka_unit_test(test_custom_be),
         cmocka_unit_test(test_skip_names), cmocka_unit_test(test_angles), cmocka_unit_test(test_glb),
         cmocka_unit_test(test_files), cmocka_unit_test(test_hostile),
     };

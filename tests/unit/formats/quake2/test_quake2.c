@@ -92,14 +92,7 @@ static uint8_t *build(int version, int brushside_plane, size_t *size)
     for (int l = 0; l < lumps; l++) {
         size_t start = o->n;
         lump_bytes(l, o, brushside_plane);
-        size_t len = o->n - start;
-        size_t save = o->n;
-        o->n = dir + 8 * (size_t)l;
-        i32(o, len ? (int64_t)start : 0);
-        i32(o, (int64_t)len);
-        o->n = save;
-        while (o->n % 4)
-            u8(o, 0);
+        end_lump(o, dir, l, start);
     }
     uint8_t *data = malloc(o->n);
     assert_non_null(data);

@@ -160,6 +160,8 @@ static void test_sample_maps_tile(void **state)
 {
     (void)state;
     for (int k = 0; k < BSPKIT_SAMPLE_COUNT; k++) {
+        if (k == BSPKIT_SAMPLE_QUAKE3_ROOM)
+            continue; /* rectangles inside lightmap pages, not runs of the lump: test_quake3 */
         uint8_t *bytes;
         size_t size;
         CHECK(bspkit_sample_build((bspkit_sample_kind)k, &bytes, &size, ERR));
