@@ -142,7 +142,9 @@ typedef struct bspkit_phys_solid {
     uint64_t offset; /**< lump offset of the solid's size field */
     uint32_t size;   /**< bytes of collision data after the size field */
     char id[5];      /**< "VPHY" (compactsurfaceheader_t, either byte order), "IVPS" (older
-                          solids: the IVP compact surface's id at data byte 44), else "" */
+                          solids: the IVP compact surface's id at data byte 44), "MOPP"
+                          (Bloodlines: the same compact surface with a Havok MOPP tree over
+                          its ledges; id at data byte 44), else "" */
 } bspkit_phys_solid;
 
 /** dphysmodel_t and the data it heads. */

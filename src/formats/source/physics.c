@@ -25,12 +25,17 @@ static void solid_id(const uint8_t *p, uint32_t size, char id[5])
 {
     /* compactsurfaceheader_t starts with 'VPHY' stored as an int, so a
      * big-endian file shows it reversed. Older solids have no such header:
-     * the IVP compact surface (id 'IVPS' at byte 44) starts right away. */
+     * the IVP compact surface (id 'IVPS' at byte 44) starts right away.
+     * Bloodlines writes the same compact surface with 'MOPP' there: its
+     * convex ledges follow the 48-byte header as in IVPS solids, but the
+     * tree over them is Havok MOPP code instead of IVP's ledge tree. */
     memset(id, 0, 5);
     if (size >= 4 && (memcmp(p, "VPHY", 4) == 0 || memcmp(p, "YHPV", 4) == 0))
         memcpy(id, "VPHY", 4);
     else if (size >= 48 && (memcmp(p + 44, "IVPS", 4) == 0 || memcmp(p + 44, "SPVI", 4) == 0))
         memcpy(id, "IVPS", 4);
+    else if (size >= 48 && (memcmp(p + 44, "MOPP", 4) == 0 || memcmp(p + 44, "PPOM", 4) == 0))
+        memcpy(id, "MOPP", 4);
 }
 
 /* One pass over the lump. With `out` NULL it only checks and counts. */

@@ -227,7 +227,16 @@ static void check_physics(const char *rel, bspkit_map *map, size_t nmodels)
         for (int32_t k = 0; k < m->solid_count; k++) {
             const bspkit_phys_solid *s = &pc->solids[m->first_solid + (size_t)k];
             used += 4 + (uint64_t)s->size;
-            REQUIRE(s->id[0] != '\0', "physics model %zu solid %d: neither VPHY nor IVPS", i, k);
+            REQUIRE(s->id[0] != '\0', "physics model %zu solid %d: neither VPHY, IVPS nor MOPP", i, k);
+            /* An IVP compact surface (IVPS, or Bloodlines' MOPP) states its own size in the
+             * top 24 bits of the word at byte 28 (after mass centre, inertia and radius). */
+            if ((strcmp(s->id, "IVPS") == 0 || strcmp(s->id, "MOPP") == 0) && s->size >= 48 &&
+                s->offset + 4 + 32 <= size && !bspkit_map_format(map)->big_endian) {
+                const uint8_t *w = bytes + s->offset + 4 + 28;
+                uint32_t byte_size = ((uint32_t)w[1] | (uint32_t)w[2] << 8 | (uint32_t)w[3] << 16);
+                REQUIRE(byte_size == s->size, "physics model %zu solid %d: %s surface says %u bytes, the solid has %u",
+                        i, k, s->id, byte_size, s->size);
+            }
         }
         REQUIRE(used == (uint64_t)m->data_size, "physics model %zu: solids take %llu, dataSize %d", i,
                 (unsigned long long)used, m->data_size);

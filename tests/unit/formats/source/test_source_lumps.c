@@ -294,16 +294,19 @@ static void physics_in(bool be)
     enc pc = {.be = be}, pd = {.be = be};
     const char *key0 = "solid { \"index\" \"0\" }";
     const char *key1 = "editparams { }";
-    /* Model 0: two solids (a VPHY one, an older IVPS one). */
+    /* Model 0: three solids (a VPHY one, an older IVPS one, a Bloodlines MOPP one:
+     * its id is an int like VPHY's, so a big-endian file shows it reversed). */
     size_t h0 = pc.size;
     put32(&pc, 0);
-    put32(&pc, (4 + 20) + (4 + 48)); /* dataSize */
+    put32(&pc, (4 + 20) + (4 + 48) + (4 + 48)); /* dataSize */
     put32(&pc, (uint32_t)strlen(key0));
-    put32(&pc, 2);
+    put32(&pc, 3);
     size_t s0 = pc.size;
     put_solid(&pc, 20, be ? "YHPV" : "VPHY", NULL);
     size_t s1 = pc.size;
     put_solid(&pc, 48, NULL, "IVPS");
+    size_t s_mopp = pc.size;
+    put_solid(&pc, 48, NULL, be ? "PPOM" : "MOPP");
     size_t k0 = pc.size;
     putraw(&pc, key0, strlen(key0));
     /* Model 1: one solid without a known id. */
@@ -334,11 +337,11 @@ static void physics_in(bool be)
     assert_true(p->terminated);
     assert_int_equal(p->end_offset, pc.size);
     assert_int_equal(p->model_count, 2);
-    assert_int_equal(p->solid_count, 3);
+    assert_int_equal(p->solid_count, 4);
     assert_int_equal(p->models[0].model_index, 0);
     assert_int_equal(p->models[0].offset, h0);
-    assert_int_equal(p->models[0].data_size, 24 + 52);
-    assert_int_equal(p->models[0].solid_count, 2);
+    assert_int_equal(p->models[0].data_size, 24 + 52 + 52);
+    assert_int_equal(p->models[0].solid_count, 3);
     assert_int_equal(p->models[0].first_solid, 0);
     assert_int_equal(p->models[0].keydata_length, strlen(key0));
     assert_memory_equal(p->models[0].keydata, key0, strlen(key0));
@@ -348,7 +351,7 @@ static void physics_in(bool be)
     assert_ptr_equal(p->models[0].keydata, (const char *)lump + k0);
     assert_int_equal(p->models[1].model_index, 1);
     assert_int_equal(p->models[1].offset, h1);
-    assert_int_equal(p->models[1].first_solid, 2);
+    assert_int_equal(p->models[1].first_solid, 3);
     assert_memory_equal(p->models[1].keydata, key1, strlen(key1));
     assert_int_equal(p->solids[0].offset, s0);
     assert_int_equal(p->solids[0].size, 20);
@@ -356,8 +359,10 @@ static void physics_in(bool be)
     assert_int_equal(p->solids[1].offset, s1);
     assert_int_equal(p->solids[1].size, 48);
     assert_string_equal(p->solids[1].id, "IVPS");
-    assert_int_equal(p->solids[2].offset, s2);
-    assert_string_equal(p->solids[2].id, "");
+    assert_int_equal(p->solids[2].offset, s_mopp);
+    assert_string_equal(p->solids[2].id, "MOPP");
+    assert_int_equal(p->solids[3].offset, s2);
+    assert_string_equal(p->solids[3].id, "");
 
     const bspkit_physdisp_entry *d;
     size_t n;
