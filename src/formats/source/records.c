@@ -67,9 +67,11 @@ BK_SCHEMA(source_leafbrush, uint32_t, 2, "leaf brush", LEAFBRUSH);
     F(U32, .smoothing_groups, 1, "smoothingGroups")
 BK_SCHEMA(source_face, bspkit_face, 56, "face", FACE);
 
-/* Bloodlines: eight ColorRGBExp32 lead the record and its lighting fields are
- * undocumented, so only the fields it shares with dface_t are decoded; the
- * others take their "none" values. */
+/* Bloodlines: eight ColorRGBExp32 (the face's average light per style) lead
+ * the record; then dface_t's fields with three sets of eight style bytes
+ * (base, day, night). The first four base styles are the face's styles
+ * (255 = none, as in dface_t); the other four and the day and night sets,
+ * zero in every corpus map, are not decoded. */
 #define FACE_V17(F)                                                                                    \
     F(PAD, , 32, "")                                                                                   \
     F(U16, .plane, 1, "planenum")                                                                      \
@@ -79,15 +81,13 @@ BK_SCHEMA(source_face, bspkit_face, 56, "face", FACE);
     F(I16, .num_edges, 1, "numedges")                                                                  \
     F(I16, .texinfo, 1, "texinfo")                                                                     \
     F(I16, .dispinfo, 1, "dispinfo")                                                                   \
-    F(ABSENT, .fog_volume, -1, "surfaceFogVolumeID")                                                   \
-    F(SKIP16, , 1, "")                                                                                 \
-    F(PAD, , 24, "")                                                                                   \
-    F(ABSENT_ARRAY, .styles, 255, "styles")                                                            \
-    F(ABSENT, .light_offset, -1, "lightofs")                                                           \
-    F(ABSENT, .area, 0, "area")                                                                        \
-    F(ABSENT_ARRAY, .lightmap_mins, 0, "m_LightmapTextureMinsInLuxels")                                \
-    F(ABSENT_ARRAY, .lightmap_size, 0, "m_LightmapTextureSizeInLuxels")                                \
-    F(SKIP32, , 6, "")                                                                                 \
+    F(I16, .fog_volume, 1, "surfaceFogVolumeID")                                                       \
+    F(U8A, .styles, 4, "styles")                                                                       \
+    F(PAD, , 20, "")                                                                                   \
+    F(I32, .light_offset, 1, "lightofs")                                                               \
+    F(F32, .area, 1, "area")                                                                           \
+    F(I32A, .lightmap_mins, 2, "m_LightmapTextureMinsInLuxels")                                        \
+    F(I32A, .lightmap_size, 2, "m_LightmapTextureSizeInLuxels")                                        \
     F(I32, .orig_face, 1, "origFace")                                                                  \
     F(ABSENT, .num_prims, 0, "m_NumPrims")                                                             \
     F(ABSENT, .first_prim, 0, "firstPrimID")                                                           \

@@ -802,10 +802,68 @@ static void test_goldsrc_empty(void **state)
     bspkit_free_buffer(file);
 }
 
+/* ---- Bloodlines faces ---------------------------------------------------- */
+
+/* One 104-byte Bloodlines (v17) face, written from the layout bsp_tool and
+ * the format document's game table give: eight ColorRGBExp32, planenum,
+ * side, onNode, firstedge, numedges, texinfo, dispinfo, surfaceFogVolumeID,
+ * 3 x 8 style bytes (base, day, night), lightofs, area, lightmap mins and
+ * size, origFace, smoothingGroups. The map is a VBSP 20 file whose version
+ * word says 17 (the header is the same). */
+static void test_bloodlines_faces(void **state)
+{
+    (void)state;
+    for (int be = 0; be < 2; be++) {
+        enc f = {.be = be};
+        for (int k = 0; k < 32; k++)
+            put8(&f, (uint8_t)(0xC0 + k));
+        put16(&f, 3), put8(&f, 1), put8(&f, 0);
+        put32(&f, 10), put16(&f, 4), put16(&f, 2), put16(&f, 0xFFFF), put16(&f, 5);
+        const uint8_t base[8] = {0, 2, 255, 255, 255, 255, 255, 255};
+        putraw(&f, base, 8);
+        for (int k = 0; k < 16; k++)
+            put8(&f, 0);
+        put32(&f, 96), putf(&f, 64.5f);
+        put32(&f, (uint32_t)-2), put32(&f, 3), put32(&f, 7), put32(&f, 3);
+        put32(&f, 9), put32(&f, 0x11);
+        assert_int_equal(f.size, 104);
+        const lump_bytes lumps[] = {{BSPKIT_S_FACES, &f, 0}};
+        size_t size;
+        uint8_t *file = write_bare(20, be, lumps, 1, &size);
+        wr_u32(file + 4, 17, be);
+        bspkit_map *map;
+        CHECK(bspkit_open_memory(file, size, NULL, &map, ERR));
+        assert_int_equal(bspkit_map_format(map)->version, 17);
+        const bspkit_face *fa;
+        size_t n;
+        CHECK(bspkit_get_faces(map, &fa, &n, ERR));
+        assert_int_equal(n, 1);
+        assert_int_equal(fa[0].plane, 3);
+        assert_int_equal(fa[0].side, 1);
+        assert_int_equal(fa[0].first_edge, 10);
+        assert_int_equal(fa[0].num_edges, 4);
+        assert_int_equal(fa[0].texinfo, 2);
+        assert_int_equal(fa[0].dispinfo, -1);
+        assert_int_equal(fa[0].fog_volume, 5);
+        assert_int_equal(fa[0].styles[0], 0);
+        assert_int_equal(fa[0].styles[1], 2);
+        assert_int_equal(fa[0].styles[2], 255);
+        assert_int_equal(fa[0].light_offset, 96);
+        assert_true(fa[0].area == 64.5f);
+        assert_int_equal(fa[0].lightmap_mins[0], -2);
+        assert_int_equal(fa[0].lightmap_size[0], 7);
+        assert_int_equal(fa[0].lightmap_size[1], 3);
+        assert_int_equal(fa[0].orig_face, 9);
+        assert_int_equal(fa[0].smoothing_groups, 0x11);
+        close_map(map, file);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlays),       cmocka_unit_test(test_occlusion_versions),
+        cmocka_unit_test(test_bloodlines_faces),
         cmocka_unit_test(test_physics),        cmocka_unit_test(test_surfaces),
         cmocka_unit_test(test_portals_v19),    cmocka_unit_test(test_prop_collision_l4d2),
         cmocka_unit_test(test_overruns),       cmocka_unit_test(test_goldsrc_empty),
