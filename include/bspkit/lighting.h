@@ -41,7 +41,8 @@ typedef struct bspkit_face_lightmap {
     int64_t offset;       /**< byte offset of the samples in the lighting lump; -1 when not lit */
     uint64_t bytes;       /**< width * height * styles * sets * bytes_per_luxel; 0 when not lit */
     int64_t average_offset; /**< Source: offset of the per-style averages (one ColorRGBExp32 per style,
-                                 stored in reverse style order) = offset - 4 * styles; -1 otherwise */
+                                 stored in reverse style order) = offset - 4 * styles; -1 otherwise
+                                 (and for Bloodlines, whose face records hold their averages) */
     int64_t rgb_offset;   /**< Quake with BSPX RGBLIGHTING: offset of the face's RGB samples in it
                                (3 * offset); -1 otherwise */
     bool rgb_in_range;    /**< rgb_offset >= 0 and width * height * styles * 3 bytes fit in RGBLIGHTING */

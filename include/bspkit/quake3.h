@@ -84,6 +84,13 @@ typedef struct bspkit_fog {
     int32_t visible_side; /**< side of the brush seen from outside, -1 = none */
 } bspkit_fog;
 
+/** One light-grid cell: the light at a point of the world's grid (gridsize, default 64 64 128). */
+typedef struct bspkit_lightgrid_cell {
+    uint8_t ambient[3];  /**< RGB */
+    uint8_t directed[3]; /**< RGB of the light arriving from `direction` */
+    uint8_t direction[2];/**< latitude and longitude, 256 steps each */
+} bspkit_lightgrid_cell;
+
 /** Bytes of one lightmap page in LIGHTMAPS: 128 x 128 RGB. */
 #define BSPKIT_Q3_LIGHTMAP_PAGE_SIZE 128
 /** Bytes of one light-grid cell in LIGHTGRID: ambient RGB, directed RGB, direction (lat, long). */
@@ -99,6 +106,9 @@ BSPKIT_API bspkit_result bspkit_get_drawindexes(bspkit_map *map, const int32_t *
 BSPKIT_API bspkit_result bspkit_get_surfaces(bspkit_map *map, const bspkit_surface **out, size_t *count,
                                              bspkit_error *err);
 BSPKIT_API bspkit_result bspkit_get_fogs(bspkit_map *map, const bspkit_fog **out, size_t *count, bspkit_error *err);
+/** LIGHTGRID, x fastest, then y, then z, from the grid point at or above the world model's mins. */
+BSPKIT_API bspkit_result bspkit_get_lightgrid(bspkit_map *map, const bspkit_lightgrid_cell **out, size_t *count,
+                                              bspkit_error *err);
 
 #ifdef __cplusplus
 }

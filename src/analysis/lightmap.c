@@ -145,14 +145,17 @@ static void source_face(const lm_ctx *c, const bspkit_face *f, bspkit_face_light
     o->lit = true;
     o->offset = f->light_offset;
     o->sets = (flags & BSPKIT_SURF_BUMPLIGHT) ? 4 : 1;
-    o->average_offset = o->offset - 4 * (int64_t)o->styles;
+    /* Bloodlines (v17) keeps each style's average in the face record's
+     * eight colours; later versions store them before the samples. */
+    o->average_offset = c->map->format.version == 17 ? -1 : o->offset - 4 * (int64_t)o->styles;
     for (int axis = 0; axis < 2; axis++)
         if (f->lightmap_size[axis] < 0 || f->lightmap_size[axis] >= MAX_LUXELS_PER_AXIS)
             return; /* lit, but no meaningful size: not in range */
     o->width = f->lightmap_size[0] + 1;
     o->height = f->lightmap_size[1] + 1;
     o->bytes = (uint64_t)o->width * (uint64_t)o->height * (uint64_t)o->styles * (uint64_t)o->sets * 4u;
-    o->in_range = o->average_offset >= 0 && range_ok((uint64_t)o->offset, o->bytes, c->light_size);
+    o->in_range = (o->average_offset >= 0 || c->map->format.version == 17) &&
+                  range_ok((uint64_t)o->offset, o->bytes, c->light_size);
 }
 
 /* ------------------------------------------------------------------------ */

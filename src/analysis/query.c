@@ -343,7 +343,7 @@ static bspkit_result brush_contents(bspkit_map *map, uint32_t leaf_index, bspkit
 static bspkit_result model_brush_contents(bspkit_map *map, int model, bspkit_vec3 p, int32_t *contents,
                                           bspkit_error *err)
 {
-    const bspkit_model *m;
+    const bspkit_model *m = NULL;
     brush_set b;
     bspkit_result r;
     if ((r = get_model(map, model, &m, err)) != BSPKIT_OK || (r = load_brushes(map, &b, err)) != BSPKIT_OK)

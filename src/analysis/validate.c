@@ -19,6 +19,7 @@
 #include "core/surfedge.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -918,6 +919,46 @@ static void check_fog_side(vctx *c, size_t i, const void *rec, void *arg)
                     "'s %" PRId32 " sides", f->visible_side, f->brush, b->num_sides);
 }
 
+/* The light grid covers the world model's bounds in steps of worldspawn's
+ * "gridsize" (default 64 64 128) from the grid points at or inside them, x
+ * fastest; the engine ignores a grid of any other cell count. */
+static void check_lightgrid(vctx *c)
+{
+    const bspkit_lightgrid_cell *cells;
+    size_t n;
+    bspkit_error e;
+    if (bspkit_get_lightgrid(c->map, &cells, &n, &e) != BSPKIT_OK || n == 0 || !c->models.ok || c->models.n == 0)
+        return;
+    double size[3] = {64, 64, 128};
+    const bspkit_entities *ents;
+    if (bspkit_get_entities(c->map, &ents, &e) == BSPKIT_OK) {
+        for (size_t i = 0; i < ents->count; i++) {
+            const char *cls = bspkit_entity_value(ents, i, "classname"), *gs;
+            double g[3];
+            if (cls && strcmp(cls, "worldspawn") == 0 && (gs = bspkit_entity_value(ents, i, "gridsize")) &&
+                sscanf(gs, "%lf %lf %lf", &g[0], &g[1], &g[2]) == 3 && g[0] >= 1 && g[1] >= 1 && g[2] >= 1)
+                memcpy(size, g, sizeof size);
+        }
+    }
+    const bspkit_model *world = c->models.items;
+    const float lo[3] = {world->mins.x, world->mins.y, world->mins.z};
+    const float hi[3] = {world->maxs.x, world->maxs.y, world->maxs.z};
+    double cells_along[3];
+    for (int a = 0; a < 3; a++) {
+        double first = size[a] * ceil(lo[a] / size[a]), last = size[a] * floor(hi[a] / size[a]);
+        cells_along[a] = (last - first) / size[a] + 1;
+        if (!(cells_along[a] >= 1 && cells_along[a] < 1e7))
+            return; /* bounds the model checks report */
+    }
+    double want = cells_along[0] * cells_along[1] * cells_along[2];
+    if ((double)n != want)
+        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_LUMP_SIZE, BSPKIT_Q3_LIGHTGRID, -1,
+                    byte_offset(c, BSPKIT_Q3_LIGHTGRID, 0),
+                    "LIGHTGRID: %zu cells, but the world's bounds in steps of %g %g %g give %g x %g x %g = %g "
+                    "(the engine ignores the grid)",
+                    n, size[0], size[1], size[2], cells_along[0], cells_along[1], cells_along[2], want);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Quake compiler checks (what ericw-tools' bsputil --check looks at)        */
 /* ------------------------------------------------------------------------ */
@@ -1324,6 +1365,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     if (c->quake3) {
         check_records(c, SURFACES, check_surface, NULL, NULL);
         check_records(c, FOGS, check_fog_side, NULL, NULL);
+        check_lightgrid(c);
     }
     check_records(c, R2_MODELS, NULL, NULL, NULL);
     check_records(c, R2_MESHES, NULL, check_r2_mesh, NULL);

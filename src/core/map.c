@@ -635,6 +635,7 @@ ACCESSOR(bspkit_get_drawverts, bspkit_drawvert, BK_REC_DRAWVERTS)
 ACCESSOR(bspkit_get_drawindexes, int32_t, BK_REC_DRAWINDEXES)
 ACCESSOR(bspkit_get_surfaces, bspkit_surface, BK_REC_SURFACES)
 ACCESSOR(bspkit_get_fogs, bspkit_fog, BK_REC_FOGS)
+ACCESSOR(bspkit_get_lightgrid, bspkit_lightgrid_cell, BK_REC_LIGHTGRID)
 
 bspkit_result bspkit_get_lighting(bspkit_map *map, bool hdr, const uint8_t **data, size_t *size, bspkit_error *err)
 {

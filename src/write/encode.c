@@ -83,6 +83,7 @@ static const rec_info RECS[BK_REC_COUNT] = {
     [BK_REC_DRAWINDEXES] = {sizeof(int32_t), -1, NONE, NONE, Q(bk_q3_drawindex, BSPKIT_Q3_DRAWINDEXES)},
     [BK_REC_SURFACES] = {sizeof(bspkit_surface), -1, NONE, NONE, Q(bk_q3_surface, BSPKIT_Q3_SURFACES)},
     [BK_REC_FOGS] = {sizeof(bspkit_fog), -1, NONE, NONE, Q(bk_q3_fog, BSPKIT_Q3_FOGS)},
+    [BK_REC_LIGHTGRID] = {sizeof(bspkit_lightgrid_cell), -1, NONE, NONE, Q(bk_q3_lightgrid, BSPKIT_Q3_LIGHTGRID)},
 };
 
 /* The layout `kind` is written in for the target: the builder writes the

@@ -39,7 +39,7 @@ LUMPS = 17
 RECORDS = {
     1: ("shaders", 72), 2: ("planes", 16), 3: ("nodes", 36), 4: ("leafs", 48), 5: ("leafsurfaces", 4),
     6: ("leafbrushes", 4), 7: ("models", 40), 8: ("brushes", 12), 9: ("brushsides", 8), 10: ("drawverts", 44),
-    11: ("drawindexes", 4), 12: ("fogs", 72), 13: ("surfaces", 104),
+    11: ("drawindexes", 4), 12: ("fogs", 72), 13: ("surfaces", 104), 15: ("lightgrid", 8),
 }
 # dsurface_t: shaderNum, fogNum, surfaceType, firstVert, numVerts, firstIndex, numIndexes,
 # lightmapNum, lightmapX, lightmapY, lightmapWidth, lightmapHeight, lightmapOrigin[3],
@@ -297,6 +297,17 @@ def check_map(bspkit, rel, path, data, version, lumps):
         want = lumps[index][1] // size
         if counts.get(key_name) != want:
             fail(rel, f"{key_name}: bspkit says {counts.get(key_name)}, the directory gives {want}")
+    # The light grid: one 8-byte cell per point of the world model's bounds in steps of
+    # worldspawn's gridsize (default 64 64 128), from the points at or inside them.
+    ents = data[lumps[0][0]:lumps[0][0] + lumps[0][1]].decode("latin-1")
+    grid = re.search(r'"gridsize"\s+"([^"]+)"', ents)
+    step = [float(x) for x in grid.group(1).split()] if grid else [64.0, 64.0, 128.0]
+    world = struct.unpack_from("<6f", data, lumps[7][0])
+    cells = 1
+    for a in range(3):
+        cells *= int((step[a] * math.floor(world[3 + a] / step[a]) - step[a] * math.ceil(world[a] / step[a])) / step[a]) + 1
+    if lumps[15][1] and (counts.get("lightgrid") != cells or lumps[15][1] != 8 * cells):
+        fail(rel, f"lightgrid: bspkit counts {counts.get('lightgrid')}, {lumps[15][1]} bytes, the bounds give {cells}")
     if counts.get("textures") != lumps[1][1] // 72:
         fail(rel, f"textures: bspkit says {counts.get('textures')}, SHADERS holds {lumps[1][1] // 72}")
 

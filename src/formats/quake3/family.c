@@ -17,7 +17,7 @@ static const char *const NAMES[BSPKIT_QL_LUMP_COUNT] = {
     "ADVERTISEMENTS"};
 static const char *const KEYS[BSPKIT_QL_LUMP_COUNT] = {
     NULL, "shaders", "planes", "nodes", "leafs", "leafsurfaces", "leafbrushes", "models", "brushes",
-    "brushsides", "drawverts", "drawindexes", "fogs", "surfaces", NULL, NULL, NULL, NULL};
+    "brushsides", "drawverts", "drawindexes", "fogs", "surfaces", NULL, "lightgrid", NULL, NULL};
 
 static bool reads(bspkit_family family) { return family == BSPKIT_FAMILY_QUAKE3; }
 
@@ -100,6 +100,7 @@ static bk_layout layout(const bspkit_map *map, int lump)
     case BSPKIT_Q3_DRAWINDEXES: return bk_schema_layout(&bk_q3_drawindex, BK_REC_DRAWINDEXES);
     case BSPKIT_Q3_FOGS: return bk_schema_layout(&bk_q3_fog, BK_REC_FOGS);
     case BSPKIT_Q3_SURFACES: return bk_schema_layout(&bk_q3_surface, BK_REC_SURFACES);
+    case BSPKIT_Q3_LIGHTGRID: return bk_schema_layout(&bk_q3_lightgrid, BK_REC_LIGHTGRID);
     default: return (bk_layout){0, 0, NULL, -1, NULL};
     }
 }
@@ -126,7 +127,6 @@ static const char *raw_note(const bspkit_map *map, int lump)
     (void)map;
     switch (lump) {
     case BSPKIT_Q3_LIGHTMAPS: return "128x128 RGB lightmap pages, named by each surface's lightmapNum";
-    case BSPKIT_Q3_LIGHTGRID: return "8-byte light-grid cells (ambient RGB, directed RGB, direction) over the world";
     case BSPKIT_Q3_VISIBILITY:
         return "cluster count, bytes per row, then one uncompressed PVS bit row per cluster: see 'bspkit vis'";
     case BSPKIT_QL_ADVERTISEMENTS: return "Quake Live advertisement placements";

@@ -105,3 +105,9 @@ BK_SCHEMA(bk_q3_fog, bspkit_fog, 72, "fog", FOG);
     F(I32, .patch_width, 1, "patchWidth")                                                              \
     F(I32, .patch_height, 1, "patchHeight")
 BK_SCHEMA(bk_q3_surface, bspkit_surface, 104, "surface", SURFACE);
+
+#define LIGHTGRID(F)                                                                                   \
+    F(U8A, .ambient, 3, "ambientLight")                                                                \
+    F(U8A, .directed, 3, "directedLight")                                                              \
+    F(U8A, .direction, 2, "latLong")
+BK_SCHEMA(bk_q3_lightgrid, bspkit_lightgrid_cell, 8, "light-grid cell", LIGHTGRID);

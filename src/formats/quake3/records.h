@@ -9,6 +9,6 @@
 #include "core/records.h"
 
 extern const bk_schema bk_q3_shader, bk_q3_plane, bk_q3_node, bk_q3_leaf, bk_q3_model, bk_q3_brush,
-    bk_q3_brushside, bk_q3_drawvert, bk_q3_drawindex, bk_q3_fog, bk_q3_surface;
+    bk_q3_brushside, bk_q3_drawvert, bk_q3_drawindex, bk_q3_fog, bk_q3_surface, bk_q3_lightgrid;
 
 #endif

@@ -70,7 +70,7 @@ QUAKE3_LUMPS=(
     "FOGS fogs 72"
     "SURFACES surfaces 104"
     "LIGHTMAPS - 0"
-    "LIGHTGRID - 0"
+    "LIGHTGRID lightgrid 8"
     "VISIBILITY - 0"
     "ADVERTISEMENTS - 0"
 )

@@ -331,11 +331,14 @@ static void test_source_face_v17(void **state)
         assert_int_equal(f.dispinfo, -1);
         assert_int_equal(f.orig_face, 9);
         assert_int_equal(f.smoothing_groups, 0x80000001u);
-        /* Lighting fields Bloodlines does not document take their "none" values. */
-        assert_int_equal(f.fog_volume, -1);
-        assert_int_equal(f.light_offset, -1);
-        assert_int_equal(f.styles[0], 255);
-        assert_int_equal(f.styles[3], 255);
+        /* The lighting fields: fog volume, the first four of the eight base style
+         * bytes, then (after day and night styles) lightofs, area, mins and size. */
+        assert_int_equal(f.fog_volume, 0x1234);
+        assert_int_equal(f.styles[0], 0xA0);
+        assert_int_equal(f.styles[3], 0xA3);
+        assert_int_equal(f.light_offset, 0x01020304);
+        assert_int_equal(f.lightmap_mins[0], 0x01020306);
+        assert_int_equal(f.lightmap_size[1], 0x01020309);
     }
     /* Converting the big-endian record gives the little-endian one, unknown fields included. */
     rec big = face_v17_bytes(true), little = face_v17_bytes(false);

@@ -33,6 +33,7 @@ typedef enum damage {
     FOG_SIDE,         /* the fog's visible side 9 of a 6-sided brush */
     LIGHTMAP_PAGE,    /* surface 0 names lightmap page 3 of 1 */
     BRUSH_SHADER,     /* brush 0 names shader 4 of 2 */
+    GRID_SHORT,       /* the light grid has 3 cells where the bounds give 4 */
 } damage;
 
 typedef struct spec {
@@ -116,6 +117,11 @@ static void lump_bytes(int lump, out *o, const spec *sp)
         for (int y = 0; y < 128; y++)
             for (int x = 0; x < 128; x++)
                 u8(o, (unsigned)x), u8(o, (unsigned)y), u8(o, 7);
+        break;
+    case 15: /* light grid: the model spans x 0..64 and y 0..64 in 64-unit steps (2 x 2) and z -64..64
+              * in 128-unit steps (the points at 0 only: 1): 4 cells of 8 bytes */
+        for (int k = 0; k < (sp->dmg == GRID_SHORT ? 3 : 4); k++)
+            u8(o, 10), u8(o, 20), u8(o, 30), u8(o, 40), u8(o, 50), u8(o, 60), u8(o, (unsigned)k), u8(o, 128);
         break;
     case 16: /* visibility: 2 clusters, 8 bytes a row; cluster 0 sees both, cluster 1 itself */
         i32(o, 2), i32(o, 8);
@@ -271,6 +277,12 @@ static void test_records(void **state)
     assert_string_equal(fo[0].shader, "textures/fogs/fog");
     assert_int_equal(fo[0].visible_side, 4);
 
+    const bspkit_lightgrid_cell *lg;
+    CHECK(bspkit_get_lightgrid(map, &lg, &n, ERR));
+    assert_int_equal(n, 4);
+    assert_int_equal(lg[2].directed[2], 60);
+    assert_int_equal(lg[2].direction[0], 2);
+
     const bspkit_surface *su;
     CHECK(bspkit_get_surfaces(map, &su, &n, ERR));
     assert_int_equal(n, 2);
@@ -330,6 +342,20 @@ static void test_validate(void **state)
         bspkit_close(map);
         free(data);
     }
+
+    /* A light grid of the wrong size is a warning: the engine ignores the grid. */
+    spec sp = PLAIN;
+    sp.dmg = GRID_SHORT;
+    map = open_built(&sp, &data, &size);
+    bspkit_report rep;
+    CHECK(bspkit_validate(map, &rep, ERR));
+    assert_int_equal(rep.errors, 0);
+    assert_int_equal(rep.warnings, 1);
+    assert_int_equal(rep.problems[0].lump, BSPKIT_Q3_LIGHTGRID);
+    assert_non_null(strstr(rep.problems[0].message, "3 cells, but the world's bounds in steps of 64 64 128 give 2 x 2 x 1 = 4"));
+    bspkit_report_free(&rep);
+    bspkit_close(map);
+    free(data);
 }
 
 static void test_queries(void **state)
