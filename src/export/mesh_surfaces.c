@@ -292,7 +292,7 @@ bspkit_result bk_xsurface_emit(builder *b, bk_xmodel *xm, size_t *prim_cap, size
     bspkit_result r = bk_xprim_for(b, xm, prim_cap, (uint32_t)mat, &p, err);
     if (r != BSPKIT_OK)
         return r;
-    double origin[2], scale[2];
+    double origin[2] = {0, 0}, scale[2] = {0, 0};
     bool placed = page_transform(b, si, origin, scale);
     size_t tris = 0;
     r = patch ? emit_patch(b, p, si, placed, origin, scale, &tris, err)
