@@ -76,6 +76,8 @@ int cli_finish_output(void);
 const char *cli_plural(uint64_t n, const char *one, const char *many);
 /* A JSON string for arbitrary bytes: invalid UTF-8 becomes '?'. */
 json_t *cli_json_string(const char *text);
+/* The last component of a path (after its last '/'). */
+const char *cli_base_name(const char *path);
 
 /* ---- util.c: writing commands ---- */
 /* Read a whole file ("-" = stdin) into a buffer with a NUL after its `size` bytes; prints the

@@ -1,6 +1,7 @@
 /* bspkit info: format, lump directory, record counts, entity and texture
  * counts and the Source map CRC of one map. */
 #include "cli.h"
+#include "bspkit/titanfall.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -26,7 +27,9 @@ void cmd_info_help(FILE *out)
             "non-empty lumps (index, name, offset, length, version for Source and\n"
             "Titanfall, uncompressed length when any lump is compressed, record count\n"
             "or '-', and the file it was read from when that is not the map itself),\n"
-            "one record count per lump kind, the entity count, the texture count\n"
+            "one record count per lump kind, the entity count (Titanfall 2: the entity\n"
+            "lump's and every entity partition's .ent file's, each partition listed),\n"
+            "the texture count\n"
             "(Quake/GoldSrc: miptex directory entries and how many are embedded;\n"
             "Source: texdata entries; Quake 3: shaders) and the Source map CRC.\n"
             "\n"
@@ -35,7 +38,11 @@ void cmd_info_help(FILE *out)
             "offset, length, version, uncompressed_length, compressed, records or null,\n"
             "external: the .bsp_lump file the lump was read from, or null),\n"
             "counts (record count per lower-case lump key, plus textures), entities\n"
-            "(count, or null when the entity text is malformed), crc (Source only:\n"
+            "(count, or null when the entity text is malformed), entity_partitions\n"
+            "(Titanfall 2 only: each partition ENTITY_PARTITIONS names, with name, file:\n"
+            "the <map>_<name>.ent file looked for or null, header: its first line or null,\n"
+            "read, first_entity and entities: where its entities are in the entity list;\n"
+            "null when the entities could not be read), crc (Source only:\n"
             "8 lower-case hex digits).\n"
             "\n"
             "exit codes:\n"
@@ -90,6 +97,9 @@ typedef struct info_data {
 
     bool entities_ok;
     size_t entities;
+    bool has_partitions; /* Titanfall 2: the entity partitions, read with the entities */
+    const bspkit_r2_entity_partition *partitions;
+    size_t partition_count;
     bool textures_ok;
     size_t textures;
     size_t textures_embedded;
@@ -156,6 +166,14 @@ static int gather(bspkit_map *map, info_data *d)
     if (bspkit_get_entities(map, &ents, &err) == BSPKIT_OK) {
         d->entities_ok = true;
         d->entities = ents->count;
+        if (d->format->family == BSPKIT_FAMILY_TITANFALL) {
+            if (bspkit_get_r2_entity_partitions(map, &d->partitions, &d->partition_count, &err) == BSPKIT_OK) {
+                d->has_partitions = true;
+            } else {
+                cli_report_error(d->file, &err);
+                status = CLI_EXIT_INVALID;
+            }
+        }
     } else {
         cli_report_error(d->file, &err);
         status = CLI_EXIT_INVALID;
@@ -250,10 +268,8 @@ static void print_text(const info_data *d)
             printf("  %10" PRIu64, row->records);
         else
             printf("  %10s", "-");
-        if (row->external) {
-            const char *base = strrchr(row->external, '/');
-            printf("  from %s", base ? base + 1 : row->external);
-        }
+        if (row->external)
+            printf("  from %s", cli_base_name(row->external));
         printf("\n");
     }
 
@@ -272,6 +288,17 @@ static void print_text(const info_data *d)
         printf("%-10s%zu\n", "entities:", d->entities);
     else
         printf("%-10s%s\n", "entities:", "error");
+    for (size_t i = 0; d->has_partitions && i < d->partition_count; i++) {
+        const bspkit_r2_entity_partition *p = &d->partitions[i];
+        printf("  partition %-8s ", p->name);
+        if (p->read)
+            printf("%zu %s from %s (%s)\n", p->num_entities, cli_plural(p->num_entities, "entity", "entities"),
+                   cli_base_name(p->file), p->header);
+        else if (p->file)
+            printf("not read: no %s\n", cli_base_name(p->file));
+        else
+            printf("not read: the map was opened from memory\n");
+    }
     if (!d->textures_ok)
         printf("%-10s%s\n", "textures:", "error");
     else if (has_texdata(d) || is_quake3(d))
@@ -292,6 +319,32 @@ static void print_text(const info_data *d)
 static bool set(json_t *obj, const char *key, json_t *value)
 {
     return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+/* The entity partitions: name, file, header, read, first_entity, entities; null when not read. */
+static json_t *partitions_json(const info_data *d)
+{
+    if (!d->has_partitions)
+        return json_null();
+    json_t *list = json_array();
+    bool ok = list != NULL;
+    for (size_t i = 0; ok && i < d->partition_count; i++) {
+        const bspkit_r2_entity_partition *p = &d->partitions[i];
+        json_t *o = json_object();
+        ok = o != NULL && set(o, "name", cli_json_string(p->name)) &&
+             set(o, "file", p->file ? cli_json_string(p->file) : json_null()) &&
+             set(o, "header", p->header ? cli_json_string(p->header) : json_null()) &&
+             set(o, "read", json_boolean(p->read)) &&
+             set(o, "first_entity", json_integer((json_int_t)p->first_entity)) &&
+             set(o, "entities", json_integer((json_int_t)p->num_entities));
+        if (o != NULL && json_array_append_new(list, o) != 0)
+            ok = false;
+    }
+    if (!ok) {
+        json_decref(list);
+        return NULL;
+    }
+    return list;
 }
 
 static json_t *build_json(const info_data *d)
@@ -339,6 +392,8 @@ static json_t *build_json(const info_data *d)
              set(root, "counts", json_incref(counts)) &&
              set(root, "entities", d->entities_ok ? json_integer((json_int_t)d->entities) : json_null());
     }
+    if (ok && d->format->family == BSPKIT_FAMILY_TITANFALL)
+        ok = set(root, "entity_partitions", partitions_json(d));
     if (ok && d->has_crc) {
         char hex[9];
         snprintf(hex, sizeof hex, "%08" PRIx32, d->crc);

@@ -57,9 +57,14 @@ void cli_warn_entities(const char *file, bspkit_map *map)
     bspkit_error err;
     if (bspkit_get_entities(map, &ents, &err) != BSPKIT_OK || !ents)
         return; /* the command reports a failure itself where it needs the entities */
-    for (size_t i = 0; i < ents->warning_count; i++)
-        fprintf(stderr, "bspkit: %s: warning: entity text line %u: %s\n", file, (unsigned)ents->warnings[i].line,
-                ents->warnings[i].message);
+    for (size_t i = 0; i < ents->warning_count; i++) {
+        const bspkit_entity_warning *w = &ents->warnings[i];
+        if (w->line == 0) /* about a whole file (an entity partition not read) */
+            fprintf(stderr, "bspkit: %s: warning: %s\n", file, w->message);
+        else
+            fprintf(stderr, "bspkit: %s: warning: %s line %u: %s\n", file, w->source ? w->source : "entity text",
+                    (unsigned)w->line, w->message);
+    }
 }
 
 int main(int argc, char **argv)

@@ -85,6 +85,12 @@ const char *cli_plural(uint64_t n, const char *one, const char *many)
 /* json_string() rejects invalid UTF-8, which file names and texts read
  * from maps may hold; such bytes are shown as '?' rather than dropping the
  * whole value. */
+const char *cli_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 json_t *cli_json_string(const char *text)
 {
     json_t *value = json_string(text);

@@ -576,6 +576,9 @@ typedef struct bspkit_entity {
     size_t first_pair, num_pairs; /**< range in bspkit_entities.pairs */
     uint32_t line;                /**< 1-based line of the opening brace */
     uint64_t offset;              /**< byte offset of the opening brace in the text */
+    const char *source;           /**< the file the entity was read from (a Titanfall 2 `.ent` partition
+                                       file), or NULL for the entity lump; line and offset are that
+                                       file's */
 } bspkit_entity;
 
 /** Damage the lenient parser read past, as the engines' tokenizers do. */
@@ -583,6 +586,8 @@ typedef struct bspkit_entity_warning {
     uint32_t line;       /**< 1-based line where the damage is */
     uint64_t offset;     /**< byte offset of it in the text */
     char message[96];    /**< what was found and how it was read */
+    const char *source;  /**< the file the damage is in (a Titanfall 2 `.ent` partition file), or NULL
+                              for the entity lump; line 0 when the warning is about a whole file */
 } bspkit_entity_warning;
 
 /** Parsed entity text: order and duplicate keys are kept. */
@@ -626,7 +631,13 @@ BSPKIT_API void bspkit_entities_free(bspkit_entities *ents);
 /** First value for `key` in entity `index` (case-sensitive), or NULL. */
 BSPKIT_API const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const char *key);
 
-/** The map's entity lump, parsed and cached (borrowed). */
+/**
+ * The map's entities, parsed and cached (borrowed): the entity lump's, then
+ * (Titanfall 2) those of each entity partition ENTITY_PARTITIONS names, in
+ * its order, read from the `<map>_<partition>.ent` files beside a map opened
+ * from a path. A partition not read (no such file, or the map was opened
+ * from memory) becomes a warning naming the file.
+ */
 BSPKIT_API bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, bspkit_error *err);
 
 /* ------------------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * vertex normals and mesh bounds). Planes, vertices, texture data, its
  * string table and cubemaps come through the shared accessors in bspkit.h
  * (bspkit_get_planes, _vertexes, _texdata, _texdata_string_table,
- * _cubemaps, and bspkit_texdata_name). Field names follow bsp_tool. Every
+ * _cubemaps, and bspkit_texdata_name), and the entity partitions (their
+ * entities come through bspkit_get_entities). Field names follow bsp_tool. Every
  * accessor decodes on first use and returns an empty array for other
  * families. */
 #ifndef BSPKIT_TITANFALL_H
@@ -98,6 +99,31 @@ BSPKIT_API bspkit_result bspkit_get_r2_mesh_indices(bspkit_map *map, const uint3
 /** VERTEX_NORMALS: 3 floats each. */
 BSPKIT_API bspkit_result bspkit_get_r2_vertex_normals(bspkit_map *map, const bspkit_vec3 **out, size_t *count,
                                                       bspkit_error *err);
+
+/**
+ * One entity partition ENTITY_PARTITIONS names ("01* env spawn": after the
+ * entity lump's marker, the partitions env and spawn). A retail map keeps
+ * its entities in `<map>_<name>.ent` beside the .bsp: a header line, then
+ * entity text.
+ */
+typedef struct bspkit_r2_entity_partition {
+    const char *name;            /**< "env", "fx", "script", "snd", "spawn", ... */
+    const char *file;            /**< the .ent path looked for; NULL when the map was opened from memory */
+    const char *header;          /**< the file's first line ("ENTITIES01"), or NULL when not read */
+    bool read;                   /**< the file was read: its entities are in bspkit_get_entities()'s list */
+    size_t first_entity;         /**< where they start in that list */
+    size_t num_entities;         /**< how many (0 when not read) */
+} bspkit_r2_entity_partition;
+
+/**
+ * The entity partitions, in the lump's order, with what was read of each
+ * (reads the entities first: fails as bspkit_get_entities() does). ENTITY_
+ * PARTITIONS text other than a marker (digits and '*') followed by names of
+ * letters, digits, '_' and '-' separated by single spaces, up to a NUL, is
+ * refused naming the byte. Count 0 for other families.
+ */
+BSPKIT_API bspkit_result bspkit_get_r2_entity_partitions(bspkit_map *map, const bspkit_r2_entity_partition **out,
+                                                         size_t *count, bspkit_error *err);
 
 /** The vertex lump (BSPKIT_R2_VERTEX_*) of mesh flags `flags`. */
 BSPKIT_API int bspkit_r2_vertex_lump(uint32_t flags);

@@ -1156,21 +1156,28 @@ static void check_entities(vctx *c)
             continue;
         char shown[40];
         snprintf(shown, sizeof shown, "%s", model);
-        int64_t ofs = byte_offset(c, BSPKIT_S_ENTITIES, ents->entities[i].offset);
+        const bspkit_entity *ent = &ents->entities[i];
+        /* Entities of a file beside the map (a .ent partition) have no offset in the map. */
+        int64_t ofs = ent->source ? -1 : byte_offset(c, BSPKIT_S_ENTITIES, ent->offset);
+        const char *where = ent->source ? ent->source : "line";
         if (digits)
             add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
-                        "entity %zu (line %" PRIu32 "): model \"%s\" exceeds %zu models", i,
-                        ents->entities[i].line, shown, c->models.n);
+                        "entity %zu (%s %" PRIu32 "): model \"%s\" exceeds %zu models", i, where, ent->line, shown,
+                        c->models.n);
         else
             add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
-                        "entity %zu (line %" PRIu32 "): model \"%s\" is not a brush model number", i,
-                        ents->entities[i].line, shown);
+                        "entity %zu (%s %" PRIu32 "): model \"%s\" is not a brush model number", i, where,
+                        ent->line, shown);
     }
     for (size_t i = 0; i < ents->warning_count; i++) {
         const bspkit_entity_warning *w = &ents->warnings[i];
-        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1,
-                    byte_offset(c, BSPKIT_S_ENTITIES, w->offset), "entity text line %" PRIu32 ": %s", w->line,
-                    w->message);
+        int64_t ofs = w->source || w->line == 0 ? -1 : byte_offset(c, BSPKIT_S_ENTITIES, w->offset);
+        if (w->line == 0) /* about a whole file (an entity partition not read) */
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1, ofs, "%s",
+                        w->message);
+        else
+            add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1, ofs,
+                        "%s line %" PRIu32 ": %s", w->source ? w->source : "entity text", w->line, w->message);
     }
     if (ents->trailing_bytes > 0)
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_ENTITIES, BSPKIT_S_ENTITIES, -1,

@@ -21,7 +21,7 @@
  * before each token the arena has used at most one byte more than the text
  * consumed, and size + 2 bytes always suffice.
  */
-#include "bspkit/bspkit.h"
+#include "core/entities.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +32,9 @@ typedef struct ent_storage {
     size_t used, cap;
     bspkit_entity_warning *warnings;
     size_t warning_cap;
+    /* Arenas and names taken over from appended lists, freed with this one. */
+    void **blocks;
+    size_t block_count, block_cap;
 } ent_storage;
 
 typedef enum tok_kind { TOK_END, TOK_OPEN, TOK_CLOSE, TOK_STRING } tok_kind;
@@ -52,32 +55,37 @@ typedef struct parser {
     size_t ent_cap, pair_cap;
     bool lenient;
     bspkit_error *err;
+    /* Where the text sits in its file: added to every offset reported. */
+    const char *source; /* the file, or NULL for the entity lump */
+    uint64_t base_offset;
 } parser;
 
-static bspkit_result fail(bspkit_error *err, bspkit_result code, int64_t pos, uint64_t line, const char *what)
+static bspkit_result fail(bspkit_error *err, bspkit_result code, const char *source, int64_t pos, uint64_t line,
+                          const char *what)
 {
     if (err) {
         err->code = code;
         err->lump = -1;
         err->offset = -1;
         err->lump_offset = pos;
+        const char *who = source ? source : "entities";
         if (pos >= 0)
-            snprintf(err->message, sizeof err->message, "entities: line %llu, byte %lld: %s",
+            snprintf(err->message, sizeof err->message, "%s: line %llu, byte %lld: %s", who,
                      (unsigned long long)line, (long long)pos, what);
         else
-            snprintf(err->message, sizeof err->message, "entities: %s", what);
+            snprintf(err->message, sizeof err->message, "%s: %s", who, what);
     }
     return code;
 }
 
 static bspkit_result fail_at(parser *ps, size_t pos, uint64_t line, const char *what)
 {
-    return fail(ps->err, BSPKIT_ERR_ENTITIES, (int64_t)pos, line, what);
+    return fail(ps->err, BSPKIT_ERR_ENTITIES, ps->source, (int64_t)(ps->base_offset + pos), line, what);
 }
 
 static bspkit_result fail_nomem(parser *ps)
 {
-    return fail(ps->err, BSPKIT_ERR_NOMEM, -1, 0, "out of memory");
+    return fail(ps->err, BSPKIT_ERR_NOMEM, ps->source, -1, 0, "out of memory");
 }
 
 /* Skips blanks and // comments, counting lines. */
@@ -87,17 +95,23 @@ static void *grow(void *ptr, size_t *cap, size_t need, size_t elem);
  * stored (out of memory) is dropped; the text is still read. */
 static void warn(parser *ps, size_t pos, uint64_t line, const char *what)
 {
-    bspkit_entities *out = ps->out;
-    ent_storage *st = ps->store;
+    bk_entities_warn(ps->out, ps->source, line, ps->base_offset + pos, what);
+}
+
+bool bk_entities_warn(bspkit_entities *out, const char *source, uint64_t line, uint64_t offset, const char *what)
+{
+    ent_storage *st = out->storage_;
     bspkit_entity_warning *w = grow(st->warnings, &st->warning_cap, out->warning_count, sizeof *w);
     if (!w)
-        return;
+        return false;
     st->warnings = w;
     out->warnings = w;
     bspkit_entity_warning *x = &w[out->warning_count++];
     x->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
-    x->offset = pos;
+    x->offset = offset;
+    x->source = source;
     snprintf(x->message, sizeof x->message, "%s", what);
+    return true;
 }
 
 static void skip_blank(parser *ps)
@@ -264,7 +278,8 @@ static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
     e->first_pair = first;
     e->num_pairs = out->pair_count - first;
     e->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
-    e->offset = pos;
+    e->offset = ps->base_offset + pos;
+    e->source = ps->source;
     return BSPKIT_OK;
 }
 
@@ -298,7 +313,7 @@ static bspkit_result parse_text(parser *ps)
         }
         /* Junk after the last block: nothing past here is parsed, not even a
          * later '{', since leftover bytes often hold fragments of old blocks. */
-        out->trailing_offset = pos;
+        out->trailing_offset = ps->base_offset + pos;
         uint64_t n = 0;
         for (const uint8_t *p = ps->p; p < ps->end; p++)
             n += *p > ' ';
@@ -315,6 +330,9 @@ void bspkit_entities_free(bspkit_entities *ents)
     if (st) {
         free(st->arena);
         free(st->warnings);
+        for (size_t i = 0; i < st->block_count; i++)
+            free(st->blocks[i]);
+        free(st->blocks);
     }
     free(st);
     free(ents->entities);
@@ -339,10 +357,40 @@ bspkit_result bspkit_entities_parse(const char *text, size_t size, bspkit_entiti
 bspkit_result bspkit_entities_parse_ex(const char *text, size_t size, unsigned flags, bspkit_entities **out,
                                        bspkit_error *err)
 {
+    return bk_entities_parse_at(text, size, flags, NULL, 0, 1, out, err);
+}
+
+/* Keeps `block` (malloc'd) until the list is freed; frees it and fails when it cannot. */
+static bool keep_block(ent_storage *st, void *block)
+{
+    void **b = grow(st->blocks, &st->block_cap, st->block_count, sizeof *b);
+    if (!b) {
+        free(block);
+        return false;
+    }
+    st->blocks = b;
+    b[st->block_count++] = block;
+    return true;
+}
+
+const char *bk_entities_keep_string(bspkit_entities *ents, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (!copy || !keep_block(ents->storage_, copy))
+        return NULL;
+    memcpy(copy, s, n);
+    return copy;
+}
+
+bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags, const char *source,
+                                   uint64_t base_offset, uint64_t first_line, bspkit_entities **out,
+                                   bspkit_error *err)
+{
     if (out)
         *out = NULL;
     if (!out || (!text && size))
-        return fail(err, BSPKIT_ERR_ARGUMENT, -1, 0, "invalid argument");
+        return fail(err, BSPKIT_ERR_ARGUMENT, source, -1, 0, "invalid argument");
 
     const uint8_t *base = (const uint8_t *)text;
     size_t len = size;
@@ -356,17 +404,19 @@ bspkit_result bspkit_entities_parse_ex(const char *text, size_t size, unsigned f
     ent_storage *st = calloc(1, sizeof *st);
     if (ents)
         ents->storage_ = st;
-    if (!ents || !st || len > SIZE_MAX - 2 || !(st->arena = malloc(len + 2))) {
+    if (!ents || !st || len > SIZE_MAX - 2 || !(st->arena = malloc(len + 2)) ||
+        (source && !(source = bk_entities_keep_string(ents, source)))) {
         bspkit_entities_free(ents);
         if (!ents)
             free(st);
-        return fail(err, BSPKIT_ERR_NOMEM, -1, 0, "out of memory");
+        return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
     }
     st->cap = len + 2;
 
     parser ps = {
-        .base = base, .p = base, .end = base + len, .line = 1, .out = ents, .store = st,
-        .lenient = (flags & BSPKIT_ENTITIES_LENIENT) != 0, .err = err,
+        .base = base, .p = base, .end = base + len, .line = first_line, .out = ents, .store = st,
+        .lenient = (flags & BSPKIT_ENTITIES_LENIENT) != 0, .err = err, .source = source,
+        .base_offset = base_offset,
     };
     bspkit_result r = parse_text(&ps);
     if (r != BSPKIT_OK) {
@@ -376,6 +426,64 @@ bspkit_result bspkit_entities_parse_ex(const char *text, size_t size, unsigned f
     ents->entities = shrink(ents->entities, ents->count, sizeof *ents->entities);
     ents->pairs = shrink(ents->pairs, ents->pair_count, sizeof *ents->pairs);
     *out = ents;
+    return BSPKIT_OK;
+}
+
+/* Grows *items (count used, *cap allocated) to hold `more` more elements. */
+static bool reserve(void **items, size_t *cap, size_t count, size_t more, size_t elem)
+{
+    if (more > SIZE_MAX - count)
+        return false;
+    if (count + more <= *cap)
+        return true;
+    size_t c = *cap;
+    void *p = grow(*items, &c, count + more - 1, elem);
+    if (!p)
+        return false;
+    *items = p;
+    *cap = c;
+    return true;
+}
+
+bspkit_result bk_entities_append(bspkit_entities *dst, bspkit_entities *src, bspkit_error *err)
+{
+    ent_storage *ds = dst->storage_, *ss = src->storage_;
+    /* The capacities of dst's arrays are their counts after parsing (shrunk). */
+    size_t ent_cap = dst->count, pair_cap = dst->pair_count;
+    void *ents = dst->entities, *pairs = dst->pairs;
+    bool ok = reserve(&ents, &ent_cap, dst->count, src->count, sizeof *dst->entities);
+    dst->entities = ents;
+    ok = ok && reserve(&pairs, &pair_cap, dst->pair_count, src->pair_count, sizeof *dst->pairs);
+    dst->pairs = pairs;
+    void *warnings = ds->warnings, *blocks = ds->blocks;
+    ok = ok && reserve(&warnings, &ds->warning_cap, dst->warning_count, src->warning_count, sizeof *ds->warnings);
+    ds->warnings = warnings;
+    ok = ok && reserve(&blocks, &ds->block_cap, ds->block_count, ss->block_count + 1, sizeof *ds->blocks);
+    ds->blocks = blocks;
+    if (!ok) {
+        bspkit_entities_free(src);
+        return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
+    }
+    dst->warnings = ds->warnings;
+    for (size_t i = 0; i < src->count; i++) {
+        bspkit_entity e = src->entities[i];
+        e.first_pair += dst->pair_count;
+        dst->entities[dst->count + i] = e;
+    }
+    dst->count += src->count;
+    if (src->pair_count)
+        memcpy(dst->pairs + dst->pair_count, src->pairs, src->pair_count * sizeof *src->pairs);
+    dst->pair_count += src->pair_count;
+    if (src->warning_count)
+        memcpy(ds->warnings + dst->warning_count, src->warnings, src->warning_count * sizeof *src->warnings);
+    dst->warning_count += src->warning_count;
+    /* The strings stay where they are: their blocks move to dst. */
+    ds->blocks[ds->block_count++] = ss->arena;
+    ss->arena = NULL;
+    memcpy(ds->blocks + ds->block_count, ss->blocks, ss->block_count * sizeof *ss->blocks);
+    ds->block_count += ss->block_count;
+    ss->block_count = 0;
+    bspkit_entities_free(src);
     return BSPKIT_OK;
 }
 

@@ -1,6 +1,7 @@
-/* Lumps kept in files beside the map (Titanfall's `.bsp_lump` files): read
- * whole into the lump's bytes cache when the map is opened from a path,
- * bounded by the same limits as a decompressed lump. */
+/* Files beside the map: lumps kept in them (Titanfall's `.bsp_lump` files),
+ * read whole into the lump's bytes cache when the map is opened from a
+ * path, and any other such file a family reads (Titanfall's `.ent` entity
+ * partitions), bounded by the same limits as a decompressed lump. */
 #include "core/family.h"
 
 #include <errno.h>
@@ -28,42 +29,47 @@ static bool read_all(int fd, uint8_t *buf, size_t size, size_t *got)
     return true;
 }
 
-static bspkit_result load(bspkit_map *map, int lump, const char *path, int fd, bspkit_error *err)
+bspkit_result bk_read_file_beside(bspkit_map *map, const char *path, int lump, const char *what, uint8_t **out,
+                                  size_t *out_size, bspkit_error *err)
 {
-    const char *name = bk_lump_name(map, lump);
+    *out = NULL;
+    *out_size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return bk_fail(err, e == ENOENT ? BSPKIT_ERR_NOT_FOUND : BSPKIT_ERR_IO, lump, -1, -1,
+                       "%s %s: cannot open: %s", what, path, strerror(e));
+    }
     struct stat st;
+    bspkit_result r = BSPKIT_OK;
+    uint8_t *buf = NULL;
+    uint64_t size = 0;
     if (fstat(fd, &st) != 0)
-        return bk_fail(err, BSPKIT_ERR_IO, lump, -1, -1, "%s (lump %d): cannot stat external file %s: %s", name,
-                       lump, path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return bk_fail(err, BSPKIT_ERR_IO, lump, -1, -1, "%s (lump %d): external file %s is not a regular file",
-                       name, lump, path);
-    uint64_t size = (uint64_t)st.st_size;
-    if (size > map->opts.max_lump_size || size > UINT32_MAX)
-        return bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1,
-                       "%s (lump %d): external file %s of %llu bytes exceeds the lump limit of %llu bytes", name,
-                       lump, path, (unsigned long long)size, (unsigned long long)map->opts.max_lump_size);
-    uint8_t *buf = bk_alloc(map, (size_t)size, lump, err);
-    if (!buf)
-        return err ? err->code : BSPKIT_ERR_NOMEM;
-    size_t got;
-    if (!read_all(fd, buf, (size_t)size, &got)) {
+        r = bk_fail(err, BSPKIT_ERR_IO, lump, -1, -1, "%s %s: cannot stat: %s", what, path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        r = bk_fail(err, BSPKIT_ERR_IO, lump, -1, -1, "%s %s is not a regular file", what, path);
+    else if ((size = (uint64_t)st.st_size) > map->opts.max_lump_size || size > UINT32_MAX)
+        r = bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "%s %s of %llu bytes exceeds the lump limit of %llu bytes",
+                    what, path, (unsigned long long)size, (unsigned long long)map->opts.max_lump_size);
+    else if (!(buf = bk_alloc(map, (size_t)size, lump, err))) {
+        bspkit_error e;
+        bk_error_copy(&e, err);
+        r = bk_fail(err, e.code, lump, -1, -1, "%s %s: %s", what, path, e.message);
+    }
+    size_t got = 0;
+    if (r == BSPKIT_OK && !read_all(fd, buf, (size_t)size, &got)) {
         int e = errno;
         bk_free(map, buf, (size_t)size);
-        return bk_fail(err, BSPKIT_ERR_IO, lump, -1, (int64_t)got, "%s (lump %d): reading external file %s failed at byte %zu: %s",
-                       name, lump, path, got, e ? strerror(e) : "unexpected end of file");
+        buf = NULL;
+        r = bk_fail(err, BSPKIT_ERR_IO, lump, -1, (int64_t)got, "%s %s: reading failed at byte %zu: %s", what,
+                    path, got, e ? strerror(e) : "unexpected end of file");
     }
-    bk_lump *l = &map->lumps[lump];
-    bk_bytes_cache *c = &map->bytes[lump];
-    c->done = true;
-    c->result = BSPKIT_OK;
-    bk_error_clear(&c->error);
-    c->owned = buf;
-    c->data = size ? buf : (const uint8_t *)"";
-    c->size = (size_t)size;
-    l->length = (uint32_t)size;
-    l->compressed = false;
-    return BSPKIT_OK;
+    close(fd);
+    if (r == BSPKIT_OK) {
+        *out = buf;
+        *out_size = (size_t)size;
+    }
+    return r;
 }
 
 bspkit_result bk_read_external_lump(bspkit_map *map, int lump, bspkit_error *err)
@@ -77,22 +83,29 @@ bspkit_result bk_read_external_lump(bspkit_map *map, int lump, bspkit_error *err
     if (!path)
         return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "out of memory");
     snprintf(path, n, "%s%s", map->path, suffix);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        bspkit_result r = BSPKIT_OK;
-        if (e != ENOENT) /* no such file: the lump is the one in the map */
-            r = bk_fail(err, BSPKIT_ERR_IO, lump, -1, -1, "%s (lump %d): cannot open external file %s: %s",
-                        bk_lump_name(map, lump), lump, path, strerror(e));
-        bk_raw_free(map, path);
-        return r;
-    }
-    bspkit_result r = load(map, lump, path, fd, err);
-    close(fd);
+    char what[96];
+    snprintf(what, sizeof what, "%s (lump %d): external file", bk_lump_name(map, lump), lump);
+    uint8_t *buf;
+    size_t size;
+    bspkit_result r = bk_read_file_beside(map, path, lump, what, &buf, &size, err);
     if (r != BSPKIT_OK) {
         bk_raw_free(map, path);
+        if (r == BSPKIT_ERR_NOT_FOUND) { /* no such file: the lump is the one in the map */
+            bk_error_clear(err);
+            return BSPKIT_OK;
+        }
         return r;
     }
+    bk_lump *l = &map->lumps[lump];
+    bk_bytes_cache *c = &map->bytes[lump];
+    c->done = true;
+    c->result = BSPKIT_OK;
+    bk_error_clear(&c->error);
+    c->owned = buf;
+    c->data = size ? buf : (const uint8_t *)"";
+    c->size = size;
+    l->length = (uint32_t)size;
+    l->compressed = false;
     map->lumps[lump].external = path;
     map->format.variant |= BSPKIT_VARIANT_EXTERNAL_LUMPS;
     return BSPKIT_OK;

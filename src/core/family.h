@@ -75,6 +75,11 @@ typedef struct bk_family_ops {
      * that file's name suffix (appended to the map's path) into buf and
      * returns true. NULL for families whose maps are one file. */
     bool (*external_lump_suffix)(const bspkit_map *map, int lump, char *buf, size_t size);
+    /* Appends the entities a map keeps outside its entity lump (Titanfall's
+     * .ent partition files) to `ents`, the entity lump's, parsed with
+     * BSPKIT_ENTITIES_* `flags` (core/entities.h); NULL for families whose
+     * entities are all in the lump. */
+    bspkit_result (*more_entities)(bspkit_map *map, bspkit_entities *ents, unsigned flags, bspkit_error *err);
 } bk_family_ops;
 
 /* The layout of a lump whose records follow schema `s`, cached in the

@@ -688,6 +688,13 @@ bspkit_result bspkit_get_entities(bspkit_map *map, const bspkit_entities **out, 
                 e->lump = 0;
                 if (e->lump_offset >= 0)
                     e->offset = bk_file_offset(map, 0, (uint64_t)e->lump_offset);
+            } else if (map->family_ops->more_entities) {
+                map->entities_result = map->family_ops->more_entities(map, map->entities, flags,
+                                                                      &map->entities_error);
+                if (map->entities_result != BSPKIT_OK) {
+                    bspkit_entities_free(map->entities);
+                    map->entities = NULL;
+                }
             }
         }
     }

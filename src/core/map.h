@@ -71,7 +71,7 @@ typedef enum bk_extra {
     EX_PRIM_VERTS, EX_PRIM_INDICES, EX_VERT_NORMALS, EX_VERT_NORMAL_INDICES, EX_FACE_IDS,
     EX_FACE_MACRO_TEXINFO, EX_CLIP_PORTAL_VERTS, EX_PORTALS, EX_CLUSTERS, EX_PORTAL_VERTS,
     EX_CLUSTER_PORTALS, EX_MAP_FLAGS, EX_PROP_COLLISION,
-    EX_TEXDATA_NAMES,
+    EX_TEXDATA_NAMES, EX_R2_ENTITY_PARTITIONS,
     EX_COUNT
 } bk_extra;
 
@@ -227,5 +227,11 @@ bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err);
 /* Reads lump `lump` from the file beside the map the family names for it,
  * when the map was opened from a path and that file exists (core/external.c). */
 bspkit_result bk_read_external_lump(bspkit_map *map, int lump, bspkit_error *err);
+/* Reads the whole regular file `path` into *out, charged against max_memory
+ * (bk_free(map, *out, *size) gives it back) and refused above max_lump_size.
+ * Errors start with `what` and the path and carry `lump`; a file that does
+ * not exist is BSPKIT_ERR_NOT_FOUND. */
+bspkit_result bk_read_file_beside(bspkit_map *map, const char *path, int lump, const char *what, uint8_t **out,
+                                  size_t *size, bspkit_error *err);
 
 #endif

@@ -11,6 +11,12 @@ compared with what bspkit reports:
     and last record of the vertex, plane and index lumps (`bspkit dump --json`),
   - that the meshes' indices, counted from their material sort's vertex
     offset, lie inside their vertex lump (checked here, not by bspkit),
+  - the entities: the '{' blocks of the ENTITIES lump and of each entity
+    partition's `<map>_<name>.ent` file after its header line, counted here
+    (the partitions named by the ENTITY_PARTITIONS lump), against the entity
+    count and partitions of `bspkit info --json` and the classnames, in
+    order, of `bspkit ent --json`; each partition whose file is missing must
+    be named in a warning,
   - that `bspkit check` finds no error.
 
 The three maps the corpus holds (a retail map with external lumps, a
@@ -42,6 +48,7 @@ RECORDS = {
 VERTEX_LUMP = {0x000: 72, 0x200: 73, 0x400: 71, 0x600: 74}
 
 failures = 0
+partition_files_read = 0
 
 
 def fail(rel, msg):
@@ -73,6 +80,70 @@ def records(lumps, index):
     size = struct.calcsize(fmt)
     raw = lumps[index]
     return [struct.unpack_from(fmt, raw, k * size) for k in range(len(raw) // size)]
+
+
+def blocks(text):
+    """The '{' ... '}' blocks of entity text up to its first NUL, each as its
+    list of quoted strings (braces inside quotes do not count)."""
+    text = text.split(b"\0")[0]
+    out, cur, i = [], None, 0
+    while i < len(text):
+        c = text[i:i + 1]
+        if c == b'"':
+            end = text.index(b'"', i + 1)
+            if cur is not None:
+                cur.append(text[i + 1:end].decode("utf-8", "replace"))
+            i = end + 1
+            continue
+        if c == b"{":
+            cur = []
+        elif c == b"}" and cur is not None:
+            out.append(cur)
+            cur = None
+        i += 1
+    return out
+
+
+def classname(block):
+    pairs = dict(zip(block[0::2], block[1::2]))
+    return pairs.get("classname")
+
+
+def check_entities(bspkit, path, rel, lumps, info):
+    """Entities of the lump and of the .ent files beside the map, counted here."""
+    want = [classname(b) for b in blocks(lumps[0])]
+    partitions_text = lumps[24].split(b"\0")[0].decode("ascii")
+    names = partitions_text.split(" ")[1:] if partitions_text else []
+    if partitions_text and not partitions_text.split(" ")[0].endswith("*"):
+        fail(rel, f"ENTITY_PARTITIONS {partitions_text!r} does not start with the lump's marker")
+    parts, missing = [], []
+    for name in names:
+        ent = f"{os.path.splitext(path)[0]}_{name}.ent"
+        if not os.path.isfile(ent):
+            parts.append({"name": name, "file": ent, "read": False, "first_entity": len(want), "entities": 0})
+            missing.append(os.path.basename(ent))
+            continue
+        data = open(ent, "rb").read()
+        header, _, body = data.partition(b"\n")
+        if not header.startswith(b"ENTITIES"):
+            fail(rel, f"{ent}: header {header[:20]!r}")
+        found = [classname(b) for b in blocks(body)]
+        parts.append({"name": name, "file": ent, "read": True, "first_entity": len(want), "entities": len(found)})
+        want += found
+    if info["entities"] != len(want):
+        fail(rel, f"bspkit counts {info['entities']} entities, the lump and .ent files hold {len(want)}")
+    got_parts = [{k: p[k] for k in ("name", "file", "read", "first_entity", "entities")}
+                 for p in info.get("entity_partitions") or []]
+    if got_parts != parts:
+        fail(rel, f"entity partitions: bspkit {got_parts}, expected {parts}")
+    ent = subprocess.run([bspkit, "ent", path, "--json"], check=False, capture_output=True)
+    got = [e.get("classname") for e in json.loads(ent.stdout)]
+    if got != want:
+        fail(rel, f"bspkit ent: {len(got)} entities, classnames differ from the {len(want)} counted here")
+    for base in missing:
+        if f"warning: {base} not found" not in ent.stderr.decode():
+            fail(rel, f"no warning names the missing {base}")
+    return len(want), len(names) - len(missing), len(names)
 
 
 def bspkit_json(bspkit, *args):
@@ -176,10 +247,15 @@ def check(bspkit, root, rel):
             fail(rel, f"mesh {i} reaches outside its indices or vertex lump")
         triangles += m[1]
 
+    global partition_files_read
+    entities, read, named = check_entities(bspkit, path, rel, lumps, info)
+    partition_files_read += read
+
     report = bspkit_json(bspkit, "check", path)[0]
     if report["errors"] != 0 or report["status"] != "ok":
         fail(rel, f"bspkit check: {report['errors']} errors: {report['problems'][:3]}")
-    print(f"ok {rel}: {len(meshes)} meshes, {triangles} triangles, {len(external)} external lumps")
+    print(f"ok {rel}: {len(meshes)} meshes, {triangles} triangles, {len(external)} external lumps, "
+          f"{entities} entities ({read} of {named} entity partition files read)")
 
 
 def main():
@@ -194,6 +270,8 @@ def main():
             fail(rel, "missing from the corpus")
             continue
         check(bspkit, root, rel)
+    if partition_files_read == 0:
+        fail("corpus", "no map had an entity partition file beside it (bsp_tool's mp_crossfire has two)")
     print(f"{len(EXPECTED)} Titanfall 2 maps compared, {failures} failures")
     return 1 if failures else 0
 

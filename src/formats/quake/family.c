@@ -183,5 +183,5 @@ static unsigned traits(const bspkit_map *map)
 
 const bk_family_ops bk_quake_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note, traits, BSPKIT_TEX_SPECIAL, 4, NULL,
+    bk_quake_dump_tables, bk_quake_dump_named, bk_quake_raw_note, traits, BSPKIT_TEX_SPECIAL, 4, NULL, NULL,
 };

@@ -116,5 +116,5 @@ static const char *raw_note(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake2_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    bk_no_dump_tables, bk_no_dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP, 8, NULL,
+    bk_no_dump_tables, bk_no_dump_named, raw_note, traits, BSPKIT_Q2_SURF_SKY | BSPKIT_Q2_SURF_WARP, 8, NULL, NULL,
 };

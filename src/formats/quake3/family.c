@@ -136,5 +136,5 @@ static const char *raw_note(const bspkit_map *map, int lump)
 
 const bk_family_ops bk_quake3_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    bk_no_dump_tables, bk_no_dump_named, raw_note, traits, 0, DIRECTORY, NULL,
+    bk_no_dump_tables, bk_no_dump_named, raw_note, traits, 0, DIRECTORY, NULL, NULL,
 };

@@ -250,5 +250,5 @@ static unsigned traits(const bspkit_map *map)
 
 const bk_family_ops bk_source_family = {
     reads, claims, detect, read_directory, lump_may_be_compressed, lump_name, lump_key, layout, lump_for,
-    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits, BSPKIT_SURF_NOLIGHT, 0, NULL,
+    bk_source_dump_tables, bk_source_dump_named, bk_source_raw_note, traits, BSPKIT_SURF_NOLIGHT, 0, NULL, NULL,
 };

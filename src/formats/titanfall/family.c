@@ -171,7 +171,8 @@ static const char *raw_note(const bspkit_map *map, int lump)
     (void)map;
     switch (lump) {
     case BSPKIT_R2_ENTITIES: return "entity text (more entities are in the <map>_<partition>.ent files beside the map)";
-    case BSPKIT_R2_ENTITY_PARTITIONS: return "space-separated names of the entity partitions (.ent files)";
+    case BSPKIT_R2_ENTITY_PARTITIONS: return "the entity lump's marker and the names of the entity partitions "
+                                             "(<map>_<name>.ent files; bspkit info lists them)";
     case BSPKIT_R2_TEXTURE_DATA_STRING_DATA: return "NUL-terminated material names";
     case BSPKIT_R2_PAKFILE: return "a zip archive (cubemaps)";
     case BSPKIT_R2_GAME_LUMP: return "game lumps (static props): not decoded";
@@ -191,5 +192,5 @@ static bool external_lump_suffix(const bspkit_map *map, int lump, char *buf, siz
 
 const bk_family_ops bk_titanfall_family = {
     reads, claims, detect, read_directory, bk_never_compressed, lump_name, lump_key, layout, lump_for,
-    dump_tables, bk_no_dump_named, raw_note, traits, 0, 0, external_lump_suffix,
+    dump_tables, bk_no_dump_named, raw_note, traits, 0, 0, external_lump_suffix, bk_r2_more_entities,
 };

@@ -16,4 +16,8 @@ extern const bk_schema bk_r2_plane, bk_r2_texture_data, bk_r2_string_table, bk_r
 const bk_schema *bk_r2_extra_schema(int lump);
 const char *bk_r2_extra_key(int lump);
 
+/* The family's more_entities (core/family.h): the entity partitions' .ent
+ * files (entities.c). */
+bspkit_result bk_r2_more_entities(bspkit_map *map, bspkit_entities *ents, unsigned flags, bspkit_error *err);
+
 #endif

@@ -5,7 +5,9 @@
  * come from our own code: detection, decoded records, validation, lump ranges
  * and record sizes refused at open naming the lump, external .bsp_lump files
  * read in place of their lump (and refused, naming the file, when they are
- * cut short or too large), and the refusal to edit. */
+ * cut short or too large), entity partitions (ENTITY_PARTITIONS and the
+ * <map>_<name>.ent files beside the map, missing, damaged, from memory),
+ * and the refusal to edit. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -36,6 +38,10 @@ static void put_at(out *o, size_t at, uint32_t v)
 
 #define NAME "world/dev/floor\0tools/toolsnodraw\0"
 
+/* ENTITY_PARTITIONS bytes the next build() writes (none when g_parts_len is 0). */
+static const char *g_parts;
+static size_t g_parts_len;
+
 /* The contents of one lump (nothing for the others). */
 static void lump_bytes(int lump, out *o)
 {
@@ -63,6 +69,10 @@ static void lump_bytes(int lump, out *o)
             u8(o, (unsigned char)NAME[k]);
         break;
     case BSPKIT_R2_TEXTURE_DATA_STRING_TABLE: i32(o, 0), i32(o, 16); break;
+    case BSPKIT_R2_ENTITY_PARTITIONS:
+        for (size_t k = 0; k < g_parts_len; k++)
+            u8(o, (unsigned char)g_parts[k]);
+        break;
     case BSPKIT_R2_VERTEX_LIT_FLAT: /* position, normal, albedo uv, colour, lightmap uv, lightmap step */
         for (int v = 0; v < 3; v++) {
             i32(o, v), i32(o, 0), f32(o, (float)(v == 1)), f32(o, (float)(v == 2));
@@ -90,7 +100,7 @@ static void lump_bytes(int lump, out *o)
 
 static const int LUMPS[] = {
     BSPKIT_R2_ENTITIES, BSPKIT_R2_PLANES, BSPKIT_R2_TEXTURE_DATA, BSPKIT_R2_VERTICES, BSPKIT_R2_MODELS,
-    BSPKIT_R2_VERTEX_NORMALS, BSPKIT_R2_TEXTURE_DATA_STRING_DATA, BSPKIT_R2_TEXTURE_DATA_STRING_TABLE,
+    BSPKIT_R2_ENTITY_PARTITIONS, BSPKIT_R2_VERTEX_NORMALS, BSPKIT_R2_TEXTURE_DATA_STRING_DATA, BSPKIT_R2_TEXTURE_DATA_STRING_TABLE,
     BSPKIT_R2_VERTEX_LIT_FLAT, BSPKIT_R2_MESH_INDICES, BSPKIT_R2_MESHES, BSPKIT_R2_MESH_BOUNDS,
     BSPKIT_R2_MATERIAL_SORTS,
 };
@@ -377,6 +387,213 @@ static void test_external_lumps(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* ---- entity partitions -------------------------------------------------- */
+
+#define ENV_ENT "ENTITIES01\n{\n\"classname\" \"env_fog_controller\"\n\"origin\" \"0 0 8\"\n}\n"
+#define SPAWN_HEADER "ENTITIES01 num_models=0\r\n"
+#define SPAWN_1 "{\n\"classname\" \"info_spawnpoint_human\"\n}\n"
+#define SPAWN_2 "{\n\"classname\" \"info_spawnpoint_titan\"\n\"teamnumber\" \"2\"\n}\n"
+
+/* The map with partitions `parts` (n bytes) written as mp_test.bsp in `dir`. */
+static void write_partitioned(const char *bsp, const char *parts, size_t n, out *o)
+{
+    g_parts = parts;
+    g_parts_len = n;
+    build(o, -1);
+    g_parts_len = 0;
+    write_file(bsp, o->b, o->n);
+}
+
+static const char *value(const bspkit_entities *ents, size_t i, const char *key)
+{
+    const char *v = bspkit_entity_value(ents, i, key);
+    assert_non_null(v);
+    return v;
+}
+
+/* Opens `bsp` from its path and expects bspkit_get_entities to fail with `code`,
+ * the message holding `a` and `b`. */
+static void expect_entities_error(const char *bsp, unsigned flags, bspkit_result code, const char *a, const char *b)
+{
+    bspkit_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = flags;
+    bspkit_map *map;
+    CHECK(bspkit_open_file(bsp, &opts, &map, ERR));
+    const bspkit_entities *ents = (const bspkit_entities *)1;
+    assert_int_equal(bspkit_get_entities(map, &ents, ERR), code);
+    assert_null(ents);
+    if (!strstr(g_err.message, a) || !strstr(g_err.message, b))
+        fail_msg("\"%s\" lacks \"%s\" or \"%s\"", g_err.message, a, b);
+    bspkit_close(map);
+}
+
+/* Opens `bsp` from its path: `count` entities, entity 1 of `classname`, one warning about `file`. */
+static const bspkit_entities *open_with_warning(const char *bsp, bspkit_map **map, size_t count,
+                                                const char *classname, const char *file)
+{
+    const bspkit_entities *ents;
+    CHECK(bspkit_open_file(bsp, NULL, map, ERR));
+    CHECK(bspkit_get_entities(*map, &ents, ERR));
+    assert_int_equal(ents->count, count);
+    assert_string_equal(value(ents, 1, "classname"), classname);
+    assert_int_equal(ents->warning_count, 1);
+    assert_string_equal(ents->warnings[0].source, file);
+    return ents;
+}
+
+static void test_entity_partitions(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bspkit-r2e-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char bsp[256], env[300], spawn[300];
+    snprintf(bsp, sizeof bsp, "%s/mp_test.bsp", dir);
+    snprintf(env, sizeof env, "%s/mp_test_env.ent", dir);
+    snprintf(spawn, sizeof spawn, "%s/mp_test_spawn.ent", dir);
+    static const char parts[] = "01* env spawn"; /* and its NUL */
+    out o;
+    write_partitioned(bsp, parts, sizeof parts, &o);
+    write_file(env, ENV_ENT, strlen(ENV_ENT));
+    static const char spawn_text[] = SPAWN_HEADER SPAWN_1 SPAWN_2; /* with a final NUL, as retail files end */
+    write_file(spawn, spawn_text, sizeof spawn_text);
+
+    /* The entity lump's worldspawn, then env's entity, then spawn's two. */
+    bspkit_map *map;
+    CHECK(bspkit_open_file(bsp, NULL, &map, ERR));
+    const bspkit_entities *ents;
+    CHECK(bspkit_get_entities(map, &ents, ERR));
+    assert_int_equal(ents->count, 4);
+    assert_int_equal(ents->warning_count, 0);
+    assert_string_equal(value(ents, 0, "classname"), "worldspawn");
+    assert_string_equal(value(ents, 1, "classname"), "env_fog_controller");
+    assert_string_equal(value(ents, 1, "origin"), "0 0 8");
+    assert_string_equal(value(ents, 2, "classname"), "info_spawnpoint_human");
+    assert_string_equal(value(ents, 3, "classname"), "info_spawnpoint_titan");
+    assert_string_equal(value(ents, 3, "teamnumber"), "2");
+    assert_null(bspkit_entity_value(ents, 2, "teamnumber"));
+    /* Each entity says where it was read: the file and the brace's byte and line there. */
+    assert_null(ents->entities[0].source);
+    assert_string_equal(ents->entities[1].source, env);
+    assert_int_equal(ents->entities[1].offset, strlen("ENTITIES01\n"));
+    assert_int_equal(ents->entities[1].line, 2);
+    assert_string_equal(ents->entities[3].source, spawn);
+    assert_int_equal(ents->entities[2].offset, strlen(SPAWN_HEADER));
+    assert_int_equal(ents->entities[3].offset, strlen(SPAWN_HEADER SPAWN_1));
+    assert_int_equal(ents->entities[3].line, 5);
+    const bspkit_r2_entity_partition *p;
+    size_t np;
+    CHECK(bspkit_get_r2_entity_partitions(map, &p, &np, ERR));
+    assert_int_equal(np, 2);
+    assert_string_equal(p[0].name, "env");
+    assert_string_equal(p[0].file, env);
+    assert_string_equal(p[0].header, "ENTITIES01");
+    assert_true(p[0].read);
+    assert_int_equal(p[0].first_entity, 1);
+    assert_int_equal(p[0].num_entities, 1);
+    assert_string_equal(p[1].name, "spawn");
+    assert_string_equal(p[1].header, "ENTITIES01 num_models=0");
+    assert_int_equal(p[1].first_entity, 2);
+    assert_int_equal(p[1].num_entities, 2);
+    bspkit_report rep;
+    CHECK(bspkit_validate(map, &rep, ERR));
+    assert_int_equal(rep.errors, 0);
+    assert_int_equal(rep.warnings, 0);
+    bspkit_report_free(&rep);
+    bspkit_close(map);
+
+    /* From memory: the lump's entity and a warning per partition. */
+    CHECK(bspkit_open_memory(o.b, o.n, NULL, &map, ERR));
+    CHECK(bspkit_get_entities(map, &ents, ERR));
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->warning_count, 2);
+    assert_non_null(strstr(ents->warnings[0].message, "'env'"));
+    assert_non_null(strstr(ents->warnings[1].message, "opened from memory"));
+    CHECK(bspkit_get_r2_entity_partitions(map, &p, &np, ERR));
+    assert_int_equal(np, 2);
+    assert_null(p[0].file);
+    assert_false(p[1].read);
+    bspkit_close(map);
+
+    /* env's file missing: a warning naming it; spawn's entities still follow. */
+    assert_int_equal(unlink(env), 0);
+    ents = open_with_warning(bsp, &map, 3, "info_spawnpoint_human", env);
+    assert_non_null(strstr(ents->warnings[0].message, "mp_test_env.ent"));
+    CHECK(bspkit_validate(map, &rep, ERR));
+    assert_int_equal(rep.errors, 0);
+    assert_int_equal(rep.warnings, 1);
+    bspkit_report_free(&rep);
+    bspkit_close(map);
+
+    /* A damaged header: an error naming the file and the byte ("ENTITIE" then '0'). */
+    write_file(env, "ENTITIE01\n{\n}\n", 14);
+    expect_entities_error(bsp, 0, BSPKIT_ERR_ENTITIES, env, "byte 7");
+    assert_int_equal(g_err.lump_offset, 7);
+    write_file(env, "ENTITIES\n{\n}\n", 13); /* no number */
+    expect_entities_error(bsp, 0, BSPKIT_ERR_ENTITIES, env, "byte 8");
+    write_file(env, "ENTITIES01 x\001\n{\n}\n", 17); /* a control byte in the header line */
+    expect_entities_error(bsp, 0, BSPKIT_ERR_ENTITIES, env, "byte 12");
+
+    /* Damaged entity text: read past with a warning naming the file and line, or refused when strict. */
+    static const char open_block[] = "ENTITIES01\n{\n\"classname\" \"a\"\n";
+    write_file(env, open_block, strlen(open_block));
+    expect_entities_error(bsp, BSPKIT_OPEN_STRICT_ENTITIES, BSPKIT_ERR_ENTITIES, env, "line 2, byte 11");
+    ents = open_with_warning(bsp, &map, 4, "a", env);
+    /* The block runs to the end of the file: the warning is there, after the third newline. */
+    assert_int_equal(ents->warnings[0].line, 4);
+    assert_int_equal(ents->warnings[0].offset, strlen(open_block));
+    bspkit_close(map);
+
+    /* A file over the lump limit is refused naming it. */
+    char big[400];
+    memset(big, 'x', sizeof big);
+    memcpy(big, "ENTITIES01\n{\n\"k\" \"", 18);
+    memcpy(big + sizeof big - 3, "\"}\n", 3);
+    write_file(env, big, sizeof big);
+    bspkit_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.max_lump_size = 300; /* every lump in the map is smaller */
+    CHECK(bspkit_open_file(bsp, &opts, &map, ERR));
+    assert_int_equal(bspkit_get_entities(map, &ents, ERR), BSPKIT_ERR_LIMIT);
+    assert_non_null(strstr(g_err.message, env));
+    bspkit_close(map);
+    /* Memory: what reading every entity keeps, plus less than the file needs while it is read. */
+    CHECK(bspkit_open_file(bsp, NULL, &map, ERR));
+    CHECK(bspkit_get_entities(map, &ents, ERR));
+    assert_int_equal(ents->count, 4);
+    uint64_t kept = bspkit_map_memory_used(map);
+    bspkit_close(map);
+    opts.max_lump_size = 0;
+    opts.max_memory = kept + 200;
+    CHECK(bspkit_open_file(bsp, &opts, &map, ERR));
+    assert_int_equal(bspkit_get_entities(map, &ents, ERR), BSPKIT_ERR_LIMIT);
+    assert_non_null(strstr(g_err.message, env));
+    bspkit_close(map);
+
+    /* ENTITY_PARTITIONS itself damaged: refused naming the lump and the byte. */
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *byte;
+    } bad[] = {
+        {"01* env  spawn", 15, "byte 8"},   /* an empty name */
+        {"env spawn", 10, "byte 0"},        /* no marker */
+        {"01* env\0x", 9, "byte 8"},        /* text after the NUL */
+        {"01* e/v", 8, "byte 5"},           /* a byte no name holds */
+        {"01* env ", 9, "byte 8"},          /* a trailing space */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        write_partitioned(bsp, bad[k].text, bad[k].len, &o);
+        expect_entities_error(bsp, 0, BSPKIT_ERR_ENTITIES, "ENTITY_PARTITIONS", bad[k].byte);
+        assert_int_equal(g_err.lump, BSPKIT_R2_ENTITY_PARTITIONS);
+    }
+
+    assert_int_equal(unlink(env), 0);
+    assert_int_equal(unlink(spawn), 0);
+    assert_int_equal(unlink(bsp), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_validate_broken),
         cmocka_unit_test(test_bad_directory),
         cmocka_unit_test(test_external_lumps),
+        cmocka_unit_test(test_entity_partitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,29 @@
+/* Entity lists built from more than one text: the entity lump followed by
+ * entities kept in files beside the map (Titanfall's .ent partitions).
+ * Internal to the library. */
+#ifndef BSPKIT_CORE_ENTITIES_H
+#define BSPKIT_CORE_ENTITIES_H
+
+#include "bspkit/bspkit.h"
+
+/* bspkit_entities_parse_ex for text that starts `base_offset` bytes and
+ * `first_line` - 1 lines into the file `source` (NULL: the entity lump):
+ * offsets, lines and errors are reported in that file's terms, and each
+ * entity and warning carries `source` (copied). */
+bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags, const char *source,
+                                   uint64_t base_offset, uint64_t first_line, bspkit_entities **out,
+                                   bspkit_error *err);
+
+/* Moves every entity, pair and warning of `src` to the end of `dst`; `src`
+ * is freed either way. The strings stay valid for as long as `dst`. */
+bspkit_result bk_entities_append(bspkit_entities *dst, bspkit_entities *src, bspkit_error *err);
+
+/* Adds a warning about `source` (a string kept by the list, or NULL);
+ * false when it cannot be stored (out of memory). */
+bool bk_entities_warn(bspkit_entities *ents, const char *source, uint64_t line, uint64_t offset,
+                      const char *what);
+
+/* A copy of `s` owned by the list, or NULL when out of memory. */
+const char *bk_entities_keep_string(bspkit_entities *ents, const char *s);
+
+#endif
