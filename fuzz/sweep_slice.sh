@@ -14,7 +14,10 @@ for m in "c0burn+Slipgate/maps/b_rock0.bsp" \
          "barnuri+cs1.6-server/maps/123kill.bsp" \
          "bsp_tool/maps/Team Fortress 2/test_physcollide.bsp" \
          "ata4+bspsrc/bspsrc-decompiler/src/test/resources/info/ata4/bspsrc/decompiler/modules/texture/l4d2_tooltextures.bsp" \
-         "ata4+bspsrc/bspsrc-decompiler/src/test/resources/info/ata4/bspsrc/decompiler/modules/texture/csgo_tooltextures.bsp"; do
+         "ata4+bspsrc/bspsrc-decompiler/src/test/resources/info/ata4/bspsrc/decompiler/modules/texture/csgo_tooltextures.bsp" \
+         "jocarren+opentdm-docker/opentdm/maps/2box4.bsp" \
+         "bsp_tool/maps/Quake 3 Arena/mp_lobby.bsp" \
+         "Helioform+RTCW-BSP-Map-Viewer/WorldMaps/maps/TESTROOM.bsp"; do
   if [ -f "$maps/$m" ]; then set -- "$@" "$maps/$m"; else echo "note: $m not in $maps"; fi
 done
 [ $# -gt 0 ] || { echo "skipped: none of the slice's maps are in $maps"; exit 0; }
