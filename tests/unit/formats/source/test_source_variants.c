@@ -722,6 +722,89 @@ static void test_dota2_beta(void **state)
     }
 }
 
+/* Dota 2's v23 doverlay_t: the standard record and one more int. */
+static void test_dota2_overlay(void **state)
+{
+    (void)state;
+    for (int torn = 0; torn < 2; torn++) {
+        size_t dir = header("VBSP", 23, false), s;
+        entities(dir);
+        s = O.n;
+        for (int r = 0; r < 2; r++) {
+            i32(&O, 500 + r);                  /* Id */
+            i16(&O, r ? -1 : 3);               /* TexInfo */
+            i16(&O, (2 + r) | (r ? 1 << 14 : 0)); /* FaceCountAndRenderOrder */
+            for (int k = 0; k < 64; k++)
+                i32(&O, k < 2 + r ? 40 * r + k : 0);
+            for (int k = 0; k < 22; k++)       /* U, V, UVPoints, Origin, BasisNormal */
+                f32(&O, (float)(r * 100 + k) + 0.25f);
+            i32(&O, 0x0DD0 + r);               /* the v23 int */
+        }
+        if (torn)
+            i16(&O, 0);
+        end(dir, L_OVERLAYS, s, 0);
+        bspkit_map *map = open_bytes();
+        const bspkit_overlay *ov;
+        size_t n;
+        if (torn) {
+            /* 714 bytes: no whole number of 356-byte records. */
+            assert_int_not_equal(bspkit_get_overlays(map, &ov, &n, ERR), BSPKIT_OK);
+            bspkit_close(map);
+            continue;
+        }
+        CHECK(bspkit_get_overlays(map, &ov, &n, ERR));
+        assert_int_equal(n, 2);
+        for (int r = 0; r < 2; r++) {
+            assert_int_equal(ov[r].id, 500 + r);
+            assert_int_equal(ov[r].texinfo, r ? -1 : 3);
+            assert_int_equal(ov[r].face_count, 2 + r);
+            assert_int_equal(ov[r].render_order, r);
+            for (int k = 0; k < 2 + r; k++)
+                assert_int_equal(ov[r].faces[k], 40 * r + k);
+            assert_float_equal(ov[r].u[0], (float)(r * 100) + 0.25f, 0);
+            assert_float_equal(ov[r].v[1], (float)(r * 100 + 3) + 0.25f, 0);
+            assert_vec(ov[r].uv_points[3], (float)(r * 100 + 13) + 0.25f, (float)(r * 100 + 14) + 0.25f,
+                       (float)(r * 100 + 15) + 0.25f);
+            assert_vec(ov[r].origin, (float)(r * 100 + 16) + 0.25f, (float)(r * 100 + 17) + 0.25f,
+                       (float)(r * 100 + 18) + 0.25f);
+            assert_vec(ov[r].basis_normal, (float)(r * 100 + 19) + 0.25f, (float)(r * 100 + 20) + 0.25f,
+                       (float)(r * 100 + 21) + 0.25f);
+        }
+        bspkit_close(map);
+    }
+}
+
+/* An encrypted map opened from a file (mapped, then decrypted into a copy). */
+static void test_xor_encrypted_file(void **state)
+{
+    (void)state;
+    write_plain_v21();
+    const char *key = "0123456789abcdefghijklmnopqrstuv";
+    for (size_t i = 0; i < O.n; i++)
+        O.b[i] ^= (uint8_t)key[i % 32];
+    char path[] = "/tmp/bspkit_xor_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(O.b, 1, O.n, fp), O.n);
+    fclose(fp);
+    for (int nommap = 0; nommap < 2; nommap++) {
+        bspkit_options opts = {0};
+        opts.flags = nommap ? BSPKIT_OPEN_NO_MMAP : 0;
+        bspkit_map *map;
+        CHECK(bspkit_open_file(path, &opts, &map, ERR));
+        assert_true(bspkit_map_format(map)->variant & BSPKIT_VARIANT_XOR_ENCRYPTED);
+        const bspkit_plane *p;
+        size_t n;
+        CHECK(bspkit_get_planes(map, &p, &n, ERR));
+        assert_int_equal(n, 1);
+        assert_float_equal(p->dist, 48.0f, 0);
+        bspkit_close(map);
+    }
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_v18_ambiguous_size), cmocka_unit_test(test_dark_messiah),
         cmocka_unit_test(test_vindictus),      cmocka_unit_test(test_xor_encrypted),
         cmocka_unit_test(test_contagion),      cmocka_unit_test(test_dota2_beta),
+        cmocka_unit_test(test_dota2_overlay),  cmocka_unit_test(test_xor_encrypted_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
