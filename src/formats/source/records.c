@@ -395,6 +395,38 @@ BK_SCHEMA(source_dispinfo_dota22, bspkit_dispinfo, 180, "dispinfo", DISPINFO_DOT
     F(U32A, .allowed_verts, 10, "AllowedVerts")
 BK_SCHEMA(source_dispinfo_dota23, bspkit_dispinfo, 184, "dispinfo", DISPINFO_DOTA23);
 
+/* Vindictus (232 bytes): an unknown int takes minTess's place after the
+ * smoothing angle, MapFace is an int, and the 144 neighbour bytes have a
+ * layout neither description gives (bsp_tool splits them 72 + 72): they are
+ * not decoded and the neighbours read as none. */
+/* The four rows of a [4][N] member, each set to bytes of `v`. */
+#define ABSENT_ROWS(F, m, v, name)                                                                     \
+    F(ABSENT_ARRAY, m[0], v, name "[0]")                                                               \
+    F(ABSENT_ARRAY, m[1], v, name "[1]")                                                               \
+    F(ABSENT_ARRAY, m[2], v, name "[2]")                                                               \
+    F(ABSENT_ARRAY, m[3], v, name "[3]")
+#define DISPINFO_VINDICTUS(F)                                                                          \
+    F(VEC3, .start_position, 1, "startPosition")                                                       \
+    F(I32, .disp_vert_start, 1, "DispVertStart")                                                       \
+    F(I32, .disp_tri_start, 1, "DispTriStart")                                                         \
+    F(I32, .power, 1, "power")                                                                         \
+    F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
+    F(ABSENT, .min_tess, 0, "minTess")                                                                 \
+    F(SKIP32, , 1, "")                                                                                 \
+    F(I32, .contents, 1, "contents")                                                                   \
+    F(U32, .map_face, 1, "MapFace")                                                                    \
+    F(I32, .lightmap_alpha_start, 1, "LightmapAlphaStart")                                             \
+    F(I32, .lightmap_sample_position_start, 1, "LightmapSamplePositionStart")                          \
+    F(PAD, , 144, "")                                                                                  \
+    ABSENT_ROWS(F, .edge_neighbor, 0xFF, "EdgeNeighbors")                                              \
+    ABSENT_ROWS(F, .edge_neighbor_orientation, 0, "EdgeNeighbors.m_NeighborOrientation")               \
+    ABSENT_ROWS(F, .edge_span, 0, "EdgeNeighbors.m_Span")                                              \
+    ABSENT_ROWS(F, .edge_neighbor_span, 0, "EdgeNeighbors.m_NeighborSpan")                             \
+    ABSENT_ROWS(F, .corner_neighbors, 0xFF, "CornerNeighbors")                                         \
+    F(ABSENT_ARRAY, .corner_neighbor_count, 0, "CornerNeighbors.m_nNeighbors")                         \
+    F(U32A, .allowed_verts, 10, "AllowedVerts")
+BK_SCHEMA(source_dispinfo_vindictus, bspkit_dispinfo, 232, "dispinfo", DISPINFO_VINDICTUS);
+
 /* CDispVert: the offset direction, its length and the blend alpha. */
 #define DISP_VERT(F)                                                                                   \
     F(VEC3, .vec, 1, "vec")                                                                            \
@@ -618,8 +650,14 @@ const bk_schema *bk_source_array_schema(int32_t version, uint32_t variant, int l
 {
     bool wide = (variant & BSPKIT_VARIANT_WIDE_LUMPS) && lump_version >= 1;
     if (variant & BSPKIT_VARIANT_VINDICTUS) {
-        /* Its displacement infos and overlays have layouts of their own, not decoded. */
-        if (lump == BSPKIT_S_DISPINFO || lump == BSPKIT_S_OVERLAYS || lump == BSPKIT_S_WATEROVERLAYS)
+        if (lump == BSPKIT_S_DISPINFO)
+            return &source_dispinfo_vindictus;
+        /* doverlay_t with TexInfo and FaceCountAndRenderOrder as ints: in
+         * little-endian bytes, Strata's widened record. */
+        if (lump == BSPKIT_S_OVERLAYS)
+            return &source_overlay_wide;
+        /* No description of its water overlays. */
+        if (lump == BSPKIT_S_WATEROVERLAYS)
             return NULL;
     }
     if (variant & BSPKIT_VARIANT_DOTA2_BETA) {

@@ -464,6 +464,22 @@ static void write_vindictus(bool standard_game_lump)
     s = O.n;
     i32(&O, 70003), i32(&O, 2), i32(&O, 70004), i32(&O, 4), i32(&O, 9);
     end(dir, L_AREAPORTALS, s, 0);
+    s = O.n; /* dispinfo: bsp_tool's "3f3if2iI2i144B10I" */
+    vec(-1.5f, 2.5f, -3.5f);
+    i32(&O, 700), i32(&O, 800), i32(&O, 3), f32(&O, 30.0f), i32(&O, 0x7777), i32(&O, 0x21), i32(&O, 65600);
+    i32(&O, 900), i32(&O, 1000);
+    for (int k = 0; k < 144; k++)
+        u8(&O, (unsigned)k); /* neighbours: layout not described */
+    for (int k = 0; k < 10; k++)
+        i32(&O, 0x2000 + k);
+    end(dir, L_DISPINFO, s, 0);
+    s = O.n; /* overlay: Id, TexInfo and FaceCountAndRenderOrder as ints, 64 faces, 22 floats */
+    i32(&O, 42), i32(&O, 40002), i32(&O, 3 | (2 << 14));
+    for (int k = 0; k < 64; k++)
+        i32(&O, k < 3 ? 70000 + k : 0);
+    for (int k = 0; k < 22; k++)
+        f32(&O, (float)k + 0.5f);
+    end(dir, L_OVERLAYS, s, 0);
 }
 
 static void test_vindictus(void **state)
@@ -556,6 +572,38 @@ static void test_vindictus(void **state)
     assert_int_equal(ap->first_clip_vert, 70004);
     assert_int_equal(ap->num_clip_verts, 4);
     assert_int_equal(ap->plane, 9);
+    const bspkit_dispinfo *di;
+    CHECK(bspkit_get_dispinfo(map, &di, &n, ERR));
+    assert_int_equal(n, 1);
+    assert_vec(di->start_position, -1.5f, 2.5f, -3.5f);
+    assert_int_equal(di->disp_vert_start, 700);
+    assert_int_equal(di->disp_tri_start, 800);
+    assert_int_equal(di->power, 3);
+    assert_float_equal(di->smoothing_angle, 30.0f, 0);
+    assert_int_equal(di->min_tess, 0);
+    assert_int_equal(di->contents, 0x21);
+    assert_int_equal(di->map_face, 65600);
+    assert_int_equal(di->lightmap_alpha_start, 900);
+    assert_int_equal(di->lightmap_sample_position_start, 1000);
+    for (int e = 0; e < 4; e++) {
+        assert_int_equal(di->edge_neighbor[e][0], -1);
+        assert_int_equal(di->edge_neighbor[e][1], -1);
+        assert_int_equal(di->edge_neighbor_orientation[e][1], 0);
+        assert_int_equal(di->corner_neighbors[e][3], -1);
+        assert_int_equal(di->corner_neighbor_count[e], 0);
+    }
+    for (int k = 0; k < 10; k++)
+        assert_int_equal(di->allowed_verts[k], 0x2000 + k);
+    const bspkit_overlay *ov;
+    CHECK(bspkit_get_overlays(map, &ov, &n, ERR));
+    assert_int_equal(n, 1);
+    assert_int_equal(ov->id, 42);
+    assert_int_equal(ov->texinfo, 40002);
+    assert_int_equal(ov->face_count, 3);
+    assert_int_equal(ov->render_order, 2);
+    assert_int_equal(ov->faces[2], 70002);
+    assert_float_equal(ov->u[0], 0.5f, 0);
+    assert_vec(ov->basis_normal, 19.5f, 20.5f, 21.5f);
     bspkit_close(map);
 
     /* The same records beside a standard game lump: not Vindictus, so the
