@@ -343,11 +343,13 @@ BK_SCHEMA(source_cluster, bspkit_cluster, 8, "cluster", CLUSTER);
 
 /* ddispinfo_t (176 bytes). Strata's DISPINFO version >= 1 (232 bytes) widens
  * MapFace and the neighbour indices to 32 bits; each field keeps its order. */
-#define DISPINFO_HEAD(F)                                                                               \
+#define DISPINFO_START(F)                                                                              \
     F(VEC3, .start_position, 1, "startPosition")                                                       \
     F(I32, .disp_vert_start, 1, "DispVertStart")                                                       \
     F(I32, .disp_tri_start, 1, "DispTriStart")                                                         \
-    F(I32, .power, 1, "power")                                                                         \
+    F(I32, .power, 1, "power")
+#define DISPINFO_HEAD(F)                                                                               \
+    DISPINFO_START(F)                                                                                  \
     F(I32, .min_tess, 1, "minTess")                                                                    \
     F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
     F(I32, .contents, 1, "contents")
@@ -406,10 +408,7 @@ BK_SCHEMA(source_dispinfo_dota23, bspkit_dispinfo, 184, "dispinfo", DISPINFO_DOT
     F(ABSENT_ARRAY, m[2], v, name "[2]")                                                               \
     F(ABSENT_ARRAY, m[3], v, name "[3]")
 #define DISPINFO_VINDICTUS(F)                                                                          \
-    F(VEC3, .start_position, 1, "startPosition")                                                       \
-    F(I32, .disp_vert_start, 1, "DispVertStart")                                                       \
-    F(I32, .disp_tri_start, 1, "DispTriStart")                                                         \
-    F(I32, .power, 1, "power")                                                                         \
+    DISPINFO_START(F)                                                                                  \
     F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
     F(ABSENT, .min_tess, 0, "minTess")                                                                 \
     F(SKIP32, , 1, "")                                                                                 \
