@@ -130,7 +130,7 @@ static bool vindictus_game_lumps(const uint8_t *d, size_t size)
 static bspkit_result detect(const uint8_t *data, size_t size, bspkit_format *f, bspkit_error *err)
 {
     /* Tactical Intervention: detection reads the decrypted header. */
-    uint8_t plain[S_HEADER_SIZE + 4];
+    uint8_t plain[S_HEADER_SIZE + 4] = {0};
     const uint8_t *d = data;
     bool xor = bk_source_xor_encrypted(data, size);
     if (xor) {
