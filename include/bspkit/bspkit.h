@@ -119,8 +119,19 @@ enum {
     BSPKIT_VARIANT_BSPX = 1u << 5,           /**< Quake/GoldSrc: BSPX extension block after the lumps */
     BSPKIT_VARIANT_WIDE_LUMPS = 1u << 6,     /**< Source: Strata-style 32-bit lump versions (v25) */
     BSPKIT_VARIANT_EXTERNAL_LUMPS = 1u << 7, /**< Titanfall: lumps read from .bsp_lump files beside the map */
-    BSPKIT_VARIANT_NO_EXTERNAL = 1u << 8     /**< Titanfall: opened from memory, so .bsp_lump files were not looked for */
+    BSPKIT_VARIANT_NO_EXTERNAL = 1u << 8,    /**< Titanfall: opened from memory, so .bsp_lump files were not looked for */
+    BSPKIT_VARIANT_V18_FACES = 1u << 9,      /**< Source v18 (HL2 beta): 72-byte faces, four average light colours first */
+    BSPKIT_VARIANT_DARK_MESSIAH = 1u << 10,  /**< Source: Dark Messiah (header version 0x40014; version reads 20) */
+    BSPKIT_VARIANT_VINDICTUS = 1u << 11,     /**< Source: Vindictus (32-bit fields in most records) */
+    BSPKIT_VARIANT_XOR_ENCRYPTED = 1u << 12, /**< Source: Tactical Intervention, the file XORed with a 32-byte key */
+    BSPKIT_VARIANT_CONTAGION = 1u << 13,     /**< Source v27 (Contagion): an extra int before the lump directory */
+    BSPKIT_VARIANT_DOTA2_BETA = 1u << 14     /**< Source v22/v23 (Dota 2 betas): wider dispinfo (and v23 overlays) */
 };
+
+/** Variant bits of Source maps bspkit reads but does not write (edits, conversion and saving are refused). */
+#define BSPKIT_VARIANT_READ_ONLY                                                                        \
+    (BSPKIT_VARIANT_DARK_MESSIAH | BSPKIT_VARIANT_VINDICTUS | BSPKIT_VARIANT_XOR_ENCRYPTED |            \
+     BSPKIT_VARIANT_CONTAGION)
 
 /** What a file is, decided from its bytes alone. */
 typedef struct bspkit_format {
@@ -130,7 +141,7 @@ typedef struct bspkit_format {
     unsigned variant;  /**< BSPKIT_VARIANT_* bits */
     int32_t revision;  /**< Source map revision; 0 for other families */
     int lump_count;    /**< 15 for Quake/GoldSrc, 64 for Source, 128 for Titanfall 2 */
-    char name[40];     /**< e.g. "GoldSrc BSP30", "Source VBSP 20 (big-endian)" */
+    char name[40];     /**< e.g. "GoldSrc BSP30", "Source VBSP 20 (big-endian)", "Source VBSP 20 (Vindictus)" */
 } bspkit_format;
 
 /** "quake", "goldsrc", "source", "quake2", "quake3", "titanfall" or "unknown". */

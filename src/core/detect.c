@@ -76,8 +76,6 @@ bool bk_name_unsupported_format(const uint8_t *d, size_t size, bspkit_error *err
         snprintf(what, sizeof what, "a gzip-compressed file (decompress it first)");
     } else if (magic_is(d, "WAD2") || magic_is(d, "WAD3")) {
         snprintf(what, sizeof what, "a %.4s texture archive, not a map", (const char *)d);
-    } else if (magic_is(d, "VBSP") && ver == 0x40014) {
-        snprintf(what, sizeof what, "Dark Messiah of Might and Magic VBSP (version 0x40014)");
     } else if (magic_is(d, "VBSP") || magic_is(d, "PSBV")) {
         int32_t v = magic_is(d, "PSBV") ? (int32_t)rd_be32(d + 4) : ver;
         snprintf(what, sizeof what, "Source VBSP version %d", (int)v);

@@ -229,6 +229,25 @@ static void resolve_options(bspkit_options *dst, const bspkit_options *src)
     /* max_memory 0 is resolved once the size is known (finish_open). */
 }
 
+/* A file XORed with the repeating key at BK_XOR_KEY_OFFSET: the map reads a
+ * decrypted copy from here on (a mapping stays until close). */
+static bspkit_result xor_decode(bspkit_map *map, bspkit_error *err)
+{
+    uint8_t key[BK_XOR_KEY_SIZE];
+    if (map->size < BK_XOR_KEY_OFFSET + BK_XOR_KEY_SIZE)
+        return bk_fail(err, BSPKIT_ERR_TRUNCATED, -1, (int64_t)map->size, -1,
+                       "truncated: %zu bytes cannot hold the key of an XOR-encrypted map", map->size);
+    memcpy(key, map->data + BK_XOR_KEY_OFFSET, sizeof key);
+    uint8_t *plain = map->owned ? map->owned : bk_raw_alloc(map, map->size, false);
+    if (!plain)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory decrypting %zu bytes", map->size);
+    for (size_t i = 0; i < map->size; i++)
+        plain[i] = map->data[i] ^ key[i % BK_XOR_KEY_SIZE];
+    map->owned = plain;
+    map->data = plain;
+    return BSPKIT_OK;
+}
+
 /* Shared tail of both open paths: detection and the lump directory. */
 static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error *err)
 {
@@ -237,6 +256,8 @@ static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error
         map->opts.max_memory = BK_DEFAULT_MEMORY_BASE + size * BK_DEFAULT_MEMORY_PER_FILE_BYTE;
     }
     bspkit_result r = bspkit_detect(map->data, map->size, &map->format, err);
+    if (r == BSPKIT_OK && (map->format.variant & BSPKIT_VARIANT_XOR_ENCRYPTED))
+        r = xor_decode(map, err);
     if (r == BSPKIT_OK)
         r = bk_read_directory(map, err);
     if (r != BSPKIT_OK) {

@@ -145,6 +145,11 @@ bspkit_result bk_fail(bspkit_error *err, bspkit_result code, int lump, int64_t o
 void bk_error_copy(bspkit_error *dst, const bspkit_error *src);
 
 /* ---- memory: the options' allocator (or malloc), accounted against opts.max_memory ---- */
+/* Where a file XORed with a repeating key keeps that key (BSPKIT_VARIANT_XOR_ENCRYPTED:
+ * Tactical Intervention's Source maps hold 32 zero bytes there before encryption). */
+#define BK_XOR_KEY_OFFSET 384
+#define BK_XOR_KEY_SIZE 32
+
 /* A block from the map's allocator, not charged (zeroed when `zero`); bk_raw_free releases it. */
 void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero);
 void bk_raw_free(const bspkit_map *map, void *ptr);

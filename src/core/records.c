@@ -54,15 +54,8 @@ void bk_decode_u32(const uint8_t *src, size_t n, bool be, void *dst)
 /* dmodel_t with one head node (collision uses brushes, not clipping hulls):
  * the Quake clip-hull slots hold -1. */
 #define MODEL_ONEHEAD(F)                                                                               \
-    F(DEFAULT, .headnode[1], -1, "")                                                                   \
-    F(DEFAULT, .headnode[2], -1, "")                                                                   \
-    F(DEFAULT, .headnode[3], -1, "")                                                                   \
-    F(VEC3, .mins, 1, "mins")                                                                          \
-    F(VEC3, .maxs, 1, "maxs")                                                                          \
-    F(VEC3, .origin, 1, "origin")                                                                      \
-    F(I32, .headnode[0], 1, "headnode")                                                                \
-    F(I32, .first_face, 1, "firstface")                                                                \
-    F(I32, .num_faces, 1, "numfaces")
+    BK_MODEL_ONEHEAD_BOUNDS(F)                                                                         \
+    BK_MODEL_ONEHEAD_FACES(F)
 BK_SCHEMA(bk_model_onehead_schema, bspkit_model, 48, "model", MODEL_ONEHEAD);
 
 #define BRUSH(F)                                                                                       \

@@ -29,7 +29,8 @@ bspkit_result bspkit_edit_new(bspkit_map *map, bspkit_edit **out, bspkit_error *
     if (!map || !out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_edit_new: NULL argument");
     *out = NULL;
-    if (map->format.family == BSPKIT_FAMILY_TITANFALL)
+    if (map->format.family == BSPKIT_FAMILY_TITANFALL ||
+        (map->format.family == BSPKIT_FAMILY_SOURCE && (map->format.variant & BSPKIT_VARIANT_READ_ONLY)))
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1,
                        "%s maps are read-only: bspkit reads them but does not edit, convert or write them",
                        map->format.name);

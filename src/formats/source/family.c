@@ -44,10 +44,25 @@ static const char *const S_NAMES_V21[4] = {"PROPCOLLISION", "PROPHULLS", "PROPHU
 
 static bool reads(bspkit_family family) { return family == BSPKIT_FAMILY_SOURCE; }
 
+/* Tactical Intervention XORs the whole file with a 32-byte key, byte i with
+ * key[i % 32]. Its maps leave directory entries 23 to 25 empty, so the plain
+ * file holds 32 zero bytes at offset 384 and the encrypted file holds the key
+ * itself there: a file whose first bytes XORed with those at 384 read "VBSP"
+ * is taken to be such a file (a heuristic: a map with data in those entries
+ * would not be recognised). */
+bool bk_source_xor_encrypted(const uint8_t *d, size_t size)
+{
+    if (size < S_HEADER_SIZE || memcmp(d, "VBSP", 4) == 0 || memcmp(d, "PSBV", 4) == 0)
+        return false;
+    for (int i = 0; i < 4; i++)
+        if ((uint8_t)(d[i] ^ d[BK_XOR_KEY_OFFSET + i]) != (uint8_t)"VBSP"[i])
+            return false;
+    return true;
+}
+
 static bool claims(const uint8_t *d, size_t size)
 {
-    (void)size;
-    return memcmp(d, "VBSP", 4) == 0 || memcmp(d, "PSBV", 4) == 0;
+    return memcmp(d, "VBSP", 4) == 0 || memcmp(d, "PSBV", 4) == 0 || bk_source_xor_encrypted(d, size);
 }
 
 /* A directory entry is plausible when empty or fully inside the file past the header. */
@@ -58,55 +73,140 @@ static bool entry_plausible(uint32_t ofs, uint32_t len, uint32_t ver, size_t siz
     return ofs >= S_HEADER_SIZE && range_ok(ofs, len, size) && ver < 0x10000;
 }
 
+/* Entries among the 64 of a directory at `start` that are plausible in the
+ * standard {offset, length, version} order (or, with `l4d2`, in Left 4 Dead
+ * 2's {version, offset, length}). */
+static int plausible_entries(const uint8_t *d, size_t start, size_t size, bool be, bool l4d2)
+{
+    int n = 0;
+    for (int i = 0; i < 64; i++) {
+        const uint8_t *e = d + start + 16 * i;
+        uint32_t a = rd_u32(e, be), b = rd_u32(e + 4, be), c = rd_u32(e + 8, be);
+        n += l4d2 ? entry_plausible(b, c, a, size) : entry_plausible(a, b, c, size);
+    }
+    return n;
+}
+
 /* Left 4 Dead 2 stores lump_t as {version, offset, length, fourCC}: pick the order that makes sense. */
 static bool l4d2_directory(const uint8_t *d, size_t size, bool be)
 {
-    int standard = 0, swapped = 0;
-    for (int i = 0; i < 64; i++) {
-        const uint8_t *e = d + 8 + 16 * i;
-        uint32_t a = rd_u32(e, be), b = rd_u32(e + 4, be), c = rd_u32(e + 8, be);
-        standard += entry_plausible(a, b, c, size);
-        swapped += entry_plausible(b, c, a, size);
-    }
-    return swapped > standard;
+    return plausible_entries(d, 8, size, be, true) > plausible_entries(d, 8, size, be, false);
 }
 
-static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bspkit_error *err)
+/* Bytes before the lump directory: Contagion's v27 header has one more int
+ * after the version. */
+static size_t directory_start(unsigned variant) { return variant & BSPKIT_VARIANT_CONTAGION ? 12 : 8; }
+
+/* Whether `count` game-lump entries of `stride` bytes after the count all
+ * carry a four-character id of letters and digits. */
+static bool game_lump_ids_plausible(const uint8_t *g, size_t size, uint32_t count, size_t stride)
 {
-    bspkit_result r;
-    /* Dark Messiah's VBSP variant is named, not read. */
-    if (memcmp(d, "VBSP", 4) == 0 && size >= 8 && rd_le32(d + 4) == 0x40014) {
-        bk_name_unsupported_format(d, size, err, &r);
-        return r;
+    if (count == 0 || (size - 4) / stride < count)
+        return false;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *id = g + 4 + stride * i;
+        for (int k = 0; k < 4; k++)
+            if (!((id[k] >= '0' && id[k] <= '9') || (id[k] >= 'a' && id[k] <= 'z') || (id[k] >= 'A' && id[k] <= 'Z')))
+                return false;
+    }
+    return true;
+}
+
+/* Vindictus (VBSP 20) widens dgamelump_t's flags and version to ints (20
+ * bytes per entry): its game-lump directory reads as ids only with that
+ * stride. A heuristic from the bytes: a map with one game lump reads the same
+ * both ways and is taken as standard. */
+static bool vindictus_game_lumps(const uint8_t *d, size_t size)
+{
+    const uint8_t *e = d + 8 + 16 * BSPKIT_S_GAME_LUMP;
+    uint32_t ofs = rd_le32(e), len = rd_le32(e + 4);
+    if (len < 4 || !range_ok(ofs, len, size) || bk_is_lzma(d + ofs, len))
+        return false;
+    const uint8_t *g = d + ofs;
+    uint32_t count = rd_le32(g);
+    return !game_lump_ids_plausible(g, len, count, 16) && game_lump_ids_plausible(g, len, count, 20);
+}
+
+static bspkit_result detect(const uint8_t *data, size_t size, bspkit_format *f, bspkit_error *err)
+{
+    /* Tactical Intervention: detection reads the decrypted header. */
+    uint8_t plain[S_HEADER_SIZE + 4] = {0};
+    const uint8_t *d = data;
+    bool xor = bk_source_xor_encrypted(data, size);
+    if (xor) {
+        for (size_t i = 0; i < sizeof plain && i < size; i++)
+            plain[i] = data[i] ^ data[BK_XOR_KEY_OFFSET + i % BK_XOR_KEY_SIZE];
+        d = plain;
     }
     bool be = memcmp(d, "PSBV", 4) == 0;
     f->family = BSPKIT_FAMILY_SOURCE;
     f->big_endian = be;
     f->lump_count = BSPKIT_S_LUMP_COUNT;
+    if (xor)
+        f->variant |= BSPKIT_VARIANT_XOR_ENCRYPTED;
     if (size < 8)
         return bk_fail(err, BSPKIT_ERR_TRUNCATED, -1, (int64_t)size, -1,
                        "truncated: %zu bytes, but a Source header needs %d", size, S_HEADER_SIZE);
     f->version = (int32_t)rd_u32(d + 4, be);
+    /* Dark Messiah writes 20 | 4 << 16: the BSP version in the low half. */
+    if (!be && f->version == 0x40014) {
+        f->version = 20;
+        f->variant |= BSPKIT_VARIANT_DARK_MESSIAH;
+    }
     /* 17 (Bloodlines) through the Strata v25 line and the later numbers seen in the wild. */
     if (f->version < 17 || f->version > 64) {
+        bspkit_result r;
         bk_name_unsupported_format(d, size, err, &r);
         return r;
     }
     if (size < S_HEADER_SIZE)
         return bk_fail(err, BSPKIT_ERR_TRUNCATED, -1, (int64_t)size, -1,
                        "truncated: %zu bytes, but a Source header needs %d", size, S_HEADER_SIZE);
-    f->revision = (int32_t)rd_u32(d + 8 + 64 * 16, be);
-    if (l4d2_directory(d, size, be))
+    /* Contagion (v27): the directory reads as one only 4 bytes further on. */
+    if (f->version == 27 && !xor && size >= S_HEADER_SIZE + 4 &&
+        plausible_entries(d, 12, size, be, false) > plausible_entries(d, 8, size, be, false))
+        f->variant |= BSPKIT_VARIANT_CONTAGION;
+    size_t start = directory_start(f->variant);
+    f->revision = (int32_t)rd_u32(d + start + 64 * 16, be);
+    if (!(f->variant & BSPKIT_VARIANT_CONTAGION) && l4d2_directory(d, size, be))
         f->variant |= BSPKIT_VARIANT_L4D2_DIRECTORY;
-    snprintf(f->name, sizeof f->name, "Source VBSP %d%s", (int)f->version, be ? " (big-endian)" : "");
+    if (f->version == 20 && !be && !xor && !(f->variant & BSPKIT_VARIANT_DARK_MESSIAH) &&
+        vindictus_game_lumps(d, size))
+        f->variant |= BSPKIT_VARIANT_VINDICTUS;
+    if (f->version == 22 || f->version == 23)
+        f->variant |= BSPKIT_VARIANT_DOTA2_BETA;
+    const char *game = be ? "big-endian"
+                     : f->variant & BSPKIT_VARIANT_DARK_MESSIAH ? "Dark Messiah"
+                     : f->variant & BSPKIT_VARIANT_VINDICTUS ? "Vindictus"
+                     : xor ? "Tactical Intervention"
+                     : f->variant & BSPKIT_VARIANT_CONTAGION ? "Contagion"
+                     : f->variant & BSPKIT_VARIANT_DOTA2_BETA ? "Dota 2 beta"
+                     : f->version == 18 ? "Half-Life 2 beta"
+                     : NULL;
+    if (game)
+        snprintf(f->name, sizeof f->name, "Source VBSP %d (%s)", (int)f->version, game);
+    else
+        snprintf(f->name, sizeof f->name, "Source VBSP %d", (int)f->version);
     return BSPKIT_OK;
+}
+
+/* v18 (HL2 beta era) faces are 72 bytes; FACE_MACRO_TEXTURE_INFO holds one
+ * entry per face, so where 56-byte records would fit too its count decides. */
+static bool v18_faces(const bspkit_map *map)
+{
+    uint32_t len = map->lumps[BSPKIT_S_FACES].length;
+    uint32_t macro = map->lumps[BSPKIT_S_FACE_MACRO_TEXTURE_INFO].length / 2;
+    if (map->format.version != 18 || map->lumps[BSPKIT_S_FACES].fourcc || len % 72)
+        return false;
+    return !(len % 56 == 0 && macro && len / 56 == macro);
 }
 
 static void read_directory(bspkit_map *map)
 {
     bool be = map->format.big_endian, l4d2 = map->format.variant & BSPKIT_VARIANT_L4D2_DIRECTORY;
+    size_t start = directory_start(map->format.variant);
     for (int i = 0; i < 64; i++) {
-        const uint8_t *e = map->data + 8 + 16 * i;
+        const uint8_t *e = map->data + start + 16 * i;
         uint32_t a = rd_u32(e, be), b = rd_u32(e + 4, be), c = rd_u32(e + 8, be);
         bk_lump *l = &map->lumps[i];
         l->offset = l4d2 ? b : a;
@@ -117,6 +217,8 @@ static void read_directory(bspkit_map *map)
     /* Strata's v25 widens indices to 32 bits and marks those lumps with new versions. */
     if (map->format.version >= 25 && map->lumps[BSPKIT_S_FACES].version == 2)
         map->format.variant |= BSPKIT_VARIANT_WIDE_LUMPS;
+    if (v18_faces(map))
+        map->format.variant |= BSPKIT_VARIANT_V18_FACES;
 }
 
 /* The pakfile is a zip and the game lump holds its own compression. */

@@ -11,6 +11,10 @@
  * (v21+ reuses slots 22-25 and 49), or "lump" when out of range. */
 const char *bk_source_lump_name(int32_t version, int index);
 
+/* True when `d` is a Source map XORed with the 32-byte key at
+ * BK_XOR_KEY_OFFSET (Tactical Intervention); plain VBSP/PSBV files never are. */
+bool bk_source_xor_encrypted(const uint8_t *d, size_t size);
+
 /* Decodes the game-lump directory into map->game_lumps (gamelump.c). */
 bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err);
 /* Index of the first game lump with `id` ('sprp' = 0x73707270), or -1 (also when the directory is bad). */

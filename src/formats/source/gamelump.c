@@ -23,6 +23,49 @@ static bspkit_result gl_fail(bspkit_map *map, bspkit_error *err, uint64_t pos, c
                    (int64_t)pos, "GAME_LUMP: %s", msg);
 }
 
+/* Where each field of a dgamelump_t lies. */
+typedef struct gl_entry_layout {
+    size_t stride, id, flags, version, offset, length;
+    bool wide; /* flags and version are ints, not unsigned shorts */
+} gl_entry_layout;
+
+static const gl_entry_layout GL_STANDARD = {16, 0, 4, 6, 8, 12, false};
+/* Vindictus: id, int flags, int version, offset, length. */
+static const gl_entry_layout GL_VINDICTUS = {20, 0, 4, 8, 12, 16, true};
+/* Dark Messiah: 20-byte entries with one unknown int. BSPSource reads it
+ * before the id, bsp_tool after the length; the reading whose ids are all
+ * letters and digits is used (before the id when both are). */
+static const gl_entry_layout GL_DARK_MESSIAH_LEAD = {20, 4, 8, 10, 12, 16, false};
+static const gl_entry_layout GL_DARK_MESSIAH_TRAIL = {20, 0, 4, 6, 8, 12, false};
+
+static bool gl_ids_alnum(const uint8_t *d, size_t size, uint32_t count, const gl_entry_layout *l)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        size_t at = 4 + l->stride * i + l->id;
+        if (at + 4 > size)
+            return false;
+        for (int k = 0; k < 4; k++) {
+            uint8_t c = d[at + (size_t)k];
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return false;
+        }
+    }
+    return true;
+}
+
+static const gl_entry_layout *gl_layout(const bspkit_map *map, const uint8_t *d, size_t size)
+{
+    if (map->format.variant & BSPKIT_VARIANT_VINDICTUS)
+        return &GL_VINDICTUS;
+    if (map->format.variant & BSPKIT_VARIANT_DARK_MESSIAH) {
+        uint32_t count = size >= 4 ? rd_le32(d) : 0;
+        if (!gl_ids_alnum(d, size, count, &GL_DARK_MESSIAH_LEAD) && gl_ids_alnum(d, size, count, &GL_DARK_MESSIAH_TRAIL))
+            return &GL_DARK_MESSIAH_TRAIL;
+        return &GL_DARK_MESSIAH_LEAD;
+    }
+    return &GL_STANDARD;
+}
+
 bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
 {
     const uint8_t *d;
@@ -33,10 +76,12 @@ bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
     bool be = map->format.big_endian;
     if (size < 4)
         return gl_fail(map, err, 0, "%zu bytes cannot hold the entry count", size);
+    const gl_entry_layout *L = gl_layout(map, d, size);
+    const size_t st = L->stride;
     int32_t count = rd_i32(d, be);
-    if (count < 0 || (uint64_t)count > (size - 4) / 16)
+    if (count < 0 || (uint64_t)count > (size - 4) / st)
         return gl_fail(map, err, 0, "entry count %d needs %lld bytes but the lump has %zu", (int)count,
-                       16ll * count + 4, size);
+                       (long long)st * count + 4, size);
     bspkit_game_lump *gl = bk_calloc_array(map, (size_t)count, sizeof *gl, BSPKIT_S_GAME_LUMP, err);
     if (!gl)
         return err ? err->code : BSPKIT_ERR_NOMEM;
@@ -44,35 +89,35 @@ bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
     /* Relative offsets: every non-empty entry would fall outside the file or inside the directory otherwise. */
     bool relative = false;
     for (int32_t i = 0; i < count; i++) {
-        const uint8_t *e = d + 4 + 16 * (size_t)i;
-        uint32_t ofs = rd_u32(e + 8, be), len = rd_u32(e + 12, be);
-        if (len && ofs < base + 4 + 16ull * (uint32_t)count && range_ok(ofs, len, size)) {
+        const uint8_t *e = d + 4 + st * (size_t)i;
+        uint32_t ofs = rd_u32(e + L->offset, be), len = rd_u32(e + L->length, be);
+        if (len && ofs < base + 4 + (uint64_t)st * (uint32_t)count && range_ok(ofs, len, size)) {
             relative = true;
             break;
         }
     }
     for (int32_t i = 0; i < count; i++) {
-        const uint8_t *e = d + 4 + 16 * (size_t)i;
+        const uint8_t *e = d + 4 + st * (size_t)i;
         bspkit_game_lump *g = &gl[i];
-        g->id = rd_u32(e, be);
-        g->flags = rd_u16(e + 4, be);
-        g->version = rd_u16(e + 6, be);
-        uint64_t ofs = rd_u32(e + 8, be) + (relative ? base : 0);
-        uint32_t len = rd_u32(e + 12, be);
+        g->id = rd_u32(e + L->id, be);
+        g->flags = L->wide ? (uint16_t)rd_u32(e + L->flags, be) : rd_u16(e + L->flags, be);
+        g->version = L->wide ? (uint16_t)rd_u32(e + L->version, be) : rd_u16(e + L->version, be);
+        uint64_t ofs = rd_u32(e + L->offset, be) + (relative ? base : 0);
+        uint32_t len = rd_u32(e + L->length, be);
         g->compressed = g->flags & 1;
         if (g->compressed && len) {
             /* Stored size runs to the next entry's offset, or to the end of the lump. */
             uint64_t next = base + size;
             if (i + 1 < count)
-                next = rd_u32(e + 16 + 8, be) + (relative ? base : 0);
+                next = rd_u32(e + st + L->offset, be) + (relative ? base : 0);
             if (next < ofs || !range_ok(ofs, next - ofs, map->size)) {
-                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i, "entry %d: compressed data at %llu..%llu outside the file",
+                r = gl_fail(map, err, 4 + (uint64_t)st * (uint32_t)i, "entry %d: compressed data at %llu..%llu outside the file",
                             (int)i, (unsigned long long)ofs, (unsigned long long)next);
                 goto fail;
             }
             uint32_t actual, packed;
             if (!bk_lzma_sizes(map->data + ofs, next - ofs, &actual, &packed)) {
-                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i, "entry %d: invalid LZMA header at file offset %llu",
+                r = gl_fail(map, err, 4 + (uint64_t)st * (uint32_t)i, "entry %d: invalid LZMA header at file offset %llu",
                             (int)i, (unsigned long long)ofs);
                 goto fail;
             }
@@ -83,7 +128,7 @@ bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
             g->length = len;
             g->uncompressed_length = len;
             if (len && !range_ok(ofs, len, map->size)) {
-                r = gl_fail(map, err, 4 + 16ull * (uint32_t)i,
+                r = gl_fail(map, err, 4 + (uint64_t)st * (uint32_t)i,
                             "entry %d: offset %llu + length %u runs past the end of the %zu-byte file", (int)i,
                             (unsigned long long)ofs, len, map->size);
                 goto fail;

@@ -20,12 +20,16 @@
     F(I32, .view_height, 1, "view_height")
 BK_SCHEMA(source_texdata, bspkit_texdata, 32, "texdata", TEXDATA);
 
-#define TEXINFO(F)                                                                                     \
+#define TEXINFO_VECS(F)                                                                                \
     F(DEFAULT, .next_texinfo, -1, "")                                                                  \
     F(MAT24, .texture_vecs, 1, "textureVecsTexelsPerWorldUnits")                                       \
-    F(MAT24, .lightmap_vecs, 1, "lightmapVecsLuxelsPerWorldUnits")                                     \
+    F(MAT24, .lightmap_vecs, 1, "lightmapVecsLuxelsPerWorldUnits")
+#define TEXINFO_TAIL(F)                                                                                \
     F(I32, .flags, 1, "flags")                                                                         \
     F(I32, .texture, 1, "texdata")
+#define TEXINFO(F)                                                                                     \
+    TEXINFO_VECS(F)                                                                                    \
+    TEXINFO_TAIL(F)
 BK_SCHEMA(source_texinfo, bspkit_texinfo, 72, "texinfo", TEXINFO);
 
 /* dcubemapsample_t: int origin[3]; unsigned char size; 3 pad bytes. */
@@ -47,7 +51,7 @@ BK_SCHEMA(source_leafface, uint32_t, 2, "leaf face", LEAFFACE);
 BK_SCHEMA(source_leafbrush, uint32_t, 2, "leaf brush", LEAFBRUSH);
 
 /* dface_t. The top bit of m_NumPrims is a "no dynamic shadows" flag. */
-#define FACE(F)                                                                                        \
+#define FACE_BODY(F)                                                                                   \
     F(U16, .plane, 1, "planenum")                                                                      \
     F(U8, .side, 1, "side")                                                                            \
     F(U8, .on_node, 1, "onNode")                                                                       \
@@ -61,7 +65,9 @@ BK_SCHEMA(source_leafbrush, uint32_t, 2, "leaf brush", LEAFBRUSH);
     F(F32, .area, 1, "area")                                                                           \
     F(I32A, .lightmap_mins, 2, "m_LightmapTextureMinsInLuxels")                                        \
     F(I32A, .lightmap_size, 2, "m_LightmapTextureSizeInLuxels")                                        \
-    F(I32, .orig_face, 1, "origFace")                                                                  \
+    F(I32, .orig_face, 1, "origFace")
+#define FACE(F)                                                                                        \
+    FACE_BODY(F)                                                                                       \
     F(U16MASK, .num_prims, 0x7FFF, "m_NumPrims")                                                       \
     F(U16, .first_prim, 1, "firstPrimID")                                                              \
     F(U32, .smoothing_groups, 1, "smoothingGroups")
@@ -94,15 +100,55 @@ BK_SCHEMA(source_face, bspkit_face, 56, "face", FACE);
     F(U32, .smoothing_groups, 1, "smoothingGroups")
 BK_SCHEMA(source_face_v17, bspkit_face, 104, "face", FACE_V17);
 
-#define NODE(F)                                                                                        \
+/* v18 (HL2 beta era), as BSPSource's DFaceBSP18 describes it: four
+ * ColorRGBExp32 average light colours (not decoded) lead a dface_t whose
+ * firstPrimID comes before m_NumPrims. */
+#define FACE_V18(F)                                                                                    \
+    F(PAD, , 16, "")                                                                                   \
+    FACE_BODY(F)                                                                                       \
+    F(U16, .first_prim, 1, "firstPrimID")                                                              \
+    F(U16, .num_prims, 1, "m_NumPrims")                                                                \
+    F(U32, .smoothing_groups, 1, "smoothingGroups")
+BK_SCHEMA(source_face_v18, bspkit_face, 72, "face", FACE_V18);
+
+/* ---- Dark Messiah (header version 0x40014), from BSPSource and bsp_tool ---- */
+
+/* dmodel_t with an unknown int between the origin and the head node. */
+#define MODEL_DARK_MESSIAH(F)                                                                          \
+    BK_MODEL_ONEHEAD_BOUNDS(F)                                                                         \
+    F(SKIP32, , 1, "")                                                                                 \
+    BK_MODEL_ONEHEAD_FACES(F)
+BK_SCHEMA(source_model_dark_messiah, bspkit_model, 52, "model", MODEL_DARK_MESSIAH);
+
+/* texinfo_t with 24 unknown bytes between the lightmap vectors and the flags. */
+#define TEXINFO_DARK_MESSIAH(F)                                                                        \
+    TEXINFO_VECS(F)                                                                                    \
+    F(PAD, , 24, "")                                                                                   \
+    TEXINFO_TAIL(F)
+BK_SCHEMA(source_texinfo_dark_messiah, bspkit_texinfo, 96, "texinfo", TEXINFO_DARK_MESSIAH);
+
+/* ---- Vindictus (VBSP 20, 32-bit fields), from BSPSource and bsp_tool ---- */
+
+/* FACES version 1 is Strata's 72-byte face (source_face_wide, below);
+ * version 2 (76 bytes, source_face_vindictus_v2) adds an unknown int. */
+
+/* ---- Dota 2 betas (VBSP 22, 23), from BSPSource ---- */
+
+/* dnode_t; Strata widens it (float bounds, 32-bit face range) and Vindictus
+ * too (int bounds, an unused int in place of area and padding). */
+#define NODE_FIELDS(F, BMIN, BMAX, COUNT)                                                              \
     F(I32, .plane, 1, "planenum")                                                                      \
     F(I32A, .children, 2, "children")                                                                  \
-    F(BMIN16, .mins, 1, "mins")                                                                        \
-    F(BMAX16, .maxs, 1, "maxs")                                                                        \
-    F(U16, .first_face, 1, "firstface")                                                                \
-    F(U16, .num_faces, 1, "numfaces")                                                                  \
+    F(BMIN, .mins, 1, "mins")                                                                          \
+    F(BMAX, .maxs, 1, "maxs")                                                                          \
+    F(COUNT, .first_face, 1, "firstface")                                                              \
+    F(COUNT, .num_faces, 1, "numfaces")
+#define NODE_AREA(F)                                                                                   \
     F(I16, .area, 1, "area")                                                                           \
     F(PAD, , 2, "")
+#define NODE(F)                                                                                        \
+    NODE_FIELDS(F, BMIN16, BMAX16, U16)                                                                \
+    NODE_AREA(F)
 BK_SCHEMA(source_node, bspkit_node, 32, "node", NODE);
 
 /* dleaf_t; version 0 adds the inline CompressedLightCube. */
@@ -130,14 +176,18 @@ BK_SCHEMA(source_leaf_v0, bspkit_leaf, 56, "leaf", LEAF_V0);
 BK_SCHEMA(source_leaf_v1, bspkit_leaf, 32, "leaf", LEAF_V1);
 
 /* Up to v20 (and Left 4 Dead 2) `bevel` is a short; later games split it into bevel + thin bytes. */
-#define BRUSHSIDE_SHORT_BEVEL(F)                                                                       \
+#define BRUSHSIDE_BOOL_BEVEL(F, PLANE, INDEX, FLAG)                                                    \
     F(DEFAULT, .shader, -1, "")                                                                        \
-    F(U16, .plane, 1, "planenum")                                                                      \
-    F(I16, .texinfo, 1, "texinfo")                                                                     \
-    F(I16, .dispinfo, 1, "dispinfo")                                                                   \
-    F(BOOL16, .bevel, 1, "bevel")                                                                      \
+    F(PLANE, .plane, 1, "planenum")                                                                    \
+    F(INDEX, .texinfo, 1, "texinfo")                                                                   \
+    F(INDEX, .dispinfo, 1, "dispinfo")                                                                 \
+    F(FLAG, .bevel, 1, "bevel")                                                                        \
     F(ABSENT, .thin, 0, "thin")
+#define BRUSHSIDE_SHORT_BEVEL(F) BRUSHSIDE_BOOL_BEVEL(F, U16, I16, BOOL16)
 BK_SCHEMA(source_brushside_short_bevel, bspkit_brushside, 8, "brush side", BRUSHSIDE_SHORT_BEVEL);
+/* Vindictus: every field an int. */
+#define BRUSHSIDE_VINDICTUS(F) BRUSHSIDE_BOOL_BEVEL(F, U32, I32, BOOL32)
+BK_SCHEMA(source_brushside_vindictus, bspkit_brushside, 16, "brush side", BRUSHSIDE_VINDICTUS);
 #define BRUSHSIDE_BYTE_BEVEL(F)                                                                        \
     F(DEFAULT, .shader, -1, "")                                                                        \
     F(U16, .plane, 1, "planenum")                                                                      \
@@ -163,8 +213,8 @@ BK_SCHEMA(source_leafface_wide, uint32_t, 4, "leaf face", LEAFFACE_WIDE);
 #define LEAFBRUSH_WIDE(F) F(U32, , 1, "leafbrush")
 BK_SCHEMA(source_leafbrush_wide, uint32_t, 4, "leaf brush", LEAFBRUSH_WIDE);
 
-/* side and onNode are followed by two pad bytes. */
-#define FACE_WIDE(F)                                                                                   \
+/* side and onNode are followed by two pad bytes (an unknown short in Vindictus). */
+#define FACE_WIDE_HEAD(F)                                                                              \
     F(U32, .plane, 1, "planenum")                                                                      \
     F(U8, .side, 1, "side")                                                                            \
     F(U8, .on_node, 1, "onNode")                                                                       \
@@ -173,7 +223,8 @@ BK_SCHEMA(source_leafbrush_wide, uint32_t, 4, "leaf brush", LEAFBRUSH_WIDE);
     F(I32, .num_edges, 1, "numedges")                                                                  \
     F(I32, .texinfo, 1, "texinfo")                                                                     \
     F(I32, .dispinfo, 1, "dispinfo")                                                                   \
-    F(I32, .fog_volume, 1, "surfaceFogVolumeID")                                                       \
+    F(I32, .fog_volume, 1, "surfaceFogVolumeID")
+#define FACE_WIDE_TAIL(F)                                                                              \
     F(U8A, .styles, 4, "styles")                                                                       \
     F(I32, .light_offset, 1, "lightofs")                                                               \
     F(F32, .area, 1, "area")                                                                           \
@@ -183,32 +234,51 @@ BK_SCHEMA(source_leafbrush_wide, uint32_t, 4, "leaf brush", LEAFBRUSH_WIDE);
     F(U32MASK, .num_prims, 0x7FFFFFFF, "m_NumPrims")                                                   \
     F(U32, .first_prim, 1, "firstPrimID")                                                              \
     F(U32, .smoothing_groups, 1, "smoothingGroups")
+#define FACE_WIDE(F)                                                                                   \
+    FACE_WIDE_HEAD(F)                                                                                  \
+    FACE_WIDE_TAIL(F)
 BK_SCHEMA(source_face_wide, bspkit_face, 72, "face", FACE_WIDE);
 
-#define NODE_WIDE(F)                                                                                   \
-    F(I32, .plane, 1, "planenum")                                                                      \
-    F(I32A, .children, 2, "children")                                                                  \
-    F(VEC3, .mins, 1, "mins")                                                                          \
-    F(VEC3, .maxs, 1, "maxs")                                                                          \
-    F(U32, .first_face, 1, "firstface")                                                                \
-    F(U32, .num_faces, 1, "numfaces")                                                                  \
-    F(I16, .area, 1, "area")                                                                           \
-    F(PAD, , 2, "")
-BK_SCHEMA(source_node_wide, bspkit_node, 48, "node", NODE_WIDE);
+/* Vindictus FACES version 2: Strata's layout with an unknown int after
+ * surfaceFogVolumeID. BSPSource and bsp_tool describe these faces alike but
+ * for two details: this follows bsp_tool (m_NumPrims before firstPrimID, as
+ * in dface_t, and the extra int before the styles); BSPSource reads
+ * firstPrimID first and the extra int after the styles. */
+#define FACE_VINDICTUS_V2(F)                                                                           \
+    FACE_WIDE_HEAD(F)                                                                                  \
+    F(SKIP32, , 1, "")                                                                                 \
+    FACE_WIDE_TAIL(F)
+BK_SCHEMA(source_face_vindictus_v2, bspkit_face, 76, "face", FACE_VINDICTUS_V2);
 
-#define LEAF_WIDE(F)                                                                                   \
+#define NODE_WIDE(F)                                                                                   \
+    NODE_FIELDS(F, VEC3, VEC3, U32)                                                                    \
+    NODE_AREA(F)
+BK_SCHEMA(source_node_wide, bspkit_node, 48, "node", NODE_WIDE);
+#define NODE_VINDICTUS(F)                                                                              \
+    NODE_FIELDS(F, BMIN32, BMAX32, U32)                                                                \
+    F(ABSENT, .area, -1, "area")                                                                       \
+    F(SKIP32, , 1, "")
+BK_SCHEMA(source_node_vindictus, bspkit_node, 48, "node", NODE_VINDICTUS);
+
+/* Strata's 32-bit leaf; Vindictus has the same with int bounds. How
+ * Vindictus shares its area/flags int is not described: it is read as
+ * Strata's (area in the low 17 bits). */
+#define LEAF_WIDE_FIELDS(F, BMIN, BMAX)                                                                \
     F(DEFAULT, .vis_offset, -1, "")                                                                    \
     F(I32, .contents, 1, "contents")                                                                   \
     F(I32, .cluster, 1, "cluster")                                                                     \
     F(AREAFLAGS32, , 1, "")                                                                            \
-    F(VEC3, .mins, 1, "mins")                                                                          \
-    F(VEC3, .maxs, 1, "maxs")                                                                          \
+    F(BMIN, .mins, 1, "mins")                                                                          \
+    F(BMAX, .maxs, 1, "maxs")                                                                          \
     F(U32, .first_leaf_face, 1, "firstleafface")                                                       \
     F(U32, .num_leaf_faces, 1, "numleaffaces")                                                         \
     F(U32, .first_leaf_brush, 1, "firstleafbrush")                                                     \
     F(U32, .num_leaf_brushes, 1, "numleafbrushes")                                                     \
     F(I32, .leaf_water, 1, "leafWaterDataID")
+#define LEAF_WIDE(F) LEAF_WIDE_FIELDS(F, VEC3, VEC3)
 BK_SCHEMA(source_leaf_wide, bspkit_leaf, 56, "leaf", LEAF_WIDE);
+#define LEAF_VINDICTUS(F) LEAF_WIDE_FIELDS(F, BMIN32, BMAX32)
+BK_SCHEMA(source_leaf_vindictus, bspkit_leaf, 56, "leaf", LEAF_VINDICTUS);
 
 #define BRUSHSIDE_WIDE(F)                                                                              \
     F(DEFAULT, .shader, -1, "")                                                                        \
@@ -273,11 +343,13 @@ BK_SCHEMA(source_cluster, bspkit_cluster, 8, "cluster", CLUSTER);
 
 /* ddispinfo_t (176 bytes). Strata's DISPINFO version >= 1 (232 bytes) widens
  * MapFace and the neighbour indices to 32 bits; each field keeps its order. */
-#define DISPINFO_HEAD(F)                                                                               \
+#define DISPINFO_START(F)                                                                              \
     F(VEC3, .start_position, 1, "startPosition")                                                       \
     F(I32, .disp_vert_start, 1, "DispVertStart")                                                       \
     F(I32, .disp_tri_start, 1, "DispTriStart")                                                         \
-    F(I32, .power, 1, "power")                                                                         \
+    F(I32, .power, 1, "power")
+#define DISPINFO_HEAD(F)                                                                               \
+    DISPINFO_START(F)                                                                                  \
     F(I32, .min_tess, 1, "minTess")                                                                    \
     F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
     F(I32, .contents, 1, "contents")
@@ -298,6 +370,61 @@ BK_SCHEMA(source_dispinfo, bspkit_dispinfo, 176, "dispinfo", DISPINFO);
     F(U32, .map_face, 1, "MapFace")                                                                    \
     DISPINFO_TAIL(F, 4)
 BK_SCHEMA(source_dispinfo_wide, bspkit_dispinfo, 232, "dispinfo", DISPINFO_WIDE);
+
+/* Dota 2 betas: VBSP 22 adds an unknown int before the neighbours (180
+ * bytes), VBSP 23 one more after the contents (184). */
+#define DISPINFO_DOTA22(F)                                                                             \
+    DISPINFO_HEAD(F)                                                                                   \
+    F(U16, .map_face, 1, "MapFace")                                                                    \
+    F(PAD, , 2, "")                                                                                    \
+    F(I32, .lightmap_alpha_start, 1, "LightmapAlphaStart")                                             \
+    F(I32, .lightmap_sample_position_start, 1, "LightmapSamplePositionStart")                          \
+    F(SKIP32, , 1, "")                                                                                 \
+    F(DISPEDGES, , 2, "EdgeNeighbors")                                                                 \
+    F(DISPCORNERS, , 2, "CornerNeighbors")                                                             \
+    F(U32A, .allowed_verts, 10, "AllowedVerts")
+BK_SCHEMA(source_dispinfo_dota22, bspkit_dispinfo, 180, "dispinfo", DISPINFO_DOTA22);
+#define DISPINFO_DOTA23(F)                                                                             \
+    DISPINFO_HEAD(F)                                                                                   \
+    F(SKIP32, , 1, "")                                                                                 \
+    F(U16, .map_face, 1, "MapFace")                                                                    \
+    F(PAD, , 2, "")                                                                                    \
+    F(I32, .lightmap_alpha_start, 1, "LightmapAlphaStart")                                             \
+    F(I32, .lightmap_sample_position_start, 1, "LightmapSamplePositionStart")                          \
+    F(SKIP32, , 1, "")                                                                                 \
+    F(DISPEDGES, , 2, "EdgeNeighbors")                                                                 \
+    F(DISPCORNERS, , 2, "CornerNeighbors")                                                             \
+    F(U32A, .allowed_verts, 10, "AllowedVerts")
+BK_SCHEMA(source_dispinfo_dota23, bspkit_dispinfo, 184, "dispinfo", DISPINFO_DOTA23);
+
+/* Vindictus (232 bytes): an unknown int takes minTess's place after the
+ * smoothing angle, MapFace is an int, and the 144 neighbour bytes have a
+ * layout neither description gives (bsp_tool splits them 72 + 72): they are
+ * not decoded and the neighbours read as none. */
+/* The four rows of a [4][N] member, each set to bytes of `v`. */
+#define ABSENT_ROWS(F, m, v, name)                                                                     \
+    F(ABSENT_ARRAY, m[0], v, name "[0]")                                                               \
+    F(ABSENT_ARRAY, m[1], v, name "[1]")                                                               \
+    F(ABSENT_ARRAY, m[2], v, name "[2]")                                                               \
+    F(ABSENT_ARRAY, m[3], v, name "[3]")
+#define DISPINFO_VINDICTUS(F)                                                                          \
+    DISPINFO_START(F)                                                                                  \
+    F(F32, .smoothing_angle, 1, "smoothingAngle")                                                      \
+    F(ABSENT, .min_tess, 0, "minTess")                                                                 \
+    F(SKIP32, , 1, "")                                                                                 \
+    F(I32, .contents, 1, "contents")                                                                   \
+    F(U32, .map_face, 1, "MapFace")                                                                    \
+    F(I32, .lightmap_alpha_start, 1, "LightmapAlphaStart")                                             \
+    F(I32, .lightmap_sample_position_start, 1, "LightmapSamplePositionStart")                          \
+    F(PAD, , 144, "")                                                                                  \
+    ABSENT_ROWS(F, .edge_neighbor, 0xFF, "EdgeNeighbors")                                              \
+    ABSENT_ROWS(F, .edge_neighbor_orientation, 0, "EdgeNeighbors.m_NeighborOrientation")               \
+    ABSENT_ROWS(F, .edge_span, 0, "EdgeNeighbors.m_Span")                                              \
+    ABSENT_ROWS(F, .edge_neighbor_span, 0, "EdgeNeighbors.m_NeighborSpan")                             \
+    ABSENT_ROWS(F, .corner_neighbors, 0xFF, "CornerNeighbors")                                         \
+    F(ABSENT_ARRAY, .corner_neighbor_count, 0, "CornerNeighbors.m_nNeighbors")                         \
+    F(U32A, .allowed_verts, 10, "AllowedVerts")
+BK_SCHEMA(source_dispinfo_vindictus, bspkit_dispinfo, 232, "dispinfo", DISPINFO_VINDICTUS);
 
 /* CDispVert: the offset direction, its length and the blend alpha. */
 #define DISP_VERT(F)                                                                                   \
@@ -347,6 +474,11 @@ BK_SCHEMA(source_overlay_wide, bspkit_overlay, 356, "overlay", OVERLAY_WIDE);
 BK_SCHEMA(source_water_overlay, bspkit_water_overlay, 1120, "water overlay", WATER_OVERLAY);
 #define WATER_OVERLAY_WIDE(F) OVERLAY_WIDENED(F, BSPKIT_WATER_OVERLAY_FACES)
 BK_SCHEMA(source_water_overlay_wide, bspkit_water_overlay, 1124, "water overlay", WATER_OVERLAY_WIDE);
+/* Dota 2's VBSP 23 doverlay_t ends in one more (unknown) int. */
+#define OVERLAY_DOTA23(F)                                                                              \
+    OVERLAY_NARROW(F, BSPKIT_OVERLAY_FACES)                                                            \
+    F(SKIP32, , 1, "")
+BK_SCHEMA(source_overlay_dota23, bspkit_overlay, 356, "overlay", OVERLAY_DOTA23);
 
 /* doverlayfade_t: squared fade distances. */
 #define OVERLAY_FADE(F)                                                                                \
@@ -449,6 +581,28 @@ const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, i
 {
     bool wide_map = (variant & BSPKIT_VARIANT_WIDE_LUMPS) != 0;
     bool wide = wide_map && lump_version >= 1;
+    if (variant & BSPKIT_VARIANT_DARK_MESSIAH) {
+        if (lump == BSPKIT_S_MODELS)
+            return &source_model_dark_messiah;
+        if (lump == BSPKIT_S_TEXINFO)
+            return &source_texinfo_dark_messiah;
+    }
+    if (variant & BSPKIT_VARIANT_VINDICTUS) {
+        switch (lump) {
+        case BSPKIT_S_FACES:
+        case BSPKIT_S_ORIGINALFACES:
+        case BSPKIT_S_FACES_HDR:
+            return lump_version == 2 ? &source_face_vindictus_v2 : &source_face_wide;
+        case BSPKIT_S_NODES: return &source_node_vindictus;
+        case BSPKIT_S_LEAFS: return &source_leaf_vindictus;
+        case BSPKIT_S_EDGES: return &bk_edge32_schema;
+        case BSPKIT_S_LEAFFACES: return &source_leafface_wide;
+        case BSPKIT_S_LEAFBRUSHES: return &source_leafbrush_wide;
+        case BSPKIT_S_BRUSHSIDES: return &source_brushside_vindictus;
+        case BSPKIT_S_AREAPORTALS: return &source_areaportal_wide;
+        default: break;
+        }
+    }
     switch (lump) {
     case BSPKIT_S_PLANES: return &bk_plane_schema;
     case BSPKIT_S_TEXDATA: return &source_texdata;
@@ -460,6 +614,8 @@ const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, i
     case BSPKIT_S_FACES_HDR:
         if (version == 17)
             return &source_face_v17;
+        if (variant & BSPKIT_VARIANT_V18_FACES)
+            return &source_face_v18;
         /* Strata widens every face lump, whatever version it carries. */
         return wide_map ? &source_face_wide : &source_face;
     case BSPKIT_S_LEAFS:
@@ -492,6 +648,23 @@ const bk_schema *bk_source_schema(int32_t version, uint32_t variant, int lump, i
 const bk_schema *bk_source_array_schema(int32_t version, uint32_t variant, int lump, int32_t lump_version)
 {
     bool wide = (variant & BSPKIT_VARIANT_WIDE_LUMPS) && lump_version >= 1;
+    if (variant & BSPKIT_VARIANT_VINDICTUS) {
+        if (lump == BSPKIT_S_DISPINFO)
+            return &source_dispinfo_vindictus;
+        /* doverlay_t with TexInfo and FaceCountAndRenderOrder as ints: in
+         * little-endian bytes, Strata's widened record. */
+        if (lump == BSPKIT_S_OVERLAYS)
+            return &source_overlay_wide;
+        /* No description of its water overlays. */
+        if (lump == BSPKIT_S_WATEROVERLAYS)
+            return NULL;
+    }
+    if (variant & BSPKIT_VARIANT_DOTA2_BETA) {
+        if (lump == BSPKIT_S_DISPINFO)
+            return version == 22 ? &source_dispinfo_dota22 : &source_dispinfo_dota23;
+        if (lump == BSPKIT_S_OVERLAYS && version == 23)
+            return &source_overlay_dota23;
+    }
     switch (lump) {
     case BSPKIT_S_LEAFWATERDATA: return &source_leaf_water;
     case BSPKIT_S_PRIMITIVES: return wide ? &source_primitive_wide : &source_primitive;
