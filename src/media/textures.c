@@ -2,6 +2,7 @@
  * worldspawn's "wad" key and found in the search paths, or a VTF in the
  * Source pakfile. */
 #include "bspkit/pak.h"
+#include "bspkit/quake3.h"
 #include "bspkit/textures.h"
 #include "core/map.h"
 #include "core/ascii.h"
@@ -323,9 +324,11 @@ static bspkit_result resolve_texdata(bspkit_textures *t, bspkit_error *err)
     bspkit_result r = bspkit_get_texdata(t->map, &td, &count, err);
     if (r != BSPKIT_OK)
         return r;
-    const uint8_t *zip;
-    size_t zip_size;
-    if ((r = bspkit_get_pakfile(t->map, &zip, &zip_size, err)) != BSPKIT_OK)
+    const uint8_t *zip = NULL;
+    size_t zip_size = 0;
+    /* Titanfall 2's materials live in the game's .rpak files: no pakfile to search. */
+    bool has_pakfile = bspkit_map_format(t->map)->family == BSPKIT_FAMILY_SOURCE;
+    if (has_pakfile && (r = bspkit_get_pakfile(t->map, &zip, &zip_size, err)) != BSPKIT_OK)
         return r;
     if (zip_size > 0 && (r = bspkit_pak_open(zip, zip_size, NULL, &t->pak, err)) != BSPKIT_OK)
         return r;
@@ -382,6 +385,29 @@ static bspkit_result resolve_texinfo_names(bspkit_textures *t, bspkit_error *err
     return BSPKIT_OK;
 }
 
+/* Quake 3: each distinct shader name of SHADERS (a name appears again with
+ * other flags), in first-use order. Shader scripts and images live in the
+ * game's .pk3 files, which are not searched: each is listed as missing. */
+static bspkit_result resolve_shader_names(bspkit_textures *t, bspkit_error *err)
+{
+    const bspkit_shader *sh;
+    size_t count;
+    bspkit_result r = bspkit_get_shaders(t->map, &sh, &count, err);
+    if (r != BSPKIT_OK)
+        return r;
+    t->entries = calloc(count ? count : 1, sizeof *t->entries);
+    if (!t->entries)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
+    for (size_t i = 0; i < count; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < t->count && !seen; k++)
+            seen = strcmp(t->entries[k].pub.name, sh[i].name) == 0;
+        if (!seen)
+            t->entries[t->count++].pub.name = sh[i].name; /* borrowed from the map's decoded shaders */
+    }
+    return BSPKIT_OK;
+}
+
 bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts, bspkit_textures **out,
                                       bspkit_error *err)
 {
@@ -394,9 +420,10 @@ bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_opti
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
     t->map = map;
     bspkit_family family = bspkit_map_format(map)->family;
-    bspkit_result r = family == BSPKIT_FAMILY_SOURCE   ? resolve_texdata(t, err)
-                      : family == BSPKIT_FAMILY_QUAKE2 ? resolve_texinfo_names(t, err)
-                                                       : resolve_miptex(t, opts, err);
+    bspkit_result r = family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_TITANFALL ? resolve_texdata(t, err)
+                      : family == BSPKIT_FAMILY_QUAKE2                                     ? resolve_texinfo_names(t, err)
+                      : family == BSPKIT_FAMILY_QUAKE3                                     ? resolve_shader_names(t, err)
+                                                                                           : resolve_miptex(t, opts, err);
     if (r != BSPKIT_OK) {
         bspkit_textures_free(t);
         return r;

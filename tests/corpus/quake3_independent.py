@@ -312,6 +312,13 @@ def check_map(bspkit, rel, path, data, version, lumps):
         fail(rel, f"textures: bspkit says {counts.get('textures')}, SHADERS holds {lumps[1][1] // 72}")
 
     shaders = records(data, lumps, 1, "<64sii")
+    # `tex list`: each distinct shader name, in first-use order.
+    distinct = []
+    for name, _, _ in shaders:
+        if cstr(name) not in distinct:
+            distinct.append(cstr(name))
+    if [e["name"] for e in bspkit_json(bspkit, "tex", path, "list")["textures"]] != distinct:
+        fail(rel, f"tex list: the names differ from the {len(distinct)} distinct shaders")
     for i, (d, (name, sflags, contents)) in enumerate(zip(dump_records(bspkit, path, "SHADERS"), shaders)):
         if (d["shader"], d["surfaceFlags"], d["contentFlags"]) != (cstr(name), sflags, contents):
             fail(rel, f"shader {i}: bspkit {d}, file {cstr(name)!r} {sflags} {contents}")

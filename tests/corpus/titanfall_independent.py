@@ -207,6 +207,11 @@ def check(bspkit, root, rel):
             break
 
     string_data, table = lumps[43], records(lumps, 44)
+    # `tex list`: one entry per texture data record, named through the string table.
+    listed = [e["name"] for e in bspkit_json(bspkit, "tex", path, "list")["textures"]]
+    want_names = [string_data[table[t[3]][0]:].split(b"\0")[0].decode("latin-1") for t in records(lumps, 2)]
+    if listed != want_names:
+        fail(rel, f"tex list: {len(listed)} names, the texture data give {len(want_names)} (or they differ)")
     for i, (t, d) in enumerate(zip(records(lumps, 2), dump(bspkit, path, "texdata"))):
         if (d["name_index"], d["size.width"], d["size.height"], d["flags"]) != (t[3], t[4], t[5], t[8]):
             fail(rel, f"texture data {i}: bspkit {d}, struct {t}")
