@@ -362,6 +362,22 @@ static bspkit_result resolve_texdata(bspkit_textures *t, bspkit_error *err)
     return BSPKIT_OK;
 }
 
+/* Room for `count` names, listed once each in first-use order by add_name. */
+static bspkit_result names_init(bspkit_textures *t, size_t count, bspkit_error *err)
+{
+    t->entries = calloc(count ? count : 1, sizeof *t->entries);
+    return t->entries ? BSPKIT_OK : bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
+}
+
+/* Lists `name` (borrowed from the map's decoded records) unless it is listed already. */
+static void add_name(bspkit_textures *t, const char *name)
+{
+    for (size_t k = 0; k < t->count; k++)
+        if (strcmp(t->entries[k].pub.name, name) == 0)
+            return;
+    t->entries[t->count++].pub.name = name;
+}
+
 /* Quake 2: each distinct texture name of TEXINFO, in first-use order. The
  * .wal images live in the game's files, which are not searched: each is
  * listed as missing. */
@@ -370,19 +386,10 @@ static bspkit_result resolve_texinfo_names(bspkit_textures *t, bspkit_error *err
     const bspkit_texinfo *ti;
     size_t count;
     bspkit_result r = bspkit_get_texinfo(t->map, &ti, &count, err);
-    if (r != BSPKIT_OK)
-        return r;
-    t->entries = calloc(count ? count : 1, sizeof *t->entries);
-    if (!t->entries)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
-    for (size_t i = 0; i < count; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < t->count && !seen; k++)
-            seen = strcmp(t->entries[k].pub.name, ti[i].texture_name) == 0;
-        if (!seen)
-            t->entries[t->count++].pub.name = ti[i].texture_name; /* borrowed from the map's decoded texinfo */
-    }
-    return BSPKIT_OK;
+    if (r == BSPKIT_OK && (r = names_init(t, count, err)) == BSPKIT_OK)
+        for (size_t i = 0; i < count; i++)
+            add_name(t, ti[i].texture_name);
+    return r;
 }
 
 /* Quake 3: each distinct shader name of SHADERS (a name appears again with
@@ -393,19 +400,10 @@ static bspkit_result resolve_shader_names(bspkit_textures *t, bspkit_error *err)
     const bspkit_shader *sh;
     size_t count;
     bspkit_result r = bspkit_get_shaders(t->map, &sh, &count, err);
-    if (r != BSPKIT_OK)
-        return r;
-    t->entries = calloc(count ? count : 1, sizeof *t->entries);
-    if (!t->entries)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "textures: out of memory");
-    for (size_t i = 0; i < count; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < t->count && !seen; k++)
-            seen = strcmp(t->entries[k].pub.name, sh[i].name) == 0;
-        if (!seen)
-            t->entries[t->count++].pub.name = sh[i].name; /* borrowed from the map's decoded shaders */
-    }
-    return BSPKIT_OK;
+    if (r == BSPKIT_OK && (r = names_init(t, count, err)) == BSPKIT_OK)
+        for (size_t i = 0; i < count; i++)
+            add_name(t, sh[i].name);
+    return r;
 }
 
 bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts, bspkit_textures **out,
