@@ -21,8 +21,10 @@ void cmd_info_help(FILE *out)
             "  --json      print one JSON object instead of text\n"
             "  -h, --help  show this help\n"
             "\n"
-            "Text output: file, format family (goldsrc, quake, source, quake2, quake3), format name,\n"
-            "version, byte order, variant notes (Blue Shift, BSP2, 2PSB, L4D2 directory,\n"
+            "Text output: file, format family (goldsrc, quake, source, quake2, quake3, titanfall),\n"
+            "format name, the game when the bytes say which (a Source variant, a static-prop layout\n"
+            "only one game writes, Bloodlines, Daikatana, Titanfall 2), version, byte\n"
+            "order, variant notes (Blue Shift, BSP2, 2PSB, L4D2 directory,\n"
             "LZMA lumps, BSPX, wide lumps), map revision (Source), file size, the\n"
             "non-empty lumps (index, name, offset, length, version for Source and\n"
             "Titanfall, uncompressed length when any lump is compressed, record count\n"
@@ -33,7 +35,7 @@ void cmd_info_help(FILE *out)
             "(Quake/GoldSrc: miptex directory entries and how many are embedded;\n"
             "Source: texdata entries; Quake 3: shaders) and the Source map CRC.\n"
             "\n"
-            "JSON output keys: file, format, name, version, endian (\"little\"/\"big\"),\n"
+            "JSON output keys: file, format, name, game (only when known), version, endian (\"little\"/\"big\"),\n"
             "variant (array of strings), revision, size, lumps (every lump: index, name,\n"
             "offset, length, version, uncompressed_length, compressed, records or null,\n"
             "external: the .bsp_lump file the lump was read from, or null),\n"
@@ -106,6 +108,7 @@ typedef struct info_data {
     bool has_crc;
     bool crc_ok;
     uint32_t crc;
+    const char *game; /* when the bytes say which game, else NULL */
 } info_data;
 
 static bool is_source(const info_data *d)
@@ -128,6 +131,7 @@ static int gather(bspkit_map *map, info_data *d)
     bspkit_error err;
 
     d->format = bspkit_map_format(map);
+    d->game = bspkit_map_game(map);
     bspkit_map_bytes(map, &d->size);
     d->lump_count = bspkit_lump_count(map);
     if (d->lump_count < 0 || d->lump_count > BSPKIT_MAX_LUMPS) {
@@ -218,6 +222,8 @@ static void print_text(const info_data *d)
     printf("%-10s%s\n", "file:", d->file);
     printf("%-10s%s\n", "format:", bspkit_family_name(f->family));
     printf("%-10s%s\n", "name:", f->name);
+    if (d->game)
+        printf("%-10s%s\n", "game:", d->game);
     printf("%-10s%" PRId32 "\n", "version:", f->version);
     printf("%-10s%s\n", "endian:", f->big_endian ? "big" : "little");
     printf("%-10s", "variant:");
@@ -385,7 +391,8 @@ static json_t *build_json(const info_data *d)
     if (ok) {
         ok = set(root, "file", cli_json_string(d->file)) &&
              set(root, "format", json_string(bspkit_family_name(f->family))) &&
-             set(root, "name", cli_json_string(f->name)) && set(root, "version", json_integer(f->version)) &&
+             set(root, "name", cli_json_string(f->name)) &&
+             (!d->game || set(root, "game", json_string(d->game))) && set(root, "version", json_integer(f->version)) &&
              set(root, "endian", json_string(f->big_endian ? "big" : "little")) &&
              set(root, "variant", json_incref(variant)) && set(root, "revision", json_integer(f->revision)) &&
              set(root, "size", json_integer((json_int_t)d->size)) && set(root, "lumps", json_incref(lumps)) &&

@@ -212,6 +212,12 @@ static void run_case(const sp_case *c, bool be)
     assert_int_equal(sp->version, c->version);
     assert_string_equal(sp->layout, c->layout);
     assert_int_equal(sp->layout_known, c->known);
+    /* Black Mesa's layouts name the game; layouts many games share name none. */
+    const char *game = bspkit_map_game(m.map);
+    if (strncmp(c->layout, "v11-blackmesa", 13) == 0)
+        assert_string_equal(game, "Black Mesa");
+    else
+        assert_null(game);
     assert_int_equal(sp->record_size, c->size);
     assert_int_equal(sp->leaf_index_size, c->leaf_width);
     assert_int_equal(sp->dictionary_count, 2);
@@ -265,6 +271,8 @@ static void zeno_clash_v7(void **state)
         const bspkit_static_props *sp;
         CHECK(bspkit_get_static_props(m.map, &sp, ERR));
         assert_string_equal(sp->layout, "v7-zeno-clash");
+        /* Only Zeno Clash writes this layout: the map is named after it. */
+        assert_string_equal(bspkit_map_game(m.map), "Zeno Clash");
         assert_int_equal(sp->extra_name_count, 1);
         assert_string_equal(sp->extra_names[0].name, "paths/x");
         assert_int_equal(sp->leaf_count, NLEAFS);
