@@ -186,7 +186,7 @@ static int gather(bspkit_map *map, info_data *d)
     if (has_texdata(d) || is_quake3(d)) {
         uint64_t n = 0;
         /* A map without a TEXDATA (SHADERS) entry simply has no textures. */
-        if (bspkit_lump_record_count(map, is_source(d) ? BSPKIT_S_TEXDATA : BSPKIT_Q3_SHADERS, &n) != BSPKIT_OK)
+        if (bspkit_lump_record_count(map, is_quake3(d) ? BSPKIT_Q3_SHADERS : BSPKIT_S_TEXDATA, &n) != BSPKIT_OK)
             n = 0;
         d->textures_ok = true;
         d->textures = (size_t)n;

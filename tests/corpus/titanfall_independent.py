@@ -178,6 +178,10 @@ def check(bspkit, root, rel):
             fail(rel, f"lump {i}: bspkit reads it from {entry['external']}, expected {external.get(i)}")
         if i in external and entry["length"] != len(lumps[i]):
             fail(rel, f"lump {i}: length {entry['length']}, the external file holds {len(lumps[i])} bytes")
+    # The texture count `info` prints is the TEXTURE_DATA record count.
+    texdata = len(lumps[2]) // struct.calcsize(RECORDS[2][1])
+    if info["counts"].get("textures") != texdata:
+        fail(rel, f"textures: bspkit counts {info['counts'].get('textures')}, TEXTURE_DATA holds {texdata}")
     for index, (key, fmt) in RECORDS.items():
         want = len(lumps[index]) // struct.calcsize(fmt)
         if info["counts"].get(key) != want:
