@@ -6,6 +6,8 @@ the C libraries bspkit links with (the same as CMakeLists.txt):
     python3 -m pip install --no-index --no-build-isolation ./python
 
 Environment:
+  BSPKIT_SOURCE_DIR      the checkout's root when this directory was copied
+                         elsewhere (default: ..)
   BSPKIT_STATIC_LIBRARY  link this already-built libbspkit.a instead of
                          compiling ../src (the CMake test does this)
   BSPKIT_BUILD_JOBS      parallel C compiles (default 2)
@@ -19,7 +21,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+# The checkout's root (include/ and src/); a copy of this directory elsewhere names it.
+ROOT = os.environ.get("BSPKIT_SOURCE_DIR") or os.path.dirname(HERE)
 
 
 def rel(path):
