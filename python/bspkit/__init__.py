@@ -1,0 +1,227 @@
+"""Read, check and decode Quake, GoldSrc and Source BSP map files.
+
+    import bspkit
+    with bspkit.open("map.bsp") as m:
+        print(m.format.name, m.counts["faces"], m.crc)
+        normals = m.planes["normal"]          # NumPy view of the decoded planes, no copy
+        for ent in m.entities:
+            print(ent["classname"])
+
+Record arrays are read-only NumPy structured arrays over the arrays the C
+library decoded; each keeps its map's memory alive, so an array stays valid
+after Map.close().
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _bspkit
+from ._bspkit import Error
+
+__all__ = ["open", "Map", "Format", "Entity", "Problem", "Error", "RECORD_ARRAYS", "__version__"]
+__version__ = _bspkit.LIBRARY_VERSION
+
+# Error codes (bspkit_result); an Error's `code` is one of these.
+OK, ERR_ARGUMENT, ERR_IO, ERR_NOMEM, ERR_LIMIT, ERR_EMPTY, ERR_TRUNCATED, ERR_UNKNOWN_FORMAT, \
+    ERR_UNSUPPORTED, ERR_LUMP_RANGE, ERR_LUMP_SIZE, ERR_COMPRESSION, ERR_ENTITIES, ERR_VISIBILITY, \
+    ERR_TEXTURES, ERR_GAME_LUMP, ERR_INDEX, ERR_ENGINE_LIMIT, ERR_NOT_FOUND, ERR_INCOMPLETE = range(20)
+
+Error.__module__ = "bspkit"
+Error.code = 0
+Error.lump = None
+Error.offset = None
+Error.lump_offset = None
+
+# Variant bits and the names `bspkit info` shows for them, in its order.
+_VARIANT_NAMES = [
+    (1 << 0, "Blue Shift"), (1 << 1, "BSP2"), (1 << 2, "2PSB"), (1 << 3, "L4D2 directory"),
+    (1 << 4, "LZMA lumps"), (1 << 5, "BSPX"), (1 << 6, "wide lumps"), (1 << 7, "external lumps"),
+    (1 << 8, "external lumps not read (opened from memory)"),
+]
+
+
+def _dtype(desc) -> np.dtype:
+    """A NumPy dtype from the extension's descriptor: (itemsize, scalar type) or
+    (itemsize, [(name, offset, type, shape), ...]) with nested descriptors as types."""
+    itemsize, fields = desc
+    if isinstance(fields, str):
+        return np.dtype("=" + fields)
+    names, formats, offsets = [], [], []
+    for name, offset, ftype, shape in fields:
+        base = _dtype(ftype) if isinstance(ftype, tuple) else np.dtype(ftype if ftype[0] in "S?" else "=" + ftype)
+        names.append(name)
+        formats.append((base, shape) if shape else base)
+        offsets.append(offset)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize})
+
+
+#: dtype of every record array, keyed by its Map attribute name.
+RECORD_ARRAYS = {name: _dtype(desc) for name, desc in _bspkit.record_types().items()}
+
+
+@dataclass(frozen=True)
+class Format:
+    """What a map file is, as `bspkit info` reports it."""
+    family: str          #: "quake", "goldsrc", "source", "quake2", "quake3", "titanfall"
+    name: str            #: e.g. "GoldSrc BSP30"
+    version: int
+    endian: str          #: "little" or "big"
+    variant: List[str]   #: variant names as `bspkit info` lists them
+    variant_bits: int    #: all BSPKIT_VARIANT_* bits
+    revision: int        #: Source map revision, else 0
+    lump_count: int
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of Map.validate()."""
+    severity: str                #: "error" or "warning"
+    code: int                    #: bspkit result code
+    code_name: str               #: short description of the code (as `bspkit check --json` prints)
+    lump: Optional[int]          #: lump index, or None
+    lump_name: Optional[str]
+    record: Optional[int]        #: record index inside the lump, or None
+    offset: Optional[int]        #: absolute file offset, or None
+    message: str
+
+
+class Entity:
+    """One entity: its key/value pairs in file order, duplicates kept."""
+
+    __slots__ = ("pairs", "line", "offset")
+
+    def __init__(self, pairs: List[Tuple[str, str]], line: int = 0, offset: int = 0):
+        self.pairs = pairs
+        self.line = line        #: 1-based line of the opening brace
+        self.offset = offset    #: byte offset of the opening brace in the entity text
+
+    def __getitem__(self, key: str) -> str:
+        """The first value for `key`; KeyError when absent."""
+        for k, v in self.pairs:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def get(self, key: str, default: Optional[str] = None) -> Optional[str]:
+        """The first value for `key`, or `default`."""
+        for k, v in self.pairs:
+            if k == key:
+                return v
+        return default
+
+    def get_all(self, key: str) -> List[str]:
+        """Every value for `key`, in file order."""
+        return [v for k, v in self.pairs if k == key]
+
+    def __contains__(self, key: object) -> bool:
+        return any(k == key for k, _ in self.pairs)
+
+    def __iter__(self) -> Iterator[Tuple[str, str]]:
+        """(key, value) pairs in file order."""
+        return iter(self.pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def keys(self) -> List[str]:
+        return [k for k, _ in self.pairs]
+
+    def __repr__(self) -> str:
+        return f"Entity({self.pairs!r})"
+
+
+class Map:
+    """An open map. Use bspkit.open(); close with close() or a `with` block."""
+
+    def __init__(self, handle):
+        self._m = handle
+
+    # -- lifetime
+    def close(self) -> None:
+        """Close the map. Arrays taken from it stay valid; the memory goes with the last of them."""
+        self._m.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._m.closed
+
+    def __enter__(self) -> "Map":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- what the file is
+    @property
+    def format(self) -> Format:
+        family, name, version, big, bits, revision, lumps = self._m.format()
+        return Format(family, name, version, "big" if big else "little",
+                      [n for bit, n in _VARIANT_NAMES if bits & bit], bits, revision, lumps)
+
+    @property
+    def size(self) -> int:
+        """File size in bytes."""
+        return self._m.size()
+
+    @property
+    def lumps(self) -> List[dict]:
+        """Every lump directory entry, as in `bspkit info --json`: index, name, offset, length,
+        version, uncompressed_length, compressed, records (or None), external (or None)."""
+        return self._m.lumps()
+
+    @property
+    def counts(self) -> dict:
+        """Record count per lower-case lump key plus "textures", as in `bspkit info --json`."""
+        return self._m.counts()
+
+    @property
+    def crc(self) -> Optional[str]:
+        """Source map CRC as 8 lower-case hex digits; None for other families."""
+        return self._m.crc()
+
+    # -- contents
+    @property
+    def entities(self) -> List[Entity]:
+        """The map's entities in file order (a new list each time)."""
+        return [Entity(pairs, line, offset) for line, offset, pairs in self._m.entities()]
+
+    def validate(self, lint: bool = False) -> List[Problem]:
+        """Check every cross-reference and engine limit (`bspkit check`); at most the first
+        1000 problems. `lint` adds the compiler-lint warnings (`bspkit check --lint`)."""
+        problems, _errors, _warnings = self._m.validate(lint)
+        return [Problem(sev, code, _bspkit.strerror(code), lump, lump_name, record, offset, message)
+                for sev, code, lump, lump_name, record, offset, message in problems]
+
+    def array(self, name: str) -> np.ndarray:
+        """The decoded records of `name` (a key of RECORD_ARRAYS) as a read-only NumPy array
+        viewing the library's memory (no copy)."""
+        dtype = RECORD_ARRAYS[name]
+        buf = self._m.array(name)
+        return np.frombuffer(buf, dtype=dtype, count=buf.count)
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<bspkit.Map closed>"
+        return f"<bspkit.Map {self.format.name}>"
+
+
+def _array_property(name: str) -> property:
+    return property(lambda self: self.array(name),
+                    doc=f"Decoded {name} as a read-only NumPy array (dtype RECORD_ARRAYS['{name}']).")
+
+
+for _name in RECORD_ARRAYS:
+    setattr(Map, _name, _array_property(_name))
+del _name
+
+
+def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"]) -> Map:
+    """Open a map from a path (str or os.PathLike) or from its bytes (bytes, bytearray,
+    memoryview; copied). Raises bspkit.Error when the file is not a readable map."""
+    if isinstance(source, (str, os.PathLike)):
+        return Map(_bspkit.open_file(source))
+    return Map(_bspkit.open_memory(source))

@@ -1,0 +1,111 @@
+import os
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+__version__: str
+RECORD_ARRAYS: Dict[str, np.dtype]
+
+OK: int
+ERR_ARGUMENT: int
+ERR_IO: int
+ERR_NOMEM: int
+ERR_LIMIT: int
+ERR_EMPTY: int
+ERR_TRUNCATED: int
+ERR_UNKNOWN_FORMAT: int
+ERR_UNSUPPORTED: int
+ERR_LUMP_RANGE: int
+ERR_LUMP_SIZE: int
+ERR_COMPRESSION: int
+ERR_ENTITIES: int
+ERR_VISIBILITY: int
+ERR_TEXTURES: int
+ERR_GAME_LUMP: int
+ERR_INDEX: int
+ERR_ENGINE_LIMIT: int
+ERR_NOT_FOUND: int
+ERR_INCOMPLETE: int
+
+class Error(Exception):
+    code: int
+    lump: Optional[int]
+    offset: Optional[int]
+    lump_offset: Optional[int]
+
+class Format:
+    family: str
+    name: str
+    version: int
+    endian: str
+    variant: List[str]
+    variant_bits: int
+    revision: int
+    lump_count: int
+
+class Problem:
+    severity: str
+    code: int
+    code_name: str
+    lump: Optional[int]
+    lump_name: Optional[str]
+    record: Optional[int]
+    offset: Optional[int]
+    message: str
+
+class Entity:
+    pairs: List[Tuple[str, str]]
+    line: int
+    offset: int
+    def __init__(self, pairs: List[Tuple[str, str]], line: int = ..., offset: int = ...) -> None: ...
+    def __getitem__(self, key: str) -> str: ...
+    def get(self, key: str, default: Optional[str] = ...) -> Optional[str]: ...
+    def get_all(self, key: str) -> List[str]: ...
+    def __contains__(self, key: object) -> bool: ...
+    def __iter__(self) -> Iterator[Tuple[str, str]]: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> List[str]: ...
+
+class Map:
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> Map: ...
+    def __exit__(self, *exc: object) -> None: ...
+    @property
+    def format(self) -> Format: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def lumps(self) -> List[dict]: ...
+    @property
+    def counts(self) -> Dict[str, Optional[int]]: ...
+    @property
+    def crc(self) -> Optional[str]: ...
+    @property
+    def entities(self) -> List[Entity]: ...
+    def validate(self, lint: bool = ...) -> List[Problem]: ...
+    def array(self, name: str) -> np.ndarray: ...
+    planes: np.ndarray
+    vertexes: np.ndarray
+    edges: np.ndarray
+    surfedges: np.ndarray
+    faces: np.ndarray
+    orig_faces: np.ndarray
+    hdr_faces: np.ndarray
+    nodes: np.ndarray
+    leafs: np.ndarray
+    models: np.ndarray
+    texinfo: np.ndarray
+    leaf_faces: np.ndarray
+    leaf_brushes: np.ndarray
+    clipnodes: np.ndarray
+    brushes: np.ndarray
+    brushsides: np.ndarray
+    texdata: np.ndarray
+    texdata_string_table: np.ndarray
+    areas: np.ndarray
+    areaportals: np.ndarray
+    cubemaps: np.ndarray
+
+def open(source: Union[str, bytes, bytearray, memoryview, os.PathLike[str]]) -> Map: ...

@@ -1,0 +1,740 @@
+/* _bspkit: the CPython extension behind the bspkit package. It uses the
+ * library's public API only (include/bspkit/bspkit.h). Record arrays are
+ * handed to Python as read-only buffers over the library's decoded arrays;
+ * the package builds NumPy dtypes from the field descriptors below. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "bspkit/bspkit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static PyObject *BspkitError; /* bspkit.Error */
+
+/* ---- errors -------------------------------------------------------------- */
+
+static PyObject *int_or_none(int64_t v)
+{
+    if (v < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong((long long)v);
+}
+
+/* Raises bspkit.Error from `err` (or from `code` alone when err holds no message); returns NULL. */
+static PyObject *raise_error(bspkit_result code, const bspkit_error *err)
+{
+    const char *msg = err->message[0] ? err->message : bspkit_strerror(code);
+    PyObject *exc = PyObject_CallFunction(BspkitError, "s", msg);
+    if (exc == NULL)
+        return NULL;
+    PyObject *c = PyLong_FromLong((long)code);
+    PyObject *lump = int_or_none(err->lump);
+    PyObject *off = int_or_none(err->offset);
+    PyObject *loff = int_or_none(err->lump_offset);
+    if (c && lump && off && loff && PyObject_SetAttrString(exc, "code", c) == 0 &&
+        PyObject_SetAttrString(exc, "lump", lump) == 0 && PyObject_SetAttrString(exc, "offset", off) == 0 &&
+        PyObject_SetAttrString(exc, "lump_offset", loff) == 0)
+        PyErr_SetObject(BspkitError, exc);
+    Py_XDECREF(c);
+    Py_XDECREF(lump);
+    Py_XDECREF(off);
+    Py_XDECREF(loff);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static void clear_error(bspkit_error *err)
+{
+    memset(err, 0, sizeof *err);
+    err->lump = -1;
+    err->offset = -1;
+    err->lump_offset = -1;
+}
+
+/* ---- Map ----------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    bspkit_map *map;
+    int closed;     /* close() was called */
+    Py_ssize_t views; /* RecordBuffer objects alive over this map */
+} MapObject;
+
+static PyTypeObject MapType;
+
+static void map_release(MapObject *self)
+{
+    if (self->map != NULL && self->views == 0) {
+        bspkit_close(self->map);
+        self->map = NULL;
+    }
+}
+
+static bspkit_map *map_get(MapObject *self)
+{
+    if (self->closed || self->map == NULL) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed map");
+        return NULL;
+    }
+    return self->map;
+}
+
+static void Map_dealloc(MapObject *self)
+{
+    self->views = 0;
+    map_release(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *map_new_from(bspkit_map *m)
+{
+    MapObject *self = PyObject_New(MapObject, &MapType);
+    if (self == NULL) {
+        bspkit_close(m);
+        return NULL;
+    }
+    self->map = m;
+    self->closed = 0;
+    self->views = 0;
+    return (PyObject *)self;
+}
+
+static PyObject *mod_open_file(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    PyObject *encoded = NULL;
+    if (!PyUnicode_FSConverter(arg, &encoded))
+        return NULL;
+    bspkit_map *m = NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_open_file(PyBytes_AS_STRING(encoded), NULL, &m, &err);
+    Py_DECREF(encoded);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    return map_new_from(m);
+}
+
+static PyObject *mod_open_memory(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    bspkit_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.flags = BSPKIT_OPEN_COPY;
+    bspkit_map *m = NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_open_memory(buf.buf, (size_t)buf.len, &opts, &m, &err);
+    PyBuffer_Release(&buf);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    return map_new_from(m);
+}
+
+static PyObject *Map_close(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    self->closed = 1;
+    map_release(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Map_get_closed(MapObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(self->closed);
+}
+
+/* (family, name, version, big_endian, variant bits, revision, lump_count) */
+static PyObject *Map_format(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const bspkit_format *f = bspkit_map_format(m);
+    return Py_BuildValue("(ssiOIii)", bspkit_family_name(f->family), f->name, (int)f->version,
+                         f->big_endian ? Py_True : Py_False, f->variant, (int)f->revision, f->lump_count);
+}
+
+static PyObject *Map_size(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    size_t size = 0;
+    bspkit_map_bytes(m, &size);
+    return PyLong_FromSize_t(size);
+}
+
+static int set_item(PyObject *d, const char *key, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(d, key, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+static PyObject *str_or_none(const char *s)
+{
+    if (s == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(s);
+}
+
+/* Every lump as `bspkit info --json` lists it. */
+static PyObject *Map_lumps(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    int n = bspkit_lump_count(m);
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list != NULL && i < n; i++) {
+        bspkit_lump_info li;
+        bspkit_error err;
+        clear_error(&err);
+        bspkit_result r = bspkit_get_lump_info(m, i, &li);
+        if (r != BSPKIT_OK) {
+            Py_DECREF(list);
+            return raise_error(r, &err);
+        }
+        uint64_t records = 0;
+        bool has_records = bspkit_lump_record_count(m, i, &records) == BSPKIT_OK;
+        PyObject *d = PyDict_New();
+        int bad = d == NULL || set_item(d, "index", PyLong_FromLong(li.index)) ||
+                  set_item(d, "name", str_or_none(li.name)) ||
+                  set_item(d, "offset", PyLong_FromUnsignedLong(li.offset)) ||
+                  set_item(d, "length", PyLong_FromUnsignedLong(li.length)) ||
+                  set_item(d, "version", PyLong_FromLong(li.version)) ||
+                  set_item(d, "uncompressed_length",
+                           PyLong_FromUnsignedLong(li.compressed ? li.uncompressed_length : li.length)) ||
+                  set_item(d, "compressed", PyBool_FromLong(li.compressed)) ||
+                  set_item(d, "records", has_records ? PyLong_FromUnsignedLongLong(records) : int_or_none(-1)) ||
+                  set_item(d, "external", str_or_none(bspkit_lump_external_path(m, i))) ||
+                  PyList_Append(list, d);
+        Py_XDECREF(d);
+        if (bad) {
+            Py_DECREF(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+/* Record count per lower-case lump key (the first lump with a key wins), then
+ * "textures", computed as `bspkit info` computes them. */
+static PyObject *Map_counts(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    int n = bspkit_lump_count(m);
+    for (int i = 0; i < n; i++) {
+        bspkit_lump_info li;
+        uint64_t records = 0;
+        if (bspkit_get_lump_info(m, i, &li) != BSPKIT_OK || li.key == NULL ||
+            bspkit_lump_record_count(m, i, &records) != BSPKIT_OK || strcmp(li.key, "textures") == 0)
+            continue;
+        if (PyDict_GetItemString(d, li.key) != NULL)
+            continue;
+        if (set_item(d, li.key, PyLong_FromUnsignedLongLong(records)) != 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    const bspkit_format *f = bspkit_map_format(m);
+    PyObject *textures = NULL;
+    if (f->family == BSPKIT_FAMILY_SOURCE || f->family == BSPKIT_FAMILY_TITANFALL ||
+        f->family == BSPKIT_FAMILY_QUAKE3) {
+        uint64_t count = 0;
+        if (bspkit_lump_record_count(m, f->family == BSPKIT_FAMILY_SOURCE ? BSPKIT_S_TEXDATA : BSPKIT_Q3_SHADERS,
+                                     &count) != BSPKIT_OK)
+            count = 0;
+        textures = PyLong_FromUnsignedLongLong(count);
+    } else {
+        const bspkit_miptex *mip = NULL;
+        size_t count = 0;
+        bspkit_error err;
+        if (bspkit_get_miptex(m, &mip, &count, &err) == BSPKIT_OK)
+            textures = PyLong_FromSize_t(count);
+        else
+            textures = int_or_none(-1);
+    }
+    if (set_item(d, "textures", textures) != 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *Map_crc(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    if (bspkit_map_format(m)->family != BSPKIT_FAMILY_SOURCE)
+        Py_RETURN_NONE;
+    uint32_t crc = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_map_crc(m, &crc, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08lx", (unsigned long)crc);
+    return PyUnicode_FromString(hex);
+}
+
+static PyObject *decode_text(const char *s, Py_ssize_t len)
+{
+    return PyUnicode_DecodeUTF8(s, len, "surrogateescape");
+}
+
+/* [(line, offset, [(key, value), ...]), ...] */
+static PyObject *Map_entities(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const bspkit_entities *ents = NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_get_entities(m, &ents, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    PyObject *list = PyList_New((Py_ssize_t)ents->count);
+    for (size_t i = 0; list != NULL && i < ents->count; i++) {
+        const bspkit_entity *e = &ents->entities[i];
+        PyObject *pairs = PyList_New((Py_ssize_t)e->num_pairs);
+        for (size_t k = 0; pairs != NULL && k < e->num_pairs; k++) {
+            const bspkit_keyvalue *kv = &ents->pairs[e->first_pair + k];
+            PyObject *key = decode_text(kv->key, (Py_ssize_t)kv->key_length);
+            PyObject *value = decode_text(kv->value, (Py_ssize_t)kv->value_length);
+            PyObject *t = key && value ? PyTuple_Pack(2, key, value) : NULL;
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            if (t == NULL)
+                Py_CLEAR(pairs);
+            else
+                PyList_SET_ITEM(pairs, (Py_ssize_t)k, t);
+        }
+        PyObject *item = pairs ? Py_BuildValue("(kKN)", (unsigned long)e->line, (unsigned long long)e->offset, pairs)
+                               : NULL;
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
+}
+
+/* [(severity, code, lump, lump_name, record, offset, message), ...] */
+static PyObject *Map_validate(MapObject *self, PyObject *args)
+{
+    int lint = 0;
+    if (!PyArg_ParseTuple(args, "|p", &lint))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    bspkit_report report;
+    memset(&report, 0, sizeof report);
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_validate_ex(m, lint ? BSPKIT_VALIDATE_COMPILER_LINT : 0, &report, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    PyObject *list = PyList_New((Py_ssize_t)report.count);
+    for (size_t i = 0; list != NULL && i < report.count; i++) {
+        const bspkit_problem *p = &report.problems[i];
+        bspkit_lump_info li;
+        const char *name = NULL;
+        if (p->lump >= 0 && bspkit_get_lump_info(m, p->lump, &li) == BSPKIT_OK)
+            name = li.name;
+        PyObject *item = Py_BuildValue("(siNNNNs)", p->severity == BSPKIT_SEVERITY_ERROR ? "error" : "warning",
+                                       (int)p->code, int_or_none(p->lump), str_or_none(name),
+                                       int_or_none(p->record), int_or_none(p->offset),
+                                       p->message[0] ? p->message : bspkit_strerror(p->code));
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    PyObject *result = list ? Py_BuildValue("(Nnn)", list, (Py_ssize_t)report.errors, (Py_ssize_t)report.warnings)
+                            : NULL;
+    bspkit_report_free(&report);
+    return result;
+}
+
+/* ---- record arrays --------------------------------------------------------- */
+
+/* One field of a record struct: NumPy type string, offset and element shape. */
+typedef struct field_desc {
+    const char *name;
+    size_t offset;
+    const char *type; /* "f4", "i4", "u4", "u1", "i1", "?", "S<n>", or "rgbexp" */
+    int dims[2];      /* 0 = unused */
+} field_desc;
+
+#define CTYPE(x)                                                                                           \
+    _Generic((x), float: "f4", int32_t: "i4", uint32_t: "u4", uint8_t: "u1", int8_t: "i1", bool: "?",      \
+             int64_t: "i8", uint64_t: "u8", bspkit_rgbexp: "rgbexp")
+#define F(T, f) {#f, offsetof(T, f), CTYPE(((T *)0)->f), {0, 0}}
+#define FA(T, f) {#f, offsetof(T, f), CTYPE(((T *)0)->f[0]), {(int)(sizeof((T *)0)->f / sizeof((T *)0)->f[0]), 0}}
+#define FA2(T, f)                                                                                          \
+    {#f, offsetof(T, f), CTYPE(((T *)0)->f[0][0]),                                                         \
+     {(int)(sizeof((T *)0)->f / sizeof((T *)0)->f[0]), (int)(sizeof((T *)0)->f[0] / sizeof((T *)0)->f[0][0])}}
+#define FV(T, f) {#f, offsetof(T, f), CTYPE(((T *)0)->f.x), {3, 0}}
+#define FS(T, f) {#f, offsetof(T, f), "S", {(int)sizeof((T *)0)->f, 0}}
+#define END {NULL, 0, NULL, {0, 0}}
+
+_Static_assert(sizeof(bspkit_vec3) == 3 * sizeof(float), "bspkit_vec3 is three packed floats");
+
+static const field_desc VEC3_FIELDS[] = {F(bspkit_vec3, x), F(bspkit_vec3, y), F(bspkit_vec3, z), END};
+static const field_desc RGBEXP_FIELDS[] = {F(bspkit_rgbexp, r), F(bspkit_rgbexp, g), F(bspkit_rgbexp, b),
+                                           F(bspkit_rgbexp, exponent), END};
+static const field_desc PLANE_FIELDS[] = {FV(bspkit_plane, normal), F(bspkit_plane, dist), F(bspkit_plane, type),
+                                          END};
+static const field_desc EDGE_FIELDS[] = {FA(bspkit_edge, v), END};
+static const field_desc FACE_FIELDS[] = {
+    F(bspkit_face, plane), F(bspkit_face, side), F(bspkit_face, on_node), F(bspkit_face, first_edge),
+    F(bspkit_face, num_edges), F(bspkit_face, texinfo), F(bspkit_face, dispinfo), F(bspkit_face, fog_volume),
+    FA(bspkit_face, styles), F(bspkit_face, light_offset), F(bspkit_face, area), FA(bspkit_face, lightmap_mins),
+    FA(bspkit_face, lightmap_size), F(bspkit_face, orig_face), F(bspkit_face, num_prims),
+    F(bspkit_face, first_prim), F(bspkit_face, smoothing_groups), END};
+static const field_desc NODE_FIELDS[] = {F(bspkit_node, plane), FA(bspkit_node, children), FV(bspkit_node, mins),
+                                         FV(bspkit_node, maxs), F(bspkit_node, first_face),
+                                         F(bspkit_node, num_faces), F(bspkit_node, area), END};
+static const field_desc LEAF_FIELDS[] = {
+    F(bspkit_leaf, contents), F(bspkit_leaf, cluster), F(bspkit_leaf, vis_offset), F(bspkit_leaf, area),
+    F(bspkit_leaf, flags), FV(bspkit_leaf, mins), FV(bspkit_leaf, maxs), F(bspkit_leaf, first_leaf_face),
+    F(bspkit_leaf, num_leaf_faces), F(bspkit_leaf, first_leaf_brush), F(bspkit_leaf, num_leaf_brushes),
+    F(bspkit_leaf, leaf_water), FA(bspkit_leaf, ambient_sound), F(bspkit_leaf, has_ambient_cube),
+    FA(bspkit_leaf, ambient_cube), END};
+static const field_desc MODEL_FIELDS[] = {
+    FV(bspkit_model, mins), FV(bspkit_model, maxs), FV(bspkit_model, origin), FA(bspkit_model, headnode),
+    F(bspkit_model, vis_leafs), F(bspkit_model, first_face), F(bspkit_model, num_faces),
+    F(bspkit_model, first_brush), F(bspkit_model, num_brushes), END};
+static const field_desc TEXINFO_FIELDS[] = {
+    FA2(bspkit_texinfo, texture_vecs), FA2(bspkit_texinfo, lightmap_vecs), F(bspkit_texinfo, flags),
+    F(bspkit_texinfo, texture), F(bspkit_texinfo, value), F(bspkit_texinfo, next_texinfo),
+    FS(bspkit_texinfo, texture_name), END};
+static const field_desc CLIPNODE_FIELDS[] = {F(bspkit_clipnode, plane), FA(bspkit_clipnode, children), END};
+static const field_desc BRUSH_FIELDS[] = {F(bspkit_brush, first_side), F(bspkit_brush, num_sides),
+                                          F(bspkit_brush, contents), F(bspkit_brush, shader), END};
+static const field_desc BRUSHSIDE_FIELDS[] = {F(bspkit_brushside, plane), F(bspkit_brushside, texinfo),
+                                              F(bspkit_brushside, dispinfo), F(bspkit_brushside, bevel),
+                                              F(bspkit_brushside, thin), F(bspkit_brushside, shader), END};
+static const field_desc TEXDATA_FIELDS[] = {
+    FV(bspkit_texdata, reflectivity), F(bspkit_texdata, name_id), F(bspkit_texdata, width),
+    F(bspkit_texdata, height), F(bspkit_texdata, view_width), F(bspkit_texdata, view_height),
+    F(bspkit_texdata, flags), END};
+static const field_desc AREA_FIELDS[] = {F(bspkit_area, num_portals), F(bspkit_area, first_portal), END};
+static const field_desc AREAPORTAL_FIELDS[] = {
+    F(bspkit_areaportal, portal_key), F(bspkit_areaportal, other_area), F(bspkit_areaportal, first_clip_vert),
+    F(bspkit_areaportal, num_clip_verts), F(bspkit_areaportal, plane), END};
+static const field_desc CUBEMAP_FIELDS[] = {FA(bspkit_cubemap, origin), F(bspkit_cubemap, size), END};
+
+typedef bspkit_result (*getter_fn)(bspkit_map *, const void **, size_t *, bspkit_error *);
+
+/* One record array: its accessor, struct size and fields (NULL fields: a plain
+ * array of `scalar`). */
+typedef struct array_desc {
+    const char *name;
+    getter_fn get;
+    size_t itemsize;
+    const field_desc *fields;
+    const char *scalar;
+} array_desc;
+
+/* Accessors seen through one signature, each converting its own pointer type. */
+#define WRAP(fn, T)                                                                                        \
+    static bspkit_result w_##fn(bspkit_map *m, const void **out, size_t *n, bspkit_error *e)             \
+    {                                                                                                      \
+        const T *p = NULL;                                                                                 \
+        bspkit_result r = fn(m, &p, n, e);                                                                 \
+        *out = p;                                                                                          \
+        return r;                                                                                          \
+    }
+WRAP(bspkit_get_planes, bspkit_plane)
+WRAP(bspkit_get_vertexes, bspkit_vec3)
+WRAP(bspkit_get_edges, bspkit_edge)
+WRAP(bspkit_get_surfedges, int32_t)
+WRAP(bspkit_get_faces, bspkit_face)
+WRAP(bspkit_get_orig_faces, bspkit_face)
+WRAP(bspkit_get_hdr_faces, bspkit_face)
+WRAP(bspkit_get_nodes, bspkit_node)
+WRAP(bspkit_get_leafs, bspkit_leaf)
+WRAP(bspkit_get_models, bspkit_model)
+WRAP(bspkit_get_texinfo, bspkit_texinfo)
+WRAP(bspkit_get_leaf_faces, uint32_t)
+WRAP(bspkit_get_leaf_brushes, uint32_t)
+WRAP(bspkit_get_clipnodes, bspkit_clipnode)
+WRAP(bspkit_get_brushes, bspkit_brush)
+WRAP(bspkit_get_brushsides, bspkit_brushside)
+WRAP(bspkit_get_texdata, bspkit_texdata)
+WRAP(bspkit_get_texdata_string_table, int32_t)
+WRAP(bspkit_get_areas, bspkit_area)
+WRAP(bspkit_get_areaportals, bspkit_areaportal)
+WRAP(bspkit_get_cubemaps, bspkit_cubemap)
+
+#define ARRAY(n, fn, T, fields) {n, w_##fn, sizeof(T), fields, NULL}
+#define SCALARS(n, fn, T) {n, w_##fn, sizeof(T), NULL, CTYPE((T)0)}
+
+static const array_desc ARRAYS[] = {
+    ARRAY("planes", bspkit_get_planes, bspkit_plane, PLANE_FIELDS),
+    ARRAY("vertexes", bspkit_get_vertexes, bspkit_vec3, VEC3_FIELDS),
+    ARRAY("edges", bspkit_get_edges, bspkit_edge, EDGE_FIELDS),
+    SCALARS("surfedges", bspkit_get_surfedges, int32_t),
+    ARRAY("faces", bspkit_get_faces, bspkit_face, FACE_FIELDS),
+    ARRAY("orig_faces", bspkit_get_orig_faces, bspkit_face, FACE_FIELDS),
+    ARRAY("hdr_faces", bspkit_get_hdr_faces, bspkit_face, FACE_FIELDS),
+    ARRAY("nodes", bspkit_get_nodes, bspkit_node, NODE_FIELDS),
+    ARRAY("leafs", bspkit_get_leafs, bspkit_leaf, LEAF_FIELDS),
+    ARRAY("models", bspkit_get_models, bspkit_model, MODEL_FIELDS),
+    ARRAY("texinfo", bspkit_get_texinfo, bspkit_texinfo, TEXINFO_FIELDS),
+    SCALARS("leaf_faces", bspkit_get_leaf_faces, uint32_t),
+    SCALARS("leaf_brushes", bspkit_get_leaf_brushes, uint32_t),
+    ARRAY("clipnodes", bspkit_get_clipnodes, bspkit_clipnode, CLIPNODE_FIELDS),
+    ARRAY("brushes", bspkit_get_brushes, bspkit_brush, BRUSH_FIELDS),
+    ARRAY("brushsides", bspkit_get_brushsides, bspkit_brushside, BRUSHSIDE_FIELDS),
+    ARRAY("texdata", bspkit_get_texdata, bspkit_texdata, TEXDATA_FIELDS),
+    SCALARS("texdata_string_table", bspkit_get_texdata_string_table, int32_t),
+    ARRAY("areas", bspkit_get_areas, bspkit_area, AREA_FIELDS),
+    ARRAY("areaportals", bspkit_get_areaportals, bspkit_areaportal, AREAPORTAL_FIELDS),
+    ARRAY("cubemaps", bspkit_get_cubemaps, bspkit_cubemap, CUBEMAP_FIELDS),
+};
+#define ARRAY_COUNT (sizeof ARRAYS / sizeof ARRAYS[0])
+
+static PyObject *fields_list(const field_desc *fields, size_t itemsize);
+
+/* (name, offset, type, shape); type is a string or a nested (itemsize, fields) */
+static PyObject *field_tuple(const field_desc *f)
+{
+    PyObject *type;
+    if (strcmp(f->type, "rgbexp") == 0)
+        type = fields_list(RGBEXP_FIELDS, sizeof(bspkit_rgbexp));
+    else if (strcmp(f->type, "S") == 0)
+        type = PyUnicode_FromFormat("S%d", f->dims[0]);
+    else
+        type = PyUnicode_FromString(f->type);
+    PyObject *shape;
+    if (strcmp(f->type, "S") == 0 || f->dims[0] == 0)
+        shape = PyTuple_New(0);
+    else if (f->dims[1] == 0)
+        shape = Py_BuildValue("(i)", f->dims[0]);
+    else
+        shape = Py_BuildValue("(ii)", f->dims[0], f->dims[1]);
+    if (type == NULL || shape == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(shape);
+        return NULL;
+    }
+    return Py_BuildValue("(snNN)", f->name, (Py_ssize_t)f->offset, type, shape);
+}
+
+/* (itemsize, [field, ...]) */
+static PyObject *fields_list(const field_desc *fields, size_t itemsize)
+{
+    PyObject *list = PyList_New(0);
+    for (const field_desc *f = fields; list != NULL && f->name != NULL; f++) {
+        PyObject *t = field_tuple(f);
+        if (t == NULL || PyList_Append(list, t) != 0)
+            Py_CLEAR(list);
+        Py_XDECREF(t);
+    }
+    if (list == NULL)
+        return NULL;
+    return Py_BuildValue("(nN)", (Py_ssize_t)itemsize, list);
+}
+
+/* {name: (itemsize, fields) or (itemsize, scalar type)} */
+static PyObject *mod_record_types(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d != NULL && i < ARRAY_COUNT; i++) {
+        const array_desc *a = &ARRAYS[i];
+        PyObject *v = a->fields ? fields_list(a->fields, a->itemsize)
+                                : Py_BuildValue("(ns)", (Py_ssize_t)a->itemsize, a->scalar);
+        if (set_item(d, a->name, v) != 0)
+            Py_CLEAR(d);
+    }
+    return d;
+}
+
+/* A read-only buffer over one decoded array; keeps its map alive. */
+typedef struct {
+    PyObject_HEAD
+    MapObject *owner;
+    const void *data;
+    Py_ssize_t length; /* bytes */
+    Py_ssize_t count;
+    Py_ssize_t itemsize;
+} RecordBufferObject;
+
+static PyTypeObject RecordBufferType;
+
+static void RecordBuffer_dealloc(RecordBufferObject *self)
+{
+    MapObject *owner = self->owner;
+    if (owner != NULL) {
+        owner->views--;
+        if (owner->closed)
+            map_release(owner);
+        Py_DECREF(owner);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int RecordBuffer_getbuffer(RecordBufferObject *self, Py_buffer *view, int flags)
+{
+    static const char empty[1];
+    return PyBuffer_FillInfo(view, (PyObject *)self, (void *)(self->length ? self->data : empty), self->length, 1,
+                             flags);
+}
+
+static PyBufferProcs RecordBuffer_as_buffer = {(getbufferproc)RecordBuffer_getbuffer, NULL};
+
+static PyObject *RecordBuffer_get_count(RecordBufferObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->count);
+}
+
+static PyObject *RecordBuffer_get_itemsize(RecordBufferObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->itemsize);
+}
+
+static PyGetSetDef RecordBuffer_getset[] = {
+    {"count", (getter)RecordBuffer_get_count, NULL, "number of records", NULL},
+    {"itemsize", (getter)RecordBuffer_get_itemsize, NULL, "bytes per record (sizeof the C struct)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyObject *Map_array(MapObject *self, PyObject *arg)
+{
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (name == NULL)
+        return NULL;
+    const array_desc *a = NULL;
+    for (size_t i = 0; i < ARRAY_COUNT && a == NULL; i++)
+        if (strcmp(ARRAYS[i].name, name) == 0)
+            a = &ARRAYS[i];
+    if (a == NULL) {
+        PyErr_Format(PyExc_KeyError, "no record array named '%s'", name);
+        return NULL;
+    }
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const void *data = NULL;
+    size_t count = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = a->get(m, &data, &count, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    if (count > (size_t)PY_SSIZE_T_MAX / a->itemsize)
+        return PyErr_NoMemory();
+    RecordBufferObject *buf = PyObject_New(RecordBufferObject, &RecordBufferType);
+    if (buf == NULL)
+        return NULL;
+    Py_INCREF(self);
+    self->views++;
+    buf->owner = self;
+    buf->data = data;
+    buf->count = (Py_ssize_t)count;
+    buf->itemsize = (Py_ssize_t)a->itemsize;
+    buf->length = (Py_ssize_t)(count * a->itemsize);
+    return (PyObject *)buf;
+}
+
+static PyMethodDef Map_methods[] = {
+    {"close", (PyCFunction)Map_close, METH_NOARGS, "Close the map; memory is freed once no array views it."},
+    {"format", (PyCFunction)Map_format, METH_NOARGS, "(family, name, version, big_endian, variant, revision, lumps)"},
+    {"size", (PyCFunction)Map_size, METH_NOARGS, "File size in bytes."},
+    {"lumps", (PyCFunction)Map_lumps, METH_NOARGS, "Lump directory as a list of dicts."},
+    {"counts", (PyCFunction)Map_counts, METH_NOARGS, "Record counts per lump key, plus textures."},
+    {"crc", (PyCFunction)Map_crc, METH_NOARGS, "Source map CRC as 8 hex digits, else None."},
+    {"entities", (PyCFunction)Map_entities, METH_NOARGS, "[(line, offset, [(key, value), ...]), ...]"},
+    {"validate", (PyCFunction)Map_validate, METH_VARARGS, "(problems, errors, warnings)"},
+    {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Map_getset[] = {{"closed", (getter)Map_get_closed, NULL, "close() was called", NULL},
+                                   {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject MapType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bspkit._bspkit.Map",
+    .tp_basicsize = sizeof(MapObject),
+    .tp_dealloc = (destructor)Map_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An open map (low level; see bspkit.Map).",
+    .tp_methods = Map_methods,
+    .tp_getset = Map_getset,
+};
+
+static PyTypeObject RecordBufferType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bspkit._bspkit.RecordBuffer",
+    .tp_basicsize = sizeof(RecordBufferObject),
+    .tp_dealloc = (destructor)RecordBuffer_dealloc,
+    .tp_as_buffer = &RecordBuffer_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Read-only buffer over one decoded record array; keeps its map alive.",
+    .tp_getset = RecordBuffer_getset,
+};
+
+static PyObject *mod_strerror(PyObject *mod, PyObject *arg)
+{
+    (void)mod;
+    long code = PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    return PyUnicode_FromString(bspkit_strerror((bspkit_result)code));
+}
+
+static PyMethodDef module_methods[] = {
+    {"open_file", mod_open_file, METH_O, "Open a map file (str, bytes or os.PathLike path)."},
+    {"open_memory", mod_open_memory, METH_O, "Open a map from a bytes-like object (copied)."},
+    {"record_types", mod_record_types, METH_NOARGS, "Field descriptors of every record array."},
+    {"strerror", mod_strerror, METH_O, "Short description of a result code."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_bspkit", "bspkit C extension", -1,
+                                        module_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__bspkit(void)
+{
+    if (PyType_Ready(&MapType) < 0 || PyType_Ready(&RecordBufferType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    BspkitError = PyErr_NewExceptionWithDoc("bspkit.Error", "A bspkit failure: code, lump, offset, message.",
+                                            NULL, NULL);
+    if (BspkitError == NULL || PyModule_AddObjectRef(m, "Error", BspkitError) < 0 ||
+        PyModule_AddObjectRef(m, "Map", (PyObject *)&MapType) < 0 ||
+        PyModule_AddObjectRef(m, "RecordBuffer", (PyObject *)&RecordBufferType) < 0 ||
+        PyModule_AddStringConstant(m, "LIBRARY_VERSION", BSPKIT_VERSION_STRING) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
