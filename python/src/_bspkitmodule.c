@@ -259,7 +259,7 @@ static PyObject *Map_counts(MapObject *self, PyObject *unused)
     if (f->family == BSPKIT_FAMILY_SOURCE || f->family == BSPKIT_FAMILY_TITANFALL ||
         f->family == BSPKIT_FAMILY_QUAKE3) {
         uint64_t count = 0;
-        if (bspkit_lump_record_count(m, f->family == BSPKIT_FAMILY_SOURCE ? BSPKIT_S_TEXDATA : BSPKIT_Q3_SHADERS,
+        if (bspkit_lump_record_count(m, f->family == BSPKIT_FAMILY_QUAKE3 ? BSPKIT_Q3_SHADERS : BSPKIT_S_TEXDATA,
                                      &count) != BSPKIT_OK)
             count = 0;
         textures = PyLong_FromUnsignedLongLong(count);
