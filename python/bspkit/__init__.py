@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Sequence, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -182,6 +182,19 @@ class Map:
     def crc(self) -> Optional[str]:
         """Source map CRC as 8 lower-case hex digits; None for other families."""
         return self._m.crc()
+
+    @property
+    def game(self) -> Optional[str]:
+        """The game the map's bytes name (a Source variant, a static-prop layout only one game
+        writes, Bloodlines, Daikatana, Titanfall 2), as `bspkit info`'s game line; else None."""
+        return self._m.game()
+
+    def point_contents(self, xyz: Sequence[float], hull: int = 0, model: int = 0) -> int:
+        """Contents at a point (`bspkit contents`): the family's contents value (Quake/GoldSrc a
+        negative CONTENTS_* number, Source/Quake 2/Quake 3 a bit set). `hull` selects a
+        Quake/GoldSrc clip hull; `model` a brush model (coordinates as it stores them)."""
+        x, y, z = (float(v) for v in xyz)
+        return self._m.point_contents(x, y, z, hull, model)
 
     # -- contents
     @property

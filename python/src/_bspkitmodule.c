@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/query.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -296,6 +297,39 @@ static PyObject *Map_crc(MapObject *self, PyObject *unused)
     char hex[9];
     snprintf(hex, sizeof hex, "%08lx", (unsigned long)crc);
     return PyUnicode_FromString(hex);
+}
+
+/* The game the map's bytes name (bspkit_map_game), else None. */
+static PyObject *Map_game(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const char *game = bspkit_map_game(m);
+    if (game == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(game);
+}
+
+/* (x, y, z, hull, model) -> the contents at the point (bspkit_point_contents_model). */
+static PyObject *Map_point_contents(MapObject *self, PyObject *args)
+{
+    double x, y, z;
+    int hull = 0, model = 0;
+    if (!PyArg_ParseTuple(args, "ddd|ii", &x, &y, &z, &hull, &model))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    int32_t contents = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r =
+        bspkit_point_contents_model(m, model, (bspkit_vec3){(float)x, (float)y, (float)z}, hull, &contents, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    return PyLong_FromLong((long)contents);
 }
 
 static PyObject *decode_text(const char *s, Py_ssize_t len)
@@ -673,6 +707,8 @@ static PyMethodDef Map_methods[] = {
     {"lumps", (PyCFunction)Map_lumps, METH_NOARGS, "Lump directory as a list of dicts."},
     {"counts", (PyCFunction)Map_counts, METH_NOARGS, "Record counts per lump key, plus textures."},
     {"crc", (PyCFunction)Map_crc, METH_NOARGS, "Source map CRC as 8 hex digits, else None."},
+    {"game", (PyCFunction)Map_game, METH_NOARGS, "The game the map's bytes name, else None."},
+    {"point_contents", (PyCFunction)Map_point_contents, METH_VARARGS, "(x, y, z[, hull[, model]]) -> contents"},
     {"entities", (PyCFunction)Map_entities, METH_NOARGS, "[(line, offset, [(key, value), ...]), ...]"},
     {"validate", (PyCFunction)Map_validate, METH_VARARGS, "(problems, errors, warnings)"},
     {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},

@@ -18,7 +18,7 @@ def corpus_maps():
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus directory {CORPUS} absent")
-def test_corpus_counts_and_crc():
+def test_corpus_counts_crc_and_game():
     maps = corpus_maps()
     assert maps
     failures = []
@@ -32,13 +32,13 @@ def test_corpus_counts_and_crc():
         ref = json.loads(out)
         try:
             with bspkit.open(path) as m:
-                got = (m.counts, m.crc)
+                got = (m.counts, m.crc, m.game)
         except bspkit.Error as e:
             failures.append(f"{path}: {e}")
             continue
         compared += 1
-        if got != (ref["counts"], ref.get("crc")):
-            failures.append(f"{path}: counts/crc differ")
+        if got != (ref["counts"], ref.get("crc"), ref.get("game")):
+            failures.append(f"{path}: counts/crc/game differ")
     assert not failures, "\n".join(failures)
     assert compared > 0
     print(f"{compared} of {len(maps)} corpus maps compared")

@@ -33,6 +33,28 @@ def test_info_matches_cli(samples, name):
             ref["format"], ref["name"], ref["version"], ref["endian"], ref["variant"], ref["revision"])
         assert f.lump_count == len(ref["lumps"])
         assert m.size == ref["size"] == path.stat().st_size
+        assert m.game == ref.get("game")
+
+
+# Points of the sample rooms (inside, in a wall, outside the world) and hulls.
+POINTS = [(0, 0, 32, 0), (0, 0, -8, 0), (70, 0, 64, 0), (0, 0, 100, 0), (0, 0, 23, 1), (0, 0, 64, 2)]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_point_contents_match_cli(samples, name):
+    path = samples[name]
+    family = info(path)["format"]
+    hulls = 3 if family == "goldsrc" else 2 if family == "quake" else 0
+    with bspkit.open(path) as m:
+        for x, y, z, hull in POINTS:
+            if hull > hulls:
+                continue
+            ref = cli_json("contents", path, x, y, z, "--hull", hull, "--json")
+            ref = dict(ref)
+            assert m.point_contents((x, y, z), hull=hull) == ref["contents"], (x, y, z, hull)
+        with pytest.raises(bspkit.Error) as e:
+            m.point_contents((0, 0, 0), hull=hulls + 1)
+        assert e.value.code == bspkit.ERR_ARGUMENT
 
 
 @pytest.mark.parametrize("name", SAMPLES)
