@@ -13,6 +13,7 @@ set -euo pipefail
 packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev libdeflate-dev libpcre2-dev
           xz-utils zip unzip jq python3
           python3-dev python3-setuptools python3-numpy python3-pytest python3-pip  # the Python package and its tests
+          python3-distributed  # the Dask scan example and its test
           libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do

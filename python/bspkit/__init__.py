@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Sequence, Iterator, List, Optional, Tuple, Union
+from typing import Iterable, Sequence, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -238,3 +238,45 @@ def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"]) -
     if isinstance(source, (str, os.PathLike)):
         return Map(_bspkit.open_file(source))
     return Map(_bspkit.open_memory(source))
+
+
+def scan_one(path: Union[str, "os.PathLike[str]"]) -> dict:
+    """One summary record of a map file, the unit `scan` yields and a distributed worker
+    computes: path, size, and either format, name, version, game, counts, crc, errors and
+    warnings (`bspkit check`'s totals), or `error` (code, name, message, lump, offset) for a
+    file bspkit cannot read. Never raises for a bad file."""
+    path = os.fspath(path)
+    record = {"path": path, "size": None}
+    try:
+        record["size"] = os.stat(path).st_size
+        with open(path) as m:
+            f = m.format
+            _problems, errors, warnings = m._m.validate(False)
+            record.update(format=f.family, name=f.name, version=f.version, game=m.game, counts=m.counts,
+                          crc=m.crc, errors=errors, warnings=warnings, error=None)
+    except Error as e:
+        record["error"] = {"code": e.code, "name": _bspkit.strerror(e.code), "message": str(e), "lump": e.lump,
+                           "offset": e.offset}
+    except OSError as e:
+        record["error"] = {"code": ERR_IO, "name": _bspkit.strerror(ERR_IO), "message": str(e), "lump": -1,
+                           "offset": -1}
+    return record
+
+
+def map_files(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> List[str]:
+    """Every .bsp file of `paths` (files as given; directories walked), sorted."""
+    found = []
+    for p in paths:
+        p = os.fspath(p)
+        if os.path.isdir(p):
+            for base, _dirs, files in os.walk(p):
+                found.extend(os.path.join(base, n) for n in files if n.lower().endswith(".bsp"))
+        else:
+            found.append(p)
+    return sorted(found)
+
+
+def scan(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> Iterator[dict]:
+    """Summary records (see `scan_one`) of every map file under `paths`, in path order."""
+    for path in map_files(paths):
+        yield scan_one(path)

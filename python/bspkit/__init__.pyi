@@ -1,5 +1,5 @@
 import os
-from typing import Sequence, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Iterable, Sequence, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -112,3 +112,7 @@ class Map:
     cubemaps: np.ndarray
 
 def open(source: Union[str, bytes, bytearray, memoryview, os.PathLike[str]]) -> Map: ...
+
+def scan_one(path: Union[str, "os.PathLike[str]"]) -> dict: ...
+def map_files(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> List[str]: ...
+def scan(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> Iterator[dict]: ...
