@@ -120,6 +120,14 @@ class Entity:
     def __contains__(self, key: object) -> bool:
         return any(k == key for k, _ in self.pairs)
 
+    def __setitem__(self, key: str, value: str) -> None:
+        """Sets the first `key` to `value` (appends the pair when absent); later duplicates stay."""
+        for i, (k, _v) in enumerate(self.pairs):
+            if k == key:
+                self.pairs[i] = (key, value)
+                return
+        self.pairs.append((key, value))
+
     def __iter__(self) -> Iterator[Tuple[str, str]]:
         """(key, value) pairs in file order."""
         return iter(self.pairs)
@@ -209,6 +217,10 @@ class Map:
         return [Problem(sev, code, _bspkit.strerror(code), lump, lump_name, record, offset, message)
                 for sev, code, lump, lump_name, record, offset, message in problems]
 
+    def edit(self) -> Edit:
+        """Start an edit; the map stays open (and alive) while the edit exists."""
+        return Edit(self._m.edit(), self._m)
+
     def array(self, name: str) -> np.ndarray:
         """The decoded records of `name` (a key of RECORD_ARRAYS) as a read-only NumPy array
         viewing the library's memory (no copy)."""
@@ -220,6 +232,53 @@ class Map:
         if self.closed:
             return "<bspkit.Map closed>"
         return f"<bspkit.Map {self.format.name}>"
+
+
+def entity_text(entities: Iterable[Entity]) -> str:
+    """Entity text as the compilers write it: one block per entity, `"key" "value"` lines.
+    A key or value holding a double quote or a newline has no form in entity text: ValueError."""
+    out = []
+    for ent in entities:
+        out.append("{\n")
+        for k, v in ent.pairs:
+            if any(c in k + v for c in '"\n\r'):
+                raise ValueError(f"entity key/value {k!r}: {v!r} cannot be written in entity text")
+            out.append(f'"{k}" "{v}"\n')
+        out.append("}\n")
+    return "".join(out)
+
+
+class Edit:
+    """Changes to an open map, written as a new file (the map itself is never modified).
+    Start one with `Map.edit()`."""
+
+    def __init__(self, handle, map_handle):
+        self._e = handle
+        self._m = map_handle
+
+    def set_entities(self, entities: Union[str, bytes, Iterable[Entity]]) -> None:
+        """Replace the entity lump: text (str or bytes) or entities (e.g. `Map.entities`, edited)."""
+        if not isinstance(entities, (str, bytes)):
+            entities = entity_text(entities)
+        self._e.set_entities_text(entities.encode("utf-8", "surrogateescape") if isinstance(entities, str)
+                                  else entities)
+
+    def replace_lump(self, lump: Union[int, str], data: bytes) -> None:
+        """Replace a lump's stored bytes; `lump` is its index or name ("PLANES", "planes")."""
+        if isinstance(lump, str):
+            index = self._m.lump_find(lump)
+            if index < 0:
+                raise KeyError(f"no lump named {lump!r} in this map")
+            lump = index
+        self._e.set_lump(lump, data)
+
+    def to_bytes(self) -> bytes:
+        """The edited map's bytes."""
+        return self._e.write()
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the edited map to `path` (through a temporary file and a rename, as the CLI)."""
+        self._e.save(path)
 
 
 def _array_property(name: str) -> property:

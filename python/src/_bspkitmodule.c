@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/edit.h"
 #include "bspkit/query.h"
 
 #include <stdio.h>
@@ -624,15 +625,20 @@ typedef struct {
 
 static PyTypeObject RecordBufferType;
 
+/* Drops one view's hold on its map: a closed map is freed with its last view. */
+static void release_owner(MapObject *owner)
+{
+    if (owner == NULL)
+        return;
+    owner->views--;
+    if (owner->closed)
+        map_release(owner);
+    Py_DECREF(owner);
+}
+
 static void RecordBuffer_dealloc(RecordBufferObject *self)
 {
-    MapObject *owner = self->owner;
-    if (owner != NULL) {
-        owner->views--;
-        if (owner->closed)
-            map_release(owner);
-        Py_DECREF(owner);
-    }
+    release_owner(self->owner);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -700,6 +706,137 @@ static PyObject *Map_array(MapObject *self, PyObject *arg)
     return (PyObject *)buf;
 }
 
+/* ---- Edit: changes to a map, written as a new file ---------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    MapObject *owner; /* kept alive (and counted as a view) while the edit exists */
+    bspkit_edit *edit;
+} EditObject;
+
+static PyTypeObject EditType;
+
+static void Edit_dealloc(EditObject *self)
+{
+    bspkit_edit_free(self->edit);
+    release_owner(self->owner);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Map_edit(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    bspkit_edit *e = NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_new(m, &e, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    EditObject *ed = PyObject_New(EditObject, &EditType);
+    if (ed == NULL) {
+        bspkit_edit_free(e);
+        return NULL;
+    }
+    Py_INCREF(self);
+    self->views++;
+    ed->owner = self;
+    ed->edit = e;
+    return (PyObject *)ed;
+}
+
+/* The lump index a name ("ENTITIES", "planes") names, or -1. */
+static PyObject *Map_lump_find(MapObject *self, PyObject *arg)
+{
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const char *name = PyUnicode_AsUTF8(arg);
+    if (name == NULL)
+        return NULL;
+    return PyLong_FromLong((long)bspkit_lump_find(m, name));
+}
+
+/* (lump, data): the lump's new stored bytes. */
+static PyObject *Edit_set_lump(EditObject *self, PyObject *args)
+{
+    int lump;
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "iy*", &lump, &buf))
+        return NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_set_lump(self->edit, lump, buf.buf, (size_t)buf.len, &err);
+    PyBuffer_Release(&buf);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    Py_RETURN_NONE;
+}
+
+/* (text): the entity lump's new text (bytes, without the final NUL). */
+static PyObject *Edit_set_entities_text(EditObject *self, PyObject *arg)
+{
+    Py_buffer buf;
+    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+        return NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_set_entities_text(self->edit, buf.buf, (size_t)buf.len, &err);
+    PyBuffer_Release(&buf);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    Py_RETURN_NONE;
+}
+
+/* The edited map's bytes. */
+static PyObject *Edit_write(EditObject *self, PyObject *unused)
+{
+    (void)unused;
+    uint8_t *out = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_write(self->edit, NULL, &out, &size, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    PyObject *bytes = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)size);
+    bspkit_free(out);
+    return bytes;
+}
+
+/* (path): the edited map written to `path` through a temporary file and a rename. */
+static PyObject *Edit_save(EditObject *self, PyObject *arg)
+{
+    PyObject *encoded = NULL;
+    if (!PyUnicode_FSConverter(arg, &encoded))
+        return NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_save(self->edit, PyBytes_AS_STRING(encoded), NULL, &err);
+    Py_DECREF(encoded);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Edit_methods[] = {
+    {"set_lump", (PyCFunction)Edit_set_lump, METH_VARARGS, "(lump, data): replace a lump's stored bytes."},
+    {"set_entities_text", (PyCFunction)Edit_set_entities_text, METH_O, "Replace the entity text."},
+    {"write", (PyCFunction)Edit_write, METH_NOARGS, "The edited map's bytes."},
+    {"save", (PyCFunction)Edit_save, METH_O, "Write the edited map to a path (temp file + rename)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject EditType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "bspkit._bspkit.Edit",
+    .tp_basicsize = sizeof(EditObject),
+    .tp_dealloc = (destructor)Edit_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Changes to an open map (low level; see bspkit.Map.edit).",
+    .tp_methods = Edit_methods,
+};
+
 static PyMethodDef Map_methods[] = {
     {"close", (PyCFunction)Map_close, METH_NOARGS, "Close the map; memory is freed once no array views it."},
     {"format", (PyCFunction)Map_format, METH_NOARGS, "(family, name, version, big_endian, variant, revision, lumps)"},
@@ -712,6 +849,8 @@ static PyMethodDef Map_methods[] = {
     {"entities", (PyCFunction)Map_entities, METH_NOARGS, "[(line, offset, [(key, value), ...]), ...]"},
     {"validate", (PyCFunction)Map_validate, METH_VARARGS, "(problems, errors, warnings)"},
     {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},
+    {"edit", (PyCFunction)Map_edit, METH_NOARGS, "Start an edit of the map."},
+    {"lump_find", (PyCFunction)Map_lump_find, METH_O, "Lump index of a name or key, or -1."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Map_getset[] = {{"closed", (getter)Map_get_closed, NULL, "close() was called", NULL},
@@ -758,7 +897,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_bspkit", "bspki
 
 PyMODINIT_FUNC PyInit__bspkit(void)
 {
-    if (PyType_Ready(&MapType) < 0 || PyType_Ready(&RecordBufferType) < 0)
+    if (PyType_Ready(&MapType) < 0 || PyType_Ready(&RecordBufferType) < 0 || PyType_Ready(&EditType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
