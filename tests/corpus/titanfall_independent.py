@@ -30,6 +30,9 @@ import struct
 import subprocess
 import sys
 
+import independent
+from independent import fail
+
 EXPECTED = [
     "Syampuuh+Titanfall2/depot/r2dlc10/game/r2/maps/mp_lobby.bsp",
     "Berdox+Chroma-Null-Surf/mod/maps/mp_chroma_null_surf.bsp",
@@ -47,14 +50,7 @@ RECORDS = {
 # Mesh flags & 0x600 -> vertex lump.
 VERTEX_LUMP = {0x000: 72, 0x200: 73, 0x400: 71, 0x600: 74}
 
-failures = 0
 partition_files_read = 0
-
-
-def fail(rel, msg):
-    global failures
-    failures += 1
-    print(f"FAIL {rel}: {msg}")
 
 
 def read_map(path):
@@ -146,15 +142,13 @@ def check_entities(bspkit, path, rel, lumps, info):
     return len(want), len(names) - len(missing), len(names)
 
 
+# `check` exits 1 for an invalid map and still prints its report.
 def bspkit_json(bspkit, *args):
-    out = subprocess.run([bspkit, *args, "--json"], check=False, capture_output=True)
-    if out.returncode not in (0, 1):
-        raise RuntimeError(f"bspkit {' '.join(args)}: exit {out.returncode}: {out.stderr.decode()}")
-    return json.loads(out.stdout)
+    return independent.bspkit_json(bspkit, *args, ok_codes=(0, 1))
 
 
 def dump(bspkit, path, lump):
-    return bspkit_json(bspkit, "dump", path, lump)["tables"][0]["records"]
+    return independent.dump_records(bspkit, path, lump, ok_codes=(0, 1))
 
 
 def close(a, b):
@@ -281,8 +275,8 @@ def main():
         check(bspkit, root, rel)
     if partition_files_read == 0:
         fail("corpus", "no map had an entity partition file beside it (bsp_tool's mp_crossfire has two)")
-    print(f"{len(EXPECTED)} Titanfall 2 maps compared, {failures} failures")
-    return 1 if failures else 0
+    print(f"{len(EXPECTED)} Titanfall 2 maps compared, {independent.failures} failures")
+    return 1 if independent.failures else 0
 
 
 if __name__ == "__main__":
