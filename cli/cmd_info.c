@@ -1,6 +1,7 @@
 /* bspkit info: format, lump directory, record counts, entity and texture
  * counts and the Source map CRC of one map. */
 #include "cli.h"
+#include "bspkit/textures.h"
 #include "bspkit/titanfall.h"
 
 #include <inttypes.h>
@@ -183,25 +184,11 @@ static int gather(bspkit_map *map, info_data *d)
         status = CLI_EXIT_INVALID;
     }
 
-    if (has_texdata(d) || is_quake3(d)) {
-        uint64_t n = 0;
-        /* A map without a TEXDATA (SHADERS) entry simply has no textures. */
-        if (bspkit_lump_record_count(map, is_quake3(d) ? BSPKIT_Q3_SHADERS : BSPKIT_S_TEXDATA, &n) != BSPKIT_OK)
-            n = 0;
+    if (bspkit_map_texture_count(map, &d->textures, &d->textures_embedded, &err) == BSPKIT_OK) {
         d->textures_ok = true;
-        d->textures = (size_t)n;
     } else {
-        const bspkit_miptex *mip = NULL;
-        size_t n = 0;
-        if (bspkit_get_miptex(map, &mip, &n, &err) == BSPKIT_OK) {
-            d->textures_ok = true;
-            d->textures = n;
-            for (size_t i = 0; i < n; i++)
-                d->textures_embedded += mip[i].embedded ? 1 : 0;
-        } else {
-            cli_report_error(d->file, &err);
-            status = CLI_EXIT_INVALID;
-        }
+        cli_report_error(d->file, &err);
+        status = CLI_EXIT_INVALID;
     }
 
     if (is_source(d)) {

@@ -125,10 +125,21 @@ typedef struct bspkit_textures bspkit_textures;
 
 /**
  * Resolve every texture of the map: one entry per miptex (Quake/GoldSrc) or
- * per texdata (Source), so a texinfo's `texture` field indexes it directly.
+ * per texdata (Source, Titanfall 2), so a texinfo's `texture` field indexes
+ * it directly; Quake 2 and Quake 3 list each distinct texinfo or shader name
+ * once, as missing (their images are in the games' own files).
  * WAD files that are named but not found are reported through
  * bspkit_textures_missing_wad(), not as errors.
  */
+/**
+ * The map's texture entries as `bspkit info` counts them, without resolving
+ * any image: TEXDATA records (Source, Titanfall 2), SHADERS records (Quake 3)
+ * or miptex directory entries (Quake, GoldSrc; none in Quake 2). `embedded`
+ * (may be NULL) receives how many miptex carry their pixels; 0 for the other
+ * families. Errors are those of bspkit_get_miptex().
+ */
+BSPKIT_API bspkit_result bspkit_map_texture_count(bspkit_map *map, size_t *count, size_t *embedded, bspkit_error *err);
+
 BSPKIT_API bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts,
                                       bspkit_textures **out, bspkit_error *err);
 BSPKIT_API void bspkit_textures_free(bspkit_textures *t);

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "bspkit/bspkit.h"
+#include "bspkit/textures.h"
 #include "bspkit/edit.h"
 #include "bspkit/query.h"
 
@@ -256,24 +257,10 @@ static PyObject *Map_counts(MapObject *self, PyObject *unused)
             return NULL;
         }
     }
-    const bspkit_format *f = bspkit_map_format(m);
-    PyObject *textures = NULL;
-    if (f->family == BSPKIT_FAMILY_SOURCE || f->family == BSPKIT_FAMILY_TITANFALL ||
-        f->family == BSPKIT_FAMILY_QUAKE3) {
-        uint64_t count = 0;
-        if (bspkit_lump_record_count(m, f->family == BSPKIT_FAMILY_QUAKE3 ? BSPKIT_Q3_SHADERS : BSPKIT_S_TEXDATA,
-                                     &count) != BSPKIT_OK)
-            count = 0;
-        textures = PyLong_FromUnsignedLongLong(count);
-    } else {
-        const bspkit_miptex *mip = NULL;
-        size_t count = 0;
-        bspkit_error err;
-        if (bspkit_get_miptex(m, &mip, &count, &err) == BSPKIT_OK)
-            textures = PyLong_FromSize_t(count);
-        else
-            textures = int_or_none(-1);
-    }
+    size_t count = 0;
+    bspkit_error err;
+    PyObject *textures = bspkit_map_texture_count(m, &count, NULL, &err) == BSPKIT_OK ? PyLong_FromSize_t(count)
+                                                                               : int_or_none(-1);
     if (set_item(d, "textures", textures) != 0) {
         Py_DECREF(d);
         return NULL;

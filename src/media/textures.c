@@ -406,6 +406,34 @@ static bspkit_result resolve_shader_names(bspkit_textures *t, bspkit_error *err)
     return r;
 }
 
+bspkit_result bspkit_map_texture_count(bspkit_map *map, size_t *count, size_t *embedded, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !count)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_map_texture_count: NULL argument");
+    *count = 0;
+    if (embedded)
+        *embedded = 0;
+    bspkit_family family = bspkit_map_format(map)->family;
+    if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_TITANFALL || family == BSPKIT_FAMILY_QUAKE3) {
+        uint64_t n = 0;
+        /* A map without a TEXDATA (SHADERS) entry simply has no textures. */
+        if (bspkit_lump_record_count(map, family == BSPKIT_FAMILY_QUAKE3 ? BSPKIT_Q3_SHADERS : BSPKIT_S_TEXDATA, &n) ==
+            BSPKIT_OK)
+            *count = (size_t)n;
+        return BSPKIT_OK;
+    }
+    const bspkit_miptex *mip;
+    size_t n;
+    bspkit_result r = bspkit_get_miptex(map, &mip, &n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    *count = n;
+    for (size_t i = 0; embedded && i < n; i++)
+        *embedded += mip[i].embedded ? 1 : 0;
+    return BSPKIT_OK;
+}
+
 bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_options *opts, bspkit_textures **out,
                                       bspkit_error *err)
 {
