@@ -7,7 +7,8 @@ stopped it) written as JSON Lines, in path order.
 
 Without --scheduler a LocalCluster of N worker processes (default 2) runs
 here; with it, the records are computed on that cluster's workers (each needs
-the bspkit package installed). A file bspkit cannot read is a record with an
+the bspkit package installed); on a terminal a progress bar shows the
+scan. A file bspkit cannot read is a record with an
 "error" member: bspkit.scan_one never raises for a bad file, so a hostile map
 cannot take a worker down.
 """
@@ -22,6 +23,10 @@ def scan_on(client, paths):
     """The records of every map under `paths`, computed on `client`'s workers."""
     files = bspkit.map_files(paths)
     futures = client.map(bspkit.scan_one, files, pure=False)
+    if sys.stderr.isatty():  # a progress bar for people watching, none in logs and pipes
+        from dask.distributed import progress
+
+        progress(futures)
     return client.gather(futures)
 
 
