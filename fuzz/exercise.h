@@ -166,6 +166,8 @@ static inline void ex_game_lumps(exercise *ex, bspkit_map *map)
 static inline void ex_dump_tables(exercise *ex, const bspkit_dump *d)
 {
     ex_touch(ex, d->raw, d->raw_size);
+    if (!ex->touch)
+        return; /* the tables are built; walking them without reading costs only the walk */
     for (size_t t = 0; t < d->table_count; t++) {
         const bspkit_table *tab = &d->tables[t];
         for (size_t i = 0; i < tab->count; i++) {

@@ -100,7 +100,7 @@ bspkit_result bk_read_external_lump(bspkit_map *map, int lump, bspkit_error *err
     bk_bytes_cache *c = &map->bytes[lump];
     c->done = true;
     c->result = BSPKIT_OK;
-    bk_error_clear(&c->error);
+    c->error = NULL;
     c->owned = buf;
     c->data = size ? buf : (const uint8_t *)"";
     c->size = size;

@@ -101,9 +101,8 @@ static bool charge(bspkit_map *map, size_t size, int lump, bspkit_error *err)
     return true;
 }
 
-void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero)
+static void *alloc_from(const bspkit_allocator *a, size_t size, bool zero)
 {
-    const bspkit_allocator *a = &map->opts.allocator;
     if (!a->alloc)
         /* calloc: large blocks come as fresh pages the kernel already zeroed. */
         return zero ? calloc(1, size) : malloc(size);
@@ -111,6 +110,11 @@ void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero)
     if (p && zero)
         memset(p, 0, size);
     return p;
+}
+
+void *bk_raw_alloc(const bspkit_map *map, size_t size, bool zero)
+{
+    return alloc_from(&map->opts.allocator, size, zero);
 }
 
 void bk_raw_free(const bspkit_map *map, void *ptr)
@@ -187,19 +191,40 @@ void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit
     return (uint8_t *)k + head;
 }
 
+const bspkit_error *bk_keep_error(bspkit_map *map, const bspkit_error *e)
+{
+    static const bspkit_error no_memory = {.code = BSPKIT_ERR_NOMEM, .lump = -1, .offset = -1, .lump_offset = -1,
+                                           .message = "out of memory (while keeping an error)"};
+    /* Not charged against max_memory: recording why a slot failed must not
+     * fail because the slot ran into the limit. */
+    size_t head = (sizeof(bk_kept) + 15u) & ~(size_t)15u;
+    bk_kept *k = bk_raw_alloc(map, head + sizeof *e, false);
+    if (!k)
+        return &no_memory;
+    k->size = 0;
+    k->next = map->kept;
+    map->kept = k;
+    bspkit_error *copy = (bspkit_error *)((uint8_t *)k + head);
+    *copy = *e;
+    return copy;
+}
+
 bspkit_result bk_extra_get(bspkit_map *map, bk_extra slot, bk_extra_build build, const void **value,
                            bspkit_error *err)
 {
     bk_extra_cache *c = &map->extras[slot];
     if (!c->done) {
+        bspkit_error e;
+        bk_error_clear(&e);
         c->done = true;
-        bk_error_clear(&c->error);
         c->value = NULL;
-        c->result = build(map, &c->value, &c->error);
+        c->result = build(map, &c->value, &e);
+        if (c->result != BSPKIT_OK)
+            c->error = bk_keep_error(map, &e);
     }
     *value = c->result == BSPKIT_OK ? c->value : NULL;
     if (c->result != BSPKIT_OK)
-        bk_error_copy(err, &c->error);
+        bk_error_copy(err, c->error);
     return c->result;
 }
 
@@ -271,19 +296,18 @@ static bspkit_result finish_open(bspkit_map *map, bspkit_map **out, bspkit_error
 /* NULL with `err` filled when the options are inconsistent or memory is short. */
 static bspkit_map *new_map(const bspkit_options *opts, bspkit_error *err)
 {
-    bspkit_map proto;
-    memset(&proto, 0, sizeof proto);
-    resolve_options(&proto.opts, opts);
-    if (!proto.opts.allocator.alloc != !proto.opts.allocator.free) {
+    bspkit_options resolved;
+    resolve_options(&resolved, opts);
+    if (!resolved.allocator.alloc != !resolved.allocator.free) {
         bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "options: the allocator needs both alloc and free, or neither");
         return NULL;
     }
-    bspkit_map *map = bk_raw_alloc(&proto, sizeof *map, true);
+    bspkit_map *map = alloc_from(&resolved.allocator, sizeof *map, true);
     if (!map) {
         bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         return NULL;
     }
-    map->opts = proto.opts;
+    map->opts = resolved;
     return map;
 }
 
@@ -506,7 +530,7 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
 {
     c->done = true;
     c->result = BSPKIT_OK;
-    bk_error_clear(&c->error);
+    c->error = NULL;
     if (!compressed) {
         /* Ranges were checked when the directory was read. */
         c->data = length ? map->data + offset : (const uint8_t *)"";
@@ -514,20 +538,25 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
         return;
     }
     /* The limit is checked before anything is allocated. */
+    bspkit_error e;
+    bk_error_clear(&e);
     if (uncompressed_length > map->opts.max_lump_size) {
-        c->result = bk_fail(&c->error, BSPKIT_ERR_LIMIT, lump, offset, -1,
+        c->result = bk_fail(&e, BSPKIT_ERR_LIMIT, lump, offset, -1,
                             "%s: decompressed size %u exceeds the lump limit of %llu bytes", what,
                             uncompressed_length, (unsigned long long)map->opts.max_lump_size);
+        c->error = bk_keep_error(map, &e);
         return;
     }
-    uint8_t *buf = bk_alloc(map, uncompressed_length, lump, &c->error);
+    uint8_t *buf = bk_alloc(map, uncompressed_length, lump, &e);
     if (!buf) {
-        c->result = c->error.code;
+        c->result = e.code;
+        c->error = bk_keep_error(map, &e);
         return;
     }
-    c->result = bk_lzma_decompress(map->data + offset, length, buf, uncompressed_length, lump, &c->error);
+    c->result = bk_lzma_decompress(map->data + offset, length, buf, uncompressed_length, lump, &e);
     if (c->result != BSPKIT_OK) {
-        c->error.offset = offset;
+        e.offset = offset;
+        c->error = bk_keep_error(map, &e);
         bk_free(map, buf, uncompressed_length);
         return;
     }
@@ -539,7 +568,7 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
 bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, size_t *size, bspkit_error *err)
 {
     if (c->result != BSPKIT_OK) {
-        bk_error_copy(err, &c->error);
+        bk_error_copy(err, c->error);
         return c->result;
     }
     *data = c->data;
@@ -577,36 +606,39 @@ bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **i
 {
     bk_array_cache *c = &map->arrays[dec];
     if (!c->done) {
+        bspkit_error e;
+        bk_error_clear(&e);
         c->done = true;
         c->result = BSPKIT_OK;
-        bk_error_clear(&c->error);
         const bk_lump *l = lump >= 0 && lump < map->lump_count ? &map->lumps[lump] : NULL;
         if (!l || !l->layout.decode || l->layout.decoded != (int)dec) {
             c->count = 0; /* the family has no such lump */
         } else {
             const uint8_t *bytes;
             size_t size;
-            c->result = bk_lump_bytes(map, lump, &bytes, &size, &c->error);
+            c->result = bk_lump_bytes(map, lump, &bytes, &size, &e);
             if (c->result == BSPKIT_OK && size % l->layout.record_size) {
                 /* Only reachable for compressed lumps whose real size disagrees with the directory. */
-                c->result = bk_fail(&c->error, BSPKIT_ERR_LUMP_SIZE, lump, l->offset, -1,
+                c->result = bk_fail(&e, BSPKIT_ERR_LUMP_SIZE, lump, l->offset, -1,
                                     "%s: %zu bytes is not a multiple of the %u-byte record",
                                     bk_lump_name(map, lump), size, l->layout.record_size);
             }
             if (c->result == BSPKIT_OK) {
                 size_t n = size / l->layout.record_size;
-                c->items = bk_calloc_array(map, n, l->layout.native_size, lump, &c->error);
+                c->items = bk_calloc_array(map, n, l->layout.native_size, lump, &e);
                 if (!c->items) {
-                    c->result = c->error.code;
+                    c->result = e.code;
                 } else {
                     l->layout.decode(bytes, n, map->format.big_endian, c->items);
                     c->count = n;
                 }
             }
         }
+        if (c->result != BSPKIT_OK)
+            c->error = bk_keep_error(map, &e);
     }
     if (c->result != BSPKIT_OK) {
-        bk_error_copy(err, &c->error);
+        bk_error_copy(err, c->error);
         return c->result;
     }
     *items = c->items;

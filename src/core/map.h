@@ -51,7 +51,7 @@ typedef struct bk_lump {
 typedef struct bk_bytes_cache {
     bool done;
     bspkit_result result;
-    bspkit_error error;
+    const bspkit_error *error; /* the failure (bk_keep_error), NULL while result is OK */
     uint8_t *owned; /* decompressed copy, or NULL when borrowed from the file */
     const uint8_t *data;
     size_t size;
@@ -78,7 +78,7 @@ typedef enum bk_extra {
 typedef struct bk_extra_cache {
     bool done;
     bspkit_result result;
-    bspkit_error error;
+    const bspkit_error *error; /* the failure (bk_keep_error), NULL while result is OK */
     const void *value;
 } bk_extra_cache;
 
@@ -91,7 +91,7 @@ typedef struct bk_kept {
 typedef struct bk_array_cache {
     bool done;
     bspkit_result result;
-    bspkit_error error;
+    const bspkit_error *error; /* the failure (bk_keep_error), NULL while result is OK */
     void *items;
     size_t count;
 } bk_array_cache;
@@ -143,6 +143,9 @@ bspkit_result bk_fail(bspkit_error *err, bspkit_result code, int lump, int64_t o
 #endif
     ;
 void bk_error_copy(bspkit_error *dst, const bspkit_error *src);
+/* A copy of `e` owned by the map until close, for a cache slot's failure:
+ * slots hold a pointer, not a whole error, which keeps a new map small. */
+const bspkit_error *bk_keep_error(bspkit_map *map, const bspkit_error *e);
 
 /* ---- memory: the options' allocator (or malloc), accounted against opts.max_memory ---- */
 /* Where a file XORed with a repeating key keeps that key (BSPKIT_VARIANT_XOR_ENCRYPTED:

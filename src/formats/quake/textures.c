@@ -116,12 +116,15 @@ bspkit_result bspkit_get_miptex(bspkit_map *map, const bspkit_miptex **out, size
     if (map->format.family != BSPKIT_FAMILY_QUAKE && map->format.family != BSPKIT_FAMILY_GOLDSRC)
         return BSPKIT_OK;
     if (!map->miptex.done) {
+        bspkit_error e;
+        bk_error_clear(&e);
         map->miptex.done = true;
-        bk_error_clear(&map->miptex.error);
-        map->miptex.result = bk_decode_miptex(map, &map->miptex.error);
+        map->miptex.result = bk_decode_miptex(map, &e);
+        if (map->miptex.result != BSPKIT_OK)
+            map->miptex.error = bk_keep_error(map, &e);
     }
     if (map->miptex.result != BSPKIT_OK) {
-        bk_error_copy(err, &map->miptex.error);
+        bk_error_copy(err, map->miptex.error);
         return map->miptex.result;
     }
     *out = map->miptex.items;

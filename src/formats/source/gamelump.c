@@ -156,12 +156,15 @@ bspkit_result bspkit_get_game_lumps(bspkit_map *map, const bspkit_game_lump **ou
         return BSPKIT_OK;
     bk_array_cache *c = &map->game_lumps;
     if (!c->done) {
+        bspkit_error e;
+        bk_error_clear(&e);
         c->done = true;
-        bk_error_clear(&c->error);
-        c->result = bk_decode_game_lumps(map, &c->error);
+        c->result = bk_decode_game_lumps(map, &e);
+        if (c->result != BSPKIT_OK)
+            c->error = bk_keep_error(map, &e);
     }
     if (c->result != BSPKIT_OK) {
-        bk_error_copy(err, &c->error);
+        bk_error_copy(err, c->error);
         return c->result;
     }
     *out = c->items;
