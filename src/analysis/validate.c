@@ -17,6 +17,7 @@
 #include "core/family.h"
 #include "core/refs.h"
 #include "core/surfedge.h"
+#include "core/vis_rle.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -838,19 +839,14 @@ static void check_vis_rows(vctx *c)
 {
     if (!c->have_vis || c->vis_rows == 0 || c->vis_row_bytes == 0)
         return;
-    uint8_t *row = malloc(c->vis_row_bytes);
-    if (!row) {
-        c->nomem = true;
-        return;
-    }
     uint32_t rows = c->vis_rows < MAX_VIS_ROWS ? c->vis_rows : MAX_VIS_ROWS;
     bspkit_error e;
     memset(&e, 0, sizeof e);
     if (c->cluster_vis) {
         for (uint32_t i = 0; i < rows && !c->nomem; i++) {
-            if (bspkit_vis_row(c->map, i, BSPKIT_VIS_PVS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
+            if (bk_vis_row_check(c->map, i, BSPKIT_VIS_PVS, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PVS of cluster", &e);
-            if (!c->quake3 && bspkit_vis_row(c->map, i, BSPKIT_VIS_PAS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
+            if (!c->quake3 && bk_vis_row_check(c->map, i, BSPKIT_VIS_PAS, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PAS of cluster", &e);
         }
     } else if (c->leafs.ok) {
@@ -862,11 +858,10 @@ static void check_vis_rows(vctx *c)
             int32_t ofs = leafs[leaf].vis_offset;
             if (ofs < 0 || (uint32_t)ofs >= vis_size)
                 continue;
-            if (bspkit_vis_row(c->map, leaf, BSPKIT_VIS_PVS, row, c->vis_row_bytes, &e) != BSPKIT_OK)
+            if (bk_vis_row_check(c->map, leaf, BSPKIT_VIS_PVS, &e) != BSPKIT_OK)
                 vis_failure(c, leaf, "PVS of leaf", &e);
         }
     }
-    free(row);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -2,6 +2,7 @@
  * PVS as plain bit rows) or per visible leaf (Quake/GoldSrc, PVS). The
  * run-length decoder lives in vis_rle.c. */
 #include "core/family.h"
+#include "core/vis_rle.h"
 
 #include <string.h>
 
@@ -55,14 +56,15 @@ bspkit_result bspkit_vis_dimensions(bspkit_map *map, uint32_t *rows, uint32_t *r
     return BSPKIT_OK;
 }
 
-bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
-                             bspkit_error *err)
+/* One row into `out`, or with `out` NULL only checked. */
+static bspkit_result vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
+                             bool check_only, bspkit_error *err)
 {
     uint32_t rows, row_bytes;
     bspkit_result r = bspkit_vis_dimensions(map, &rows, &row_bytes, err);
     if (r != BSPKIT_OK)
         return r;
-    if (!out || out_size < row_bytes || (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS))
+    if ((!check_only && (!out || out_size < row_bytes)) || (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS))
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_vis_row: output of %zu bytes, need %u",
                        out_size, row_bytes);
     int lump = vis_lump(map);
@@ -78,6 +80,8 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "cluster %u of %u does not exist", index, rows);
         /* Rows are padded (q3map2: to 8 bytes); bits past the last cluster are dropped. */
         uint64_t stride = (uint32_t)rd_i32(d + 4, map->format.big_endian);
+        if (check_only)
+            return BSPKIT_OK;
         memcpy(out, d + 8 + stride * index, row_bytes);
         if (rows % 8)
             out[row_bytes - 1] &= (uint8_t)((1u << (rows % 8)) - 1);
@@ -99,17 +103,30 @@ bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind ki
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, lump, -1, -1, "leaf %u is not a visible leaf (1..%u)", index, rows);
         ofs = leafs[index].vis_offset;
         if (ofs < 0) { /* no vis data for this leaf: the engines treat everything as visible */
-            memset(out, 0xFF, row_bytes);
+            if (!check_only)
+                memset(out, 0xFF, row_bytes);
             return BSPKIT_OK;
         }
     }
     if (ofs < 0 || (uint64_t)ofs >= size)
         return bk_fail(err, BSPKIT_ERR_VISIBILITY, lump, -1, -1, "VISIBILITY: row %u offset %lld outside the %zu-byte lump",
                        index, (long long)ofs, size);
-    r = bspkit_vis_decompress(d + ofs, size - (size_t)ofs, out, row_bytes, NULL);
+    r = check_only ? bk_vis_walk(d + ofs, size - (size_t)ofs, row_bytes, NULL)
+                   : bspkit_vis_decompress(d + ofs, size - (size_t)ofs, out, row_bytes, NULL);
     if (r != BSPKIT_OK)
         return bk_fail(err, r, lump, bk_file_offset(map, lump, (uint64_t)ofs), ofs,
                        "VISIBILITY: row %u at lump byte %lld ends before its %u bytes are decoded", index,
                        (long long)ofs, row_bytes);
     return BSPKIT_OK;
+}
+
+bspkit_result bspkit_vis_row(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, uint8_t *out, size_t out_size,
+                             bspkit_error *err)
+{
+    return vis_row(map, index, kind, out, out_size, false, err);
+}
+
+bspkit_result bk_vis_row_check(bspkit_map *map, uint32_t index, bspkit_vis_kind kind, bspkit_error *err)
+{
+    return vis_row(map, index, kind, NULL, 0, true, err);
 }

@@ -6,8 +6,59 @@
  * is clamped rather than rejected; the engines clamp the same way in effect.
  * Only a source that ends before the row is full is an error. */
 #include "bspkit/bspkit.h"
+#include "core/vis_rle.h"
 
 #include <string.h>
+
+/* With `dst` NULL the row is only walked: the same result and consumed
+ * count, nothing written. */
+static bspkit_result rle_row(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes, size_t *consumed)
+{
+
+    size_t in = 0, out = 0;
+    while (out < row_bytes && in < src_size) {
+        uint8_t b = src[in];
+        if (b) {
+            /* A literal span: copied bytewise while spans are short (most
+             * rows alternate literals and runs every few bytes); a long one,
+             * or any when only walking, is scanned (and copied) in bulk. */
+            size_t avail = src_size - in, room = row_bytes - out;
+            size_t limit = avail < room ? avail : room;
+            if (!dst || (limit >= 32 && src[in + 1] && src[in + 2] && src[in + 3])) {
+                const uint8_t *zero = memchr(src + in, 0, limit);
+                size_t lit = zero ? (size_t)(zero - (src + in)) : limit;
+                if (dst)
+                    memcpy(dst + out, src + in, lit);
+                in += lit;
+                out += lit;
+            } else {
+                if (dst)
+                    dst[out] = b;
+                out++;
+                in++;
+            }
+            continue;
+        }
+        in++; /* the zero byte */
+        if (in >= src_size)
+            break;
+        size_t run = src[in++];
+        if (run > row_bytes - out)
+            run = row_bytes - out;
+        if (dst)
+            memset(dst + out, 0, run);
+        out += run;
+    }
+    if (consumed)
+        *consumed = in;
+    if (out < row_bytes) {
+        /* Leave no uninitialised bytes behind for callers that ignore the result. */
+        if (dst)
+            memset(dst + out, 0, row_bytes - out);
+        return BSPKIT_ERR_VISIBILITY;
+    }
+    return BSPKIT_OK;
+}
 
 bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes,
                                     size_t *consumed)
@@ -16,37 +67,14 @@ bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t
         *consumed = 0;
     if ((!src && src_size) || (!dst && row_bytes))
         return BSPKIT_ERR_ARGUMENT;
+    return rle_row(src, src_size, dst, row_bytes, consumed);
+}
 
-    size_t in = 0, out = 0;
-    while (out < row_bytes) {
-        if (in >= src_size)
-            break;
-        /* Copy the whole span of literal (nonzero) bytes at once: rows of
-         * open areas are mostly literals, and memchr scans them in bulk. */
-        size_t avail = src_size - in, room = row_bytes - out;
-        size_t limit = avail < room ? avail : room;
-        const uint8_t *zero = memchr(src + in, 0, limit);
-        size_t lit = zero ? (size_t)(zero - (src + in)) : limit;
-        memcpy(dst + out, src + in, lit);
-        in += lit;
-        out += lit;
-        if (!zero)
-            continue; /* row full or source exhausted: the loop condition decides */
-        in++; /* the zero byte */
-        if (in >= src_size)
-            break;
-        size_t run = src[in++];
-        if (run > row_bytes - out)
-            run = row_bytes - out;
-        memset(dst + out, 0, run);
-        out += run;
-    }
+bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes, size_t *consumed)
+{
     if (consumed)
-        *consumed = in;
-    if (out < row_bytes) {
-        /* Leave no uninitialised bytes behind for callers that ignore the result. */
-        memset(dst + out, 0, row_bytes - out);
-        return BSPKIT_ERR_VISIBILITY;
-    }
-    return BSPKIT_OK;
+        *consumed = 0;
+    if (!src && src_size)
+        return BSPKIT_ERR_ARGUMENT;
+    return rle_row(src, src_size, NULL, row_bytes, consumed);
 }

@@ -1,0 +1,115 @@
+/* The run-length decoder against a plain byte-at-a-time reference written
+ * from the format notes, on rows mixing long literal spans (bulk path) and
+ * short ones (bytewise path), whole and truncated; and the walk that only
+ * checks a row against the decoder's result and consumed count. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspkit/bspkit.h"
+#include "core/vis_rle.h"
+
+/* A nonzero byte is itself; a zero byte is followed by a count of zeros. */
+static int reference(const uint8_t *src, size_t n, uint8_t *dst, size_t row, size_t *used)
+{
+    size_t in = 0, out = 0;
+    memset(dst, 0, row);
+    while (out < row) {
+        if (in >= n)
+            break;
+        uint8_t b = src[in++];
+        if (b) {
+            dst[out++] = b;
+            continue;
+        }
+        if (in >= n)
+            break;
+        size_t run = src[in++];
+        out += run < row - out ? run : row - out;
+    }
+    *used = in;
+    return out == row ? 0 : -1;
+}
+
+static uint32_t next(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+/* Literal spans of 1..80 bytes between zero runs of 0..255. */
+static size_t make_row(uint32_t *seed, uint8_t *out, size_t cap)
+{
+    size_t o = 0;
+    while (o + 90 < cap) {
+        size_t lit = 1 + next(seed) % (next(seed) % 2 ? 8 : 80);
+        for (size_t i = 0; i < lit; i++)
+            out[o++] = (uint8_t)(1 + next(seed) % 255);
+        out[o++] = 0;
+        /* Short runs too, so that rows often end inside a literal span,
+         * where a miscount shows in the consumed bytes. */
+        out[o++] = (uint8_t)(next(seed) % (next(seed) % 2 ? 16 : 256));
+        if (next(seed) % 16 == 0)
+            break;
+    }
+    return o;
+}
+
+static void test_decoder_and_walk_match_reference(void **state)
+{
+    (void)state;
+    enum { CAP = 4096 };
+    uint8_t src[CAP], want[8 * CAP], got[8 * CAP];
+    uint32_t seed = 2024;
+    unsigned checked = 0, decoded = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        size_t n = make_row(&seed, src, CAP);
+        /* Mostly rows the source fills (ending inside a literal span or a
+         * run), some it cannot. */
+        size_t full = 0, ignore;
+        reference(src, n, want, sizeof want, &ignore);
+        for (size_t in = 0; in < n; in++)
+            full += src[in] ? 1 : (in + 1 < n ? src[++in] : 0);
+        size_t row = 1 + next(&seed) % (trial % 5 == 0 ? 8 * CAP - 1 : full);
+        /* Whole sources and truncated ones. */
+        size_t cut = trial % 3 == 0 ? next(&seed) % (n + 1) : n;
+        size_t want_used = 0, got_used = 0, walk_used = 0;
+        int ok = reference(src, cut, want, row, &want_used);
+        memset(got, 0xEE, row);
+        bspkit_result r = bspkit_vis_decompress(src, cut, got, row, &got_used);
+        assert_int_equal(r, ok == 0 ? BSPKIT_OK : BSPKIT_ERR_VISIBILITY);
+        assert_memory_equal(got, want, row);
+        assert_int_equal(got_used, want_used);
+        assert_int_equal(bk_vis_walk(src, cut, row, &walk_used), r);
+        assert_int_equal(walk_used, want_used);
+        checked++;
+        decoded += r == BSPKIT_OK;
+    }
+    assert_int_equal(checked, 400);
+    assert_true(decoded > 200); /* most trials decode a whole row */
+}
+
+static void test_walk_arguments(void **state)
+{
+    (void)state;
+    size_t used = 5;
+    assert_int_equal(bk_vis_walk(NULL, 3, 1, &used), BSPKIT_ERR_ARGUMENT);
+    assert_int_equal(used, 0);
+    assert_int_equal(bk_vis_walk(NULL, 0, 0, NULL), BSPKIT_OK);
+    const uint8_t one[] = {7};
+    assert_int_equal(bk_vis_walk(one, 1, 2, NULL), BSPKIT_ERR_VISIBILITY);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decoder_and_walk_match_reference),
+        cmocka_unit_test(test_walk_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
