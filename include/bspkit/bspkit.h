@@ -578,9 +578,9 @@ BSPKIT_API bspkit_result bspkit_map_crc(bspkit_map *map, uint32_t *crc, bspkit_e
  * detection recognised (Dark Messiah, Vindictus, Tactical Intervention,
  * Contagion, Dota 2 beta, the Half-Life 2 beta's v18), Bloodlines (v17), a
  * static-prop layout only one game writes (Zeno Clash, The Ship, Bloody Good
- * Time, Black Mesa; this decodes the static props), Daikatana (IBSP 41) or
- * Titanfall 2. A constant string. Games that write the same bytes as others
- * (Dear Esther, most Source games) are not named.
+ * Time, Black Mesa, Dear Esther; this decodes the static props), Daikatana
+ * (IBSP 41) or Titanfall 2. A constant string. Games that write the same
+ * bytes as others (most Source games) are not named.
  */
 BSPKIT_API const char *bspkit_map_game(bspkit_map *map);
 

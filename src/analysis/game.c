@@ -14,6 +14,7 @@ static const struct {
     {"v5-the-ship", "The Ship"},
     {"v6-bgt", "Bloody Good Time"},
     {"v11-blackmesa", "Black Mesa"},
+    {"v9-dear-esther", "Dear Esther"},
 };
 
 static const struct {

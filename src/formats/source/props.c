@@ -113,7 +113,9 @@ enum {
     F_SCALE1 = 1u << 8,     /* float UniformScale */
     F_SCALE3 = 1u << 9,     /* Vector NonUniformScale */
     F_NAME = 1u << 10,      /* char targetname[128] */
-    F_SKIP72 = 1u << 11     /* 72 unknown bytes (Dark Messiah) */
+    F_SKIP72 = 1u << 11,    /* 72 unknown bytes (Dark Messiah) */
+    F_GAP32 = 1u << 12,     /* 4 unknown bytes between Flags and Skin move the rest of the v4 part (Dear Esther) */
+    F_PAD1 = 1u << 13       /* 1 padding byte (Dear Esther, before DiffuseModulation) */
 };
 
 /* How the lump around the records is built. */
@@ -149,6 +151,9 @@ static const sp_layout SP_LAYOUTS[] = {
     {"v5-the-ship", 5, 188, F_FADE_SCALE | F_NAME, S_STD},
     {"v6-bgt", 6, 192, F_FADE_SCALE | F_DX | F_NAME, S_STD},
     {"v6-dark-messiah", 6, 136, F_FADE_SCALE | F_DX | F_SKIP72, S_STD},
+    /* Dear Esther, as BSPSource reads it: 76 bytes, DiffuseModulation at
+     * byte 69 and 3 bytes of padding after it. */
+    {"v9-dear-esther", 9, 76, F_GAP32 | F_FADE_SCALE | F_CPU_GPU | F_PAD1 | F_DIFFUSE, S_STD},
     {"v6-vindictus", 6, 60, F_FADE_SCALE, S_VINDICTUS},
     {"v7-vindictus", 7, 64, F_FADE_SCALE | F_DX, S_VINDICTUS},
 };
@@ -255,13 +260,14 @@ static void decode_static_prop(const uint8_t *s, const sp_layout *l, bool be, bs
     o->leaf_count = rd_u16(s + 28, be);
     o->solid = s[30];
     o->flags = s[31];
-    o->skin = rd_i32(s + 32, be);
-    o->fade_min_dist = rd_f32(s + 36, be);
-    o->fade_max_dist = rd_f32(s + 40, be);
-    bk_rd_vec3(s + 44, be, &o->lighting_origin);
-    o->raw = s;
-    const uint8_t *p = s + 56;
     unsigned f = l->fields;
+    const uint8_t *t = s + ((f & F_GAP32) ? 4 : 0); /* Skin and what follows it */
+    o->skin = rd_i32(t + 32, be);
+    o->fade_min_dist = rd_f32(t + 36, be);
+    o->fade_max_dist = rd_f32(t + 40, be);
+    bk_rd_vec3(t + 44, be, &o->lighting_origin);
+    o->raw = s;
+    const uint8_t *p = t + 56;
     if (f & F_FADE_SCALE) {
         o->forced_fade_scale = rd_f32(p, be);
         p += 4;
@@ -285,6 +291,8 @@ static void decode_static_prop(const uint8_t *s, const sp_layout *l, bool be, bs
         o->lightmap_resolution_y = rd_u16(p + 6, be);
         p += 8;
     }
+    if (f & F_PAD1)
+        p += 1;
     if (f & F_DIFFUSE) {
         memcpy(o->diffuse_modulation, p, 4);
         p += 4;

@@ -286,6 +286,76 @@ static void zeno_clash_v7(void **state)
     }
 }
 
+/* Dear Esther's v9: 76-byte records in which 4 unknown bytes follow Flags,
+ * so Skin sits at byte 36; then fades, a lighting origin, ForcedFadeScale at
+ * 60, CPU/GPU levels at 64..67, a pad byte, DiffuseModulation at 69..72 and 3
+ * pad bytes (BSPSource's DStaticPropV9DE). Every value is placed by its byte
+ * position here. */
+static void dear_esther_v9(void **state)
+{
+    (void)state;
+    for (int be = 0; be < 2; be++) {
+        enc e = {.be = be};
+        put_u32(&e, 1);
+        put_name(&e, "models/esther/rock.mdl");
+        put_u32(&e, NLEAFS);
+        for (int i = 0; i < NLEAFS; i++)
+            put_u16(&e, (uint16_t)(40 + i));
+        put_u32(&e, NPROPS);
+        size_t first = e.n;
+        for (int i = 0; i < NPROPS; i++) {
+            uint8_t *r = e.b + e.n;
+            memset(r, 0xCD, 76);
+            wr_f32(r + 0, 10.0f * (float)i, e.be), wr_f32(r + 4, -5.0f, e.be), wr_f32(r + 8, 7.5f, e.be);
+            wr_f32(r + 12, 0.0f, e.be), wr_f32(r + 16, 45.0f + (float)i, e.be), wr_f32(r + 20, 0.0f, e.be);
+            wr_u16(r + 24, 0, e.be);                   /* PropType */
+            wr_u16(r + 26, (uint16_t)i, e.be);         /* FirstLeaf */
+            wr_u16(r + 28, 1, e.be);                   /* LeafCount */
+            r[30] = 6;                                 /* Solid */
+            r[31] = (uint8_t)(0x20 + i);               /* Flags */
+            wr_u32(r + 32, 0x01020304u, e.be);         /* unknown */
+            wr_u32(r + 36, (uint32_t)(3 + i), e.be);   /* Skin */
+            wr_f32(r + 40, 250.0f, e.be);              /* FadeMinDist */
+            wr_f32(r + 44, 1250.0f, e.be);             /* FadeMaxDist */
+            wr_f32(r + 48, 1.0f, e.be), wr_f32(r + 52, 2.0f, e.be), wr_f32(r + 56, 3.0f, e.be);
+            wr_f32(r + 60, 0.5f, e.be);                /* ForcedFadeScale */
+            r[64] = 1, r[65] = 2, r[66] = 3, r[67] = 4; /* Min/Max CPU, Min/Max GPU */
+            r[69] = 11, r[70] = 22, r[71] = 33, r[72] = 44; /* DiffuseModulation */
+            e.n += 76;
+        }
+        built m;
+        build_one(&m, BSPKIT_GAME_LUMP_STATIC_PROPS, 9, &e);
+        const bspkit_static_props *sp;
+        CHECK(bspkit_get_static_props(m.map, &sp, ERR));
+        assert_string_equal(sp->layout, "v9-dear-esther");
+        assert_true(sp->layout_known);
+        assert_int_equal(sp->record_size, 76);
+        assert_string_equal(bspkit_map_game(m.map), "Dear Esther");
+        assert_int_equal(sp->prop_count, NPROPS);
+        const uint8_t *d;
+        size_t size;
+        CHECK(bspkit_game_lump_bytes(m.map, 0, &d, &size, ERR));
+        for (int i = 0; i < NPROPS; i++) {
+            const bspkit_static_prop *p = &sp->props[i];
+            assert_ptr_equal(p->raw, d + first + (size_t)i * 76);
+            assert_true(p->origin.x == 10.0f * (float)i && p->origin.z == 7.5f && p->angles.y == 45.0f + (float)i);
+            assert_int_equal(p->first_leaf, i);
+            assert_int_equal(p->solid, 6);
+            assert_int_equal(p->flags, 0x20 + i);
+            assert_int_equal(p->skin, 3 + i);
+            assert_true(p->fade_min_dist == 250.0f && p->fade_max_dist == 1250.0f);
+            assert_true(p->lighting_origin.x == 1.0f && p->lighting_origin.z == 3.0f);
+            assert_true(p->forced_fade_scale == 0.5f);
+            assert_int_equal(p->min_cpu_level, 1);
+            assert_int_equal(p->max_gpu_level, 4);
+            assert_int_equal(p->diffuse_modulation[0], 11);
+            assert_int_equal(p->diffuse_modulation[3], 44);
+            assert_int_equal(p->disable_x360, 0);
+        }
+        free_map(&m);
+    }
+}
+
 /* A lump without props names its version's layout; a map without the lump is empty. */
 static void empty_and_absent(void **state)
 {
@@ -649,6 +719,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(static_prop_layouts), cmocka_unit_test(zeno_clash_v7),
+        cmocka_unit_test(dear_esther_v9),
         cmocka_unit_test(empty_and_absent),    cmocka_unit_test(overrunning_counts),
         cmocka_unit_test(detail_props_and_lighting),
         cmocka_unit_test(detail_props_v2), cmocka_unit_test(dump_tables),
