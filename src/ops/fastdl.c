@@ -1,0 +1,254 @@
+/* bspkit_fastdl: bzip2 archives of Source maps and plain copies of GoldSrc
+ * maps for a FastDL web server, verified before they are written. */
+#include "bspkit/fastdl.h"
+
+#include "bspkit/edit.h"
+#include "core/grow.h"
+#include "core/map.h"
+#include "ops/archive.h"
+#include "ops/walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MIB (1024ull * 1024ull)
+
+typedef struct path_list {
+    char **paths;
+    size_t count, cap;
+    bool nomem;
+} path_list;
+
+static bool collect(void *user, const char *path, bool named, int error)
+{
+    path_list *l = user;
+    /* An unreadable path is kept: it is reported as a failed map. */
+    if (!error && bk_scan_kind_of(path, named) != BK_SCAN_BSP)
+        return true;
+    char *copy = strdup(path);
+    if (!copy || !bk_grow((void **)&l->paths, &l->cap, l->count + 1, sizeof *l->paths)) {
+        free(copy);
+        l->nomem = true;
+        return false;
+    }
+    l->paths[l->count++] = copy;
+    return true;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool same_time(const struct stat *a, const struct stat *b)
+{
+    return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The output gets the input's modification time, which is how a later run knows it is current. */
+static bspkit_result stamp(const char *path, const struct stat *input, bspkit_error *err)
+{
+    struct timespec times[2] = {input->st_atim, input->st_mtim};
+    if (utimensat(AT_FDCWD, path, times, 0) != 0)
+        return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: setting the modification time: %s", path,
+                       strerror(errno));
+    return BSPKIT_OK;
+}
+
+/* Compress, check that the archive gives the map back, write it. */
+static bspkit_result write_bz2(const char *out, const uint8_t *data, size_t size, uint64_t *out_size,
+                               bspkit_error *err)
+{
+    uint8_t *packed = NULL, *back = NULL;
+    size_t packed_size = 0, back_size = 0;
+    bspkit_result r = bk_bz2_compress(data, size, &packed, &packed_size, err);
+    if (r == BSPKIT_OK)
+        r = bk_bz2_decompress(packed, packed_size, (uint64_t)size + 1, &back, &back_size, err);
+    if (r == BSPKIT_OK && (back_size != size || (size && memcmp(back, data, size) != 0)))
+        r = bk_fail(err, BSPKIT_ERR_COMPRESSION, -1, -1, -1,
+                    "the bzip2 archive does not decompress to the map (%zu bytes back, %zu expected)", back_size, size);
+    free(back);
+    if (r == BSPKIT_OK)
+        r = bspkit_save_file(out, packed, packed_size, err);
+    *out_size = packed_size;
+    free(packed);
+    return r;
+}
+
+/* A plain copy, read back and compared before it is renamed into place. */
+static bspkit_result write_copy(const char *out, const uint8_t *data, size_t size, bspkit_error *err)
+{
+    bspkit_result r = bspkit_save_file(out, data, size, err);
+    if (r != BSPKIT_OK)
+        return r;
+    const uint8_t *back;
+    size_t back_size;
+    r = bk_ops_map_file(out, &back, &back_size, err);
+    if (r == BSPKIT_OK && (back_size != size || (size && memcmp(back, data, size) != 0)))
+        r = bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s: the copy does not read back as the map", out);
+    bk_ops_unmap_file(back, back_size);
+    if (r != BSPKIT_OK)
+        unlink(out);
+    return r;
+}
+
+typedef struct one_map {
+    bspkit_fastdl_item item;
+    char message[320];
+    char *output;
+} one_map;
+
+static void fail_item(one_map *m, bspkit_fastdl_action action, const char *fmt, const char *detail)
+{
+    m->item.action = action;
+    snprintf(m->message, sizeof m->message, fmt, detail);
+    m->item.message = m->message;
+}
+
+static void do_map(const char *input, const char *maps_dir, char **used, size_t nused, one_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->item.input = input;
+    bspkit_error err;
+    struct stat st;
+    const uint8_t *data = NULL;
+    size_t size = 0;
+    if (stat(input, &st) != 0) {
+        fail_item(m, BSPKIT_FASTDL_FAILED, "%s", strerror(errno));
+        return;
+    }
+    if (bk_ops_map_file(input, &data, &size, &err) != BSPKIT_OK) {
+        fail_item(m, BSPKIT_FASTDL_FAILED, "%s", err.message);
+        return;
+    }
+    m->item.input_size = size;
+    bspkit_format f;
+    if (bspkit_detect(data, size, &f, &err) != BSPKIT_OK) {
+        fail_item(m, BSPKIT_FASTDL_FAILED, "%s", err.message);
+    } else if (f.family != BSPKIT_FAMILY_SOURCE && f.family != BSPKIT_FAMILY_GOLDSRC) {
+        fail_item(m, BSPKIT_FASTDL_SKIPPED, "a %s map: FastDL serves Source and GoldSrc maps", bspkit_family_name(f.family));
+    } else {
+        bool source = f.family == BSPKIT_FAMILY_SOURCE;
+        const char *name = base_name(input);
+        size_t len = strlen(maps_dir) + 1 + strlen(name) + 5;
+        m->output = malloc(len);
+        if (!m->output) {
+            fail_item(m, BSPKIT_FASTDL_FAILED, "%s", "out of memory");
+        } else {
+            snprintf(m->output, len, "%s/%s%s", maps_dir, name, source ? ".bz2" : "");
+            for (size_t i = 0; i < nused && !m->item.message; i++)
+                if (strcmp(used[i], m->output) == 0)
+                    fail_item(m, BSPKIT_FASTDL_FAILED, "another map already wrote %s", m->output);
+        }
+        if (!m->item.message) {
+            if (size > 150 * MIB)
+                m->item.warnings |= BSPKIT_FASTDL_WARN_150MB;
+            if (size > 64 * MIB)
+                m->item.warnings |= BSPKIT_FASTDL_WARN_64MB;
+            m->item.output = m->output;
+            struct stat ost;
+            bool current = stat(m->output, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, &st) &&
+                           (source || (uint64_t)ost.st_size == (uint64_t)size);
+            if (current) {
+                m->item.action = BSPKIT_FASTDL_UNCHANGED;
+                m->item.output_size = (uint64_t)ost.st_size;
+            } else {
+                uint64_t out_size = size;
+                bspkit_result r = source ? write_bz2(m->output, data, size, &out_size, &err)
+                                         : write_copy(m->output, data, size, &err);
+                if (r == BSPKIT_OK)
+                    r = stamp(m->output, &st, &err);
+                if (r != BSPKIT_OK) {
+                    fail_item(m, BSPKIT_FASTDL_FAILED, "%s", err.message);
+                    m->item.output = NULL;
+                } else {
+                    m->item.action = source ? BSPKIT_FASTDL_WRITTEN : BSPKIT_FASTDL_COPIED;
+                    m->item.output_size = out_size;
+                }
+            }
+            if (source && m->item.output && m->item.output_size * 10 > (uint64_t)size * 9)
+                m->item.warnings |= BSPKIT_FASTDL_WARN_LOW_GAIN;
+        }
+    }
+    bk_ops_unmap_file(data, size);
+}
+
+bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *out_dir,
+                            const bspkit_fastdl_options *opts, bspkit_fastdl_totals *totals, bspkit_error *err)
+{
+    bk_error_clear(err);
+    static const bspkit_fastdl_options defaults;
+    if (!opts)
+        opts = &defaults;
+    if (totals)
+        memset(totals, 0, sizeof *totals);
+    if ((count && !paths) || !out_dir || !*out_dir)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "fastdl: missing paths or output directory");
+    size_t len = strlen(out_dir) + 6;
+    char *maps_dir = malloc(len);
+    if (!maps_dir)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
+    snprintf(maps_dir, len, "%s/maps", out_dir);
+    bspkit_result r = bspkit_make_dirs(maps_dir, err);
+    if (r != BSPKIT_OK) {
+        free(maps_dir);
+        return r;
+    }
+
+    path_list list = {0};
+    for (size_t i = 0; i < count && !list.nomem; i++)
+        bk_walk(paths[i], collect, &list);
+    if (!list.nomem && list.count > 1)
+        qsort(list.paths, list.count, sizeof *list.paths, cmp_path);
+    char **used = list.nomem ? NULL : calloc(list.count ? list.count : 1, sizeof *used);
+    if (!used) {
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
+        list.count = 0;
+    }
+    size_t nused = 0;
+    bspkit_fastdl_totals t = {0};
+    for (size_t i = 0; i < list.count; i++) {
+        if (i > 0 && strcmp(list.paths[i], list.paths[i - 1]) == 0)
+            continue; /* named twice */
+        one_map m;
+        do_map(list.paths[i], maps_dir, used, nused, &m);
+        switch (m.item.action) {
+        case BSPKIT_FASTDL_WRITTEN: t.written++; break;
+        case BSPKIT_FASTDL_COPIED: t.copied++; break;
+        case BSPKIT_FASTDL_UNCHANGED: t.unchanged++; break;
+        case BSPKIT_FASTDL_SKIPPED: t.skipped++; break;
+        case BSPKIT_FASTDL_FAILED: t.failed++; break;
+        }
+        if (m.item.action == BSPKIT_FASTDL_WRITTEN || m.item.action == BSPKIT_FASTDL_COPIED) {
+            t.input_bytes += m.item.input_size;
+            t.output_bytes += m.item.output_size;
+        }
+        if (opts->on_item)
+            opts->on_item(opts->user, &m.item);
+        if (m.item.output)
+            used[nused++] = m.output;
+        else
+            free(m.output);
+    }
+    for (size_t i = 0; i < nused; i++)
+        free(used[i]);
+    free(used);
+    for (size_t i = 0; i < list.count; i++)
+        free(list.paths[i]);
+    free(list.paths);
+    free(maps_dir);
+    if (totals)
+        *totals = t;
+    return r;
+}
