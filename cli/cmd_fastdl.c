@@ -43,9 +43,10 @@ static const char *const ACTIONS[] = {"written", "copied", "unchanged", "skipped
 static void on_item(void *user, const bspkit_fastdl_item *it)
 {
     bool quiet = *(const bool *)user;
-    if (it->action == BSPKIT_FASTDL_FAILED || it->action == BSPKIT_FASTDL_SKIPPED)
-        fprintf(it->action == BSPKIT_FASTDL_FAILED ? stderr : stdout, "%-9s %s: %s\n", ACTIONS[it->action],
-                it->input, it->message ? it->message : "");
+    if (it->action == BSPKIT_FASTDL_FAILED)
+        fprintf(stderr, "%-9s %s: %s\n", ACTIONS[it->action], it->input, it->message ? it->message : "");
+    else if (it->action == BSPKIT_FASTDL_SKIPPED && !quiet)
+        printf("%-9s %s: %s\n", ACTIONS[it->action], it->input, it->message ? it->message : "");
     else if (!quiet)
         printf("%-9s %s -> %s (%" PRIu64 " bytes)\n", ACTIONS[it->action], it->input, it->output, it->output_size);
     if (it->warnings & BSPKIT_FASTDL_WARN_150MB)
