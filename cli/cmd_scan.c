@@ -13,7 +13,7 @@
 void cmd_scan_help(FILE *out)
 {
     fprintf(out,
-            "usage: bspkit scan PATH... [-j N] [--jsonl OUT]\n"
+            "usage: bspkit scan PATH... [-j N] [--jsonl OUT] [--sqlite DB]\n"
             "\n"
             "Summarise every map under the PATHs (directories are searched recursively):\n"
             ".bsp files, FastDL .bsp.bz2 and .bsp.gz files, and the .bsp members of .zip,\n"
@@ -27,6 +27,12 @@ void cmd_scan_help(FILE *out)
             "                 the output is the same for every N\n"
             "  --jsonl OUT    write one JSON object per map to OUT ('-': stdout) instead\n"
             "                 of the table\n"
+            "  --sqlite DB    keep the records in the SQLite database DB (created when\n"
+            "                 missing); a later run reads again only the files whose size\n"
+            "                 or modification time changed and takes the other records\n"
+            "                 (with their first 'ms') from DB, and drops the records of\n"
+            "                 files no longer found under the PATHs; a line on stderr says\n"
+            "                 how many records came from DB\n"
             "  -h, --help     show this help\n"
             "\n"
             "Records come in order of path (byte-wise), then member. Each JSON record has:\n"
@@ -120,37 +126,37 @@ int cmd_scan(int argc, char **argv)
     }
     size_t npaths = 0;
     uint64_t jobs = 0;
-    const char *jsonl = NULL;
+    const char *jsonl = NULL, *sqlite = NULL, *problem = NULL, *unknown = NULL;
     bool options_done = false;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && !problem; i++) {
         const char *arg = argv[i], *v;
         int m;
         if (!options_done && strcmp(arg, "--") == 0) {
             options_done = true;
         } else if (!options_done && ((m = cli_option_value(argc, argv, &i, "-j", &v)) != 0 ||
                                      (m = cli_option_value(argc, argv, &i, "--jobs", &v)) != 0)) {
-            if (m < 0 || cli_parse_count(v, 256, &jobs) != 0 || jobs == 0) {
-                cli_usage_error("scan", "-j expects a thread count from 1 to 256");
-                free(paths);
-                return CLI_EXIT_USAGE;
-            }
+            if (m < 0 || cli_parse_count(v, 256, &jobs) != 0 || jobs == 0)
+                problem = "-j expects a thread count from 1 to 256";
         } else if (!options_done && (m = cli_option_value(argc, argv, &i, "--jsonl", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("scan", "--jsonl expects a file name or '-'");
-                free(paths);
-                return CLI_EXIT_USAGE;
-            }
             jsonl = v;
+            problem = m < 0 ? "--jsonl expects a file name or '-'" : NULL;
+        } else if (!options_done && (m = cli_option_value(argc, argv, &i, "--sqlite", &v)) != 0) {
+            sqlite = v;
+            problem = m < 0 ? "--sqlite expects a database file" : NULL;
         } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
-            cli_usage_error("scan", "unknown option '%s'", arg);
-            free(paths);
-            return CLI_EXIT_USAGE;
+            unknown = arg;
+            problem = "unknown option";
         } else {
             paths[npaths++] = arg;
         }
     }
-    if (npaths == 0) {
-        cli_usage_error("scan", "missing path (a map, an archive or a directory)");
+    if (!problem && npaths == 0)
+        problem = "missing path (a map, an archive or a directory)";
+    if (problem) {
+        if (unknown)
+            cli_usage_error("scan", "%s '%s'", problem, unknown);
+        else
+            cli_usage_error("scan", "%s", problem);
         free(paths);
         return CLI_EXIT_USAGE;
     }
@@ -168,7 +174,7 @@ int cmd_scan(int argc, char **argv)
     }
 
     bspkit_scan_options opts = {.threads = (unsigned)jobs, .on_record = on_record, .on_progress = on_progress,
-                                .user = &c};
+                                .user = &c, .index_path = sqlite};
     bspkit_scan_totals totals;
     bspkit_error err;
     bspkit_result r = bspkit_scan(paths, npaths, &opts, &totals, &err);
@@ -185,6 +191,9 @@ int cmd_scan(int argc, char **argv)
             cli_report_error("scan", &err);
         status = CLI_EXIT_UNREADABLE;
     }
+    if (sqlite && r == BSPKIT_OK)
+        fprintf(stderr, "bspkit: %s: %zu of %zu %s from the index\n", sqlite, totals.reused, totals.maps,
+                cli_plural(totals.maps, "record", "records"));
     if (c.jsonl && c.jsonl != stdout && fclose(c.jsonl) != 0)
         c.write_failed = true;
     if (c.write_failed) {

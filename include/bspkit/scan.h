@@ -69,6 +69,11 @@ typedef struct bspkit_scan_options {
     /** Called after each map, never concurrently: maps done, maps found. May be NULL. */
     void (*on_progress)(void *user, size_t done, size_t total);
     void *user;
+    /** An SQLite database keeping every record with its file's size and modification time
+     *  (created when missing), or NULL. A map whose file still has the size and time stored is
+     *  not read again: its stored record is handed out (`ms` as first measured). Records of
+     *  files no longer found under the scanned paths are dropped from it. */
+    const char *index_path;
 } bspkit_scan_options;
 
 /** What a scan found. */
@@ -79,13 +84,14 @@ typedef struct bspkit_scan_totals {
     size_t errors;      /**< validation errors over all maps */
     size_t warnings;    /**< validation warnings over all maps */
     uint64_t bytes;     /**< map bytes read (decompressed) */
+    size_t reused;      /**< records taken from the index (index_path) */
 } bspkit_scan_totals;
 
 /**
  * Scan `count` paths. A path or map that cannot be read becomes a record with
  * its error; the scan goes on. Returns non-OK only when the scan itself
- * could not run (no memory, threads, or on_record asked to stop). `totals`
- * may be NULL.
+ * could not run (no memory, threads, the index could not be opened or
+ * written, or on_record asked to stop). `totals` may be NULL.
  */
 BSPKIT_API bspkit_result bspkit_scan(const char *const *paths, size_t count, const bspkit_scan_options *opts,
                                      bspkit_scan_totals *totals, bspkit_error *err);

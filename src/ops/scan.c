@@ -9,6 +9,7 @@
 #include "core/grow.h"
 #include "core/map.h"
 #include "ops/archive.h"
+#include "ops/index.h"
 #include "ops/walk.h"
 
 #include <errno.h>
@@ -187,13 +188,8 @@ static bspkit_result load_item(const bk_scan_item *it, uint64_t limit, map_bytes
 /* ---- one record ---------------------------------------------------------- */
 typedef struct slot {
     bool done;
-    const char *format;
-    int32_t version;
-    uint64_t size;
-    char *error;
-    size_t errors, warnings;
-    double seconds;
-    char *json;
+    bool from_index;
+    bk_index_record r; /* what the record carries, the same whether scanned or from the index */
 } slot;
 
 static bool jset(json_t *obj, const char *key, json_t *value)
@@ -319,13 +315,13 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
     size_t textures = 0;
     bool textures_ok = bspkit_map_texture_count(map, &textures, NULL, &err) == BSPKIT_OK;
     if (!textures_ok)
-        note_error(&s->error, &err);
+        note_error(&s->r.error, &err);
     ok = ok && jset(counts, "textures", textures_ok ? json_integer((json_int_t)textures) : json_null());
 
     const bspkit_entities *ents = NULL;
     bool ents_ok = bspkit_get_entities(map, &ents, &err) == BSPKIT_OK;
     if (!ents_ok)
-        note_error(&s->error, &err);
+        note_error(&s->r.error, &err);
 
     json_t *crc = json_null();
     if (source) {
@@ -335,17 +331,17 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
             snprintf(hex, sizeof hex, "%08" PRIx32, value);
             crc = json_string(hex);
         } else {
-            note_error(&s->error, &err);
+            note_error(&s->r.error, &err);
         }
     }
 
     bspkit_report report;
     if (bspkit_validate(map, &report, &err) == BSPKIT_OK) {
-        s->errors = report.errors;
-        s->warnings = report.warnings;
+        s->r.errors = report.errors;
+        s->r.warnings = report.warnings;
         bspkit_report_free(&report);
     } else {
-        note_error(&s->error, &err);
+        note_error(&s->r.error, &err);
     }
 
     json_t *texnames = json_array();
@@ -357,7 +353,7 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
         }
         bspkit_textures_free(tex);
     } else if (texnames) {
-        note_error(&s->error, &err);
+        note_error(&s->r.error, &err);
     }
 
     json_t *pakfile = json_null(), *sprp = json_null();
@@ -366,13 +362,13 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
         size_t zip_size;
         bspkit_pak *pak = NULL;
         if (bspkit_get_pakfile(map, &zip, &zip_size, &err) != BSPKIT_OK)
-            note_error(&s->error, &err);
+            note_error(&s->r.error, &err);
         else if (zip_size == 0)
             pakfile = json_integer(0);
         else if (bspkit_pak_open(zip, zip_size, NULL, &pak, &err) == BSPKIT_OK)
             pakfile = json_integer((json_int_t)bspkit_pak_count(pak));
         else
-            note_error(&s->error, &err);
+            note_error(&s->r.error, &err);
         bspkit_pak_close(pak);
 
         const bspkit_game_lump *gl;
@@ -385,19 +381,19 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
                     break;
                 }
         } else {
-            note_error(&s->error, &err);
+            note_error(&s->r.error, &err);
         }
     }
 
-    s->format = bspkit_family_name(f->family);
-    s->version = f->version;
-    ok = ok && texnames && jset(root, "format", json_string(s->format)) && jset(root, "name", jstr(f->name)) &&
+    s->r.format = strdup(bspkit_family_name(f->family));
+    s->r.version = f->version;
+    ok = ok && texnames && s->r.format && jset(root, "format", json_string(s->r.format)) && jset(root, "name", jstr(f->name)) &&
          jset(root, "version", json_integer(f->version)) && jset(root, "game", game ? jstr(game) : json_null()) &&
-         jset(root, "size", json_integer((json_int_t)s->size)) && jset(root, "counts", json_incref(counts)) &&
+         jset(root, "size", json_integer((json_int_t)s->r.size)) && jset(root, "counts", json_incref(counts)) &&
          jset(root, "entities", ents_ok ? json_integer((json_int_t)ents->count) : json_null()) &&
-         jset(root, "crc", json_incref(crc)) && jset(root, "errors", json_integer((json_int_t)s->errors)) &&
-         jset(root, "warnings", json_integer((json_int_t)s->warnings)) &&
-         jset(root, "error", s->error ? jstr(s->error) : json_null()) && jset(root, "lumps", json_incref(lumps)) &&
+         jset(root, "crc", json_incref(crc)) && jset(root, "errors", json_integer((json_int_t)s->r.errors)) &&
+         jset(root, "warnings", json_integer((json_int_t)s->r.warnings)) &&
+         jset(root, "error", s->r.error ? jstr(s->r.error) : json_null()) && jset(root, "lumps", json_incref(lumps)) &&
          jset(root, "classes", ents_ok ? classes_json(ents) : json_object()) &&
          jset(root, "textures", json_incref(texnames)) && jset(root, "pakfile", json_incref(pakfile)) &&
          jset(root, "sprp", json_incref(sprp));
@@ -417,7 +413,7 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Fill slot `s` for item `it`. Only an allocation failure leaves s->json NULL. */
+/* Fill slot `s` for item `it`. Only an allocation failure leaves s->r.json NULL. */
 static void scan_item(const bk_scan_item *it, const bspkit_options *open_opts, uint64_t limit, slot *s)
 {
     double start = now_seconds();
@@ -430,7 +426,7 @@ static void scan_item(const bk_scan_item *it, const bspkit_options *open_opts, u
     memset(&bytes, 0, sizeof bytes);
     bspkit_result r = BSPKIT_OK;
     if (it->error) {
-        s->error = strdup(it->error);
+        s->r.error = strdup(it->error);
         r = BSPKIT_ERR_IO;
     } else {
         r = load_item(it, limit, &bytes, &err);
@@ -438,11 +434,11 @@ static void scan_item(const bk_scan_item *it, const bspkit_options *open_opts, u
             r = it->kind == BK_SCAN_BSP ? bspkit_open_file(it->path, open_opts, &map, &err)
                                         : bspkit_open_memory(bytes.data, bytes.size, open_opts, &map, &err);
         if (r != BSPKIT_OK)
-            note_error(&s->error, &err);
+            note_error(&s->r.error, &err);
     }
     if (r == BSPKIT_OK) {
         bspkit_map_bytes(map, &bytes.size);
-        s->size = bytes.size;
+        s->r.size = bytes.size;
         ok = ok && describe_map(map, root, s);
     } else {
         ok = ok && jset(root, "format", json_null()) && jset(root, "name", json_null()) &&
@@ -450,18 +446,18 @@ static void scan_item(const bk_scan_item *it, const bspkit_options *open_opts, u
              jset(root, "size", bytes.size ? json_integer((json_int_t)bytes.size) : json_null()) &&
              jset(root, "counts", json_null()) && jset(root, "entities", json_null()) && jset(root, "crc", json_null()) &&
              jset(root, "errors", json_null()) && jset(root, "warnings", json_null()) &&
-             jset(root, "error", s->error ? jstr(s->error) : json_string("out of memory")) &&
+             jset(root, "error", s->r.error ? jstr(s->r.error) : json_string("out of memory")) &&
              jset(root, "lumps", json_null()) && jset(root, "classes", json_null()) &&
              jset(root, "textures", json_null()) && jset(root, "pakfile", json_null()) && jset(root, "sprp", json_null());
     }
     bspkit_close(map);
     map_bytes_release(&bytes);
-    s->seconds = now_seconds() - start;
-    ok = ok && jset(root, "ms", json_real((double)(int64_t)(s->seconds * 1e6) / 1e3));
-    s->json = ok ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    s->r.seconds = now_seconds() - start;
+    ok = ok && jset(root, "ms", json_real((double)(int64_t)(s->r.seconds * 1e6) / 1e3));
+    s->r.json = ok ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(root);
-    if (!s->error && !ok)
-        s->error = strdup("out of memory");
+    if (!s->r.error && !ok)
+        s->r.error = strdup("out of memory");
 }
 
 /* ---- the pool -------------------------------------------------------------- */
@@ -477,7 +473,49 @@ typedef struct pool {
     bool stopped;
     bool nomem;
     bspkit_scan_totals totals;
+    bk_index *index;       /* NULL without index_path */
+    int64_t *stamps;       /* index: each item's file size and time (size -1: not stamped) */
+    bspkit_result index_result;
+    bspkit_error index_err;
 } pool;
+
+/* Keep a freshly scanned record in the index. Called with the lock held. */
+static void index_store(pool *p, size_t i, const slot *s)
+{
+    if (!p->index || s->from_index || !s->r.json || p->stamps[2 * i] < 0 || p->index_result != BSPKIT_OK)
+        return;
+    const bk_scan_item *it = &p->items->items[i];
+    p->index_result = bk_index_put(p->index, it->path, it->member, p->stamps[2 * i], p->stamps[2 * i + 1], &s->r,
+                                   &p->index_err);
+}
+
+/* Fill the slots the index still holds; note every item as seen. */
+static bspkit_result index_load(pool *p, bspkit_error *err)
+{
+    const bk_scan_items *items = p->items;
+    p->stamps = malloc((items->count ? items->count : 1) * 2 * sizeof *p->stamps);
+    if (!p->stamps)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "scan: out of memory");
+    for (size_t i = 0; i < items->count; i++) {
+        const bk_scan_item *it = &items->items[i];
+        int64_t *st = &p->stamps[2 * i];
+        if (i > 0 && strcmp(items->items[i - 1].path, it->path) == 0) {
+            st[0] = st[-2]; /* members of one archive: stat it once */
+            st[1] = st[-1];
+        } else if (it->error || !bk_index_stamp(it->path, &st[0], &st[1])) {
+            st[0] = -1;
+        }
+        bspkit_result r = bk_index_seen(p->index, it->path, it->member, err);
+        if (r != BSPKIT_OK)
+            return r;
+        slot *s = &p->slots[i];
+        if (it->error || st[0] < 0 || !bk_index_get(p->index, it->path, it->member, st[0], st[1], &s->r))
+            continue;
+        s->done = true;
+        s->from_index = true;
+    }
+    return BSPKIT_OK;
+}
 
 /* Hand out every finished record that is next in order. Called with the lock held. */
 static void emit_ready(pool *p)
@@ -485,26 +523,25 @@ static void emit_ready(pool *p)
     while (p->emitted < p->items->count && p->slots[p->emitted].done) {
         slot *s = &p->slots[p->emitted];
         const bk_scan_item *it = &p->items->items[p->emitted];
-        if (!s->json)
+        if (!s->r.json)
             p->nomem = true;
-        if (!p->stopped && s->json && p->opts->on_record) {
+        index_store(p, p->emitted, s);
+        if (!p->stopped && s->r.json && p->opts->on_record) {
             bspkit_scan_record rec = {
-                .path = it->path, .member = it->member, .format = s->format, .version = s->version,
-                .size = s->size, .error = s->error, .errors = s->errors, .warnings = s->warnings,
-                .seconds = s->seconds, .json = s->json};
+                .path = it->path, .member = it->member, .format = s->r.format, .version = s->r.version,
+                .size = s->r.size, .error = s->r.error, .errors = s->r.errors, .warnings = s->r.warnings,
+                .seconds = s->r.seconds, .json = s->r.json};
             if (p->opts->on_record(p->opts->user, &rec) != 0)
                 p->stopped = true;
         }
         p->totals.maps++;
-        p->totals.unreadable += s->error != NULL;
-        p->totals.invalid += s->errors > 0;
-        p->totals.errors += s->errors;
-        p->totals.warnings += s->warnings;
-        p->totals.bytes += s->size;
-        free(s->json);
-        free(s->error);
-        s->json = NULL;
-        s->error = NULL;
+        p->totals.unreadable += s->r.error != NULL;
+        p->totals.invalid += s->r.errors > 0;
+        p->totals.errors += s->r.errors;
+        p->totals.warnings += s->r.warnings;
+        p->totals.bytes += s->r.size;
+        p->totals.reused += s->from_index;
+        bk_index_record_free(&s->r);
         p->emitted++;
         if (p->opts->on_progress)
             p->opts->on_progress(p->opts->user, p->emitted, p->items->count);
@@ -517,6 +554,8 @@ static void *worker(void *arg)
     pthread_mutex_lock(&p->lock);
     while (!p->stopped && p->next < p->items->count) {
         size_t i = p->next++;
+        if (p->slots[i].done) /* taken from the index */
+            continue;
         pthread_mutex_unlock(&p->lock);
         slot s;
         memset(&s, 0, sizeof s);
@@ -562,6 +601,22 @@ bspkit_result bspkit_scan(const char *const *paths, size_t count, const bspkit_s
     }
     pthread_mutex_init(&p.lock, NULL);
     json_object_seed(0); /* seeds jansson's hashing once, before threads create objects */
+    if (opts->index_path) {
+        r = bk_index_open(opts->index_path, &p.index, err);
+        if (r == BSPKIT_OK)
+            r = index_load(&p, err);
+        if (r != BSPKIT_OK) {
+            for (size_t i = 0; i < items.count; i++)
+                bk_index_record_free(&p.slots[i].r);
+            bk_index_close(p.index);
+            free(p.stamps);
+            free(p.slots);
+            pthread_mutex_destroy(&p.lock);
+            bk_scan_items_free(&items);
+            return r;
+        }
+        emit_ready(&p); /* records from the index at the front go out at once */
+    }
 
     unsigned threads = opts->threads;
     if (threads == 0) {
@@ -582,16 +637,27 @@ bspkit_result bspkit_scan(const char *const *paths, size_t count, const bspkit_s
         pthread_join(tids[i], NULL);
     pthread_mutex_destroy(&p.lock);
 
+    if (p.index) {
+        for (size_t i = 0; p.index_result == BSPKIT_OK && !p.stopped && i < count; i++)
+            p.index_result = bk_index_prune(p.index, paths[i], &p.index_err);
+        /* A scan stopped early keeps the records it stored, but drops nothing. */
+        if (p.index_result == BSPKIT_OK)
+            p.index_result = bk_index_commit(p.index, &p.index_err);
+        bk_index_close(p.index);
+        free(p.stamps);
+    }
     if (totals)
         *totals = p.totals;
-    if (p.stopped)
+    if (p.index_result != BSPKIT_OK) {
+        r = p.index_result;
+        if (err)
+            *err = p.index_err;
+    } else if (p.stopped)
         r = bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "scan: stopped after %zu of %zu maps", p.totals.maps, items.count);
     else if (p.nomem)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "scan: out of memory");
-    for (size_t i = 0; i < items.count; i++) { /* records never handed out after a stop */
-        free(p.slots[i].json);
-        free(p.slots[i].error);
-    }
+    for (size_t i = 0; i < items.count; i++) /* records never handed out after a stop */
+        bk_index_record_free(&p.slots[i].r);
     free(p.slots);
     bk_scan_items_free(&items);
     return r;

@@ -8,6 +8,7 @@ try scan "$GEN" -j 257
 try scan "$GEN" -j x
 try scan "$GEN" -j
 try scan "$GEN" --jsonl
+try scan "$GEN" --sqlite
 try scan "$GEN" --bogus
 try fastdl "$GEN"
 try fastdl -o web
