@@ -10,7 +10,7 @@
 void cmd_fastdl_help(FILE *out)
 {
     fprintf(out,
-            "usage: bspkit fastdl PATH... -o DIR [--quiet]\n"
+            "usage: bspkit fastdl PATH... -o DIR [--content GAMEDIR]... [--quiet]\n"
             "\n"
             "Prepare the maps under the PATHs (map files, or directories searched for\n"
             "*.bsp) for a FastDL web server: Source maps become DIR/maps/NAME.bsp.bz2\n"
@@ -22,6 +22,13 @@ void cmd_fastdl_help(FILE *out)
             "\n"
             "options:\n"
             "  -o DIR       the FastDL root (maps/ is created in it)\n"
+            "  --content GAMEDIR  also write DIR/PATH.bz2 for each file a Source map refers\n"
+            "               to that its pakfile does not carry and GAMEDIR holds (searched\n"
+            "               in the order given; lower-case paths): materials of its\n"
+            "               texdata and sky with the textures they name, models of its\n"
+            "               props and entities with their .vvd/.vtx/.phy files, sounds of\n"
+            "               its ambient_generic entities; files GAMEDIR does not hold are\n"
+            "               taken to be the game's own\n"
             "  -q, --quiet  print only warnings and failures\n"
             "  -h, --help   show this help\n"
             "\n"
@@ -63,42 +70,48 @@ static void on_item(void *user, const bspkit_fastdl_item *it)
 
 int cmd_fastdl(int argc, char **argv)
 {
-    const char **paths = calloc((size_t)argc, sizeof *paths);
+    /* Paths and content directories, each at most argc long. */
+    const char **paths = calloc(2 * (size_t)argc, sizeof *paths);
     if (!paths) {
         fprintf(stderr, "bspkit: out of memory\n");
         return CLI_EXIT_UNREADABLE;
     }
-    size_t npaths = 0;
-    const char *out = NULL;
+    const char **content = paths + argc;
+    size_t npaths = 0, ncontent = 0;
+    const char *out = NULL, *problem = NULL, *unknown = NULL;
     bool quiet = false, options_done = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
+    for (int i = 1; i < argc && !problem; i++) {
+        const char *arg = argv[i], *v = NULL;
         int m;
         if (!options_done && strcmp(arg, "--") == 0) {
             options_done = true;
         } else if (!options_done && (m = cli_option_value(argc, argv, &i, "-o", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("fastdl", "-o expects a directory");
-                free(paths);
-                return CLI_EXIT_USAGE;
-            }
             out = v;
+            problem = m < 0 ? "-o expects a directory" : NULL;
+        } else if (!options_done && (m = cli_option_value(argc, argv, &i, "--content", &v)) != 0) {
+            content[ncontent++] = v;
+            problem = m < 0 ? "--content expects a directory" : NULL;
         } else if (!options_done && (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)) {
             quiet = true;
         } else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
-            cli_usage_error("fastdl", "unknown option '%s'", arg);
-            free(paths);
-            return CLI_EXIT_USAGE;
+            unknown = arg;
+            problem = "unknown option";
         } else {
             paths[npaths++] = arg;
         }
     }
-    if (npaths == 0 || out == NULL) {
-        cli_usage_error("fastdl", npaths == 0 ? "missing map or directory" : "missing -o DIR");
+    if (!problem && (npaths == 0 || out == NULL))
+        problem = npaths == 0 ? "missing map or directory" : "missing -o DIR";
+    if (problem) {
+        if (unknown)
+            cli_usage_error("fastdl", "%s '%s'", problem, unknown);
+        else
+            cli_usage_error("fastdl", "%s", problem);
         free(paths);
         return CLI_EXIT_USAGE;
     }
-    bspkit_fastdl_options opts = {.on_item = on_item, .user = &quiet};
+    bspkit_fastdl_options opts = {.on_item = on_item, .user = &quiet, .content_dirs = content,
+                                  .content_dir_count = ncontent};
     bspkit_fastdl_totals t;
     bspkit_error err;
     bspkit_result r = bspkit_fastdl(paths, npaths, out, &opts, &t, &err);

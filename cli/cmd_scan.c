@@ -129,7 +129,7 @@ int cmd_scan(int argc, char **argv)
     const char *jsonl = NULL, *sqlite = NULL, *problem = NULL, *unknown = NULL;
     bool options_done = false;
     for (int i = 1; i < argc && !problem; i++) {
-        const char *arg = argv[i], *v;
+        const char *arg = argv[i], *v = NULL;
         int m;
         if (!options_done && strcmp(arg, "--") == 0) {
             options_done = true;

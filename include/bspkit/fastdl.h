@@ -11,6 +11,16 @@
  * beside it, flushed and renamed into place, and given its input's
  * modification time: an output whose time equals its input's (and, for a
  * copy, whose size does) is left alone on the next run.
+ *
+ * With content directories (a game's folder such as cstrike/ or a custom
+ * folder under it), the files a Source map refers to that its pakfile does
+ * not carry — materials of its texdata and sky and the textures those
+ * materials name, models of its static props and entities with their .vvd,
+ * .vtx and .phy files, sounds of its ambient_generic entities — are looked
+ * up under each directory in turn (lower-case relative paths) and the ones
+ * found there, which clients cannot have from the game itself, are written
+ * as OUT_DIR/PATH.bz2 in the same way. Files not found are taken to be the
+ * game's own. GoldSrc content (WADs, sprites) is not looked up.
  */
 #ifndef BSPKIT_FASTDL_H
 #define BSPKIT_FASTDL_H
@@ -41,7 +51,8 @@ enum {
 
 /** One map's outcome; borrowed for the duration of the callback. */
 typedef struct bspkit_fastdl_item {
-    const char *input;
+    const char *input;           /**< the map, or the content file */
+    const char *map;             /**< for a content file, the map that first referred to it; else NULL */
     const char *output;          /**< the file written or kept, or NULL */
     bspkit_fastdl_action action;
     uint64_t input_size;
@@ -51,9 +62,12 @@ typedef struct bspkit_fastdl_item {
 } bspkit_fastdl_item;
 
 typedef struct bspkit_fastdl_options {
-    /** Called once per map, in order of input path. May be NULL. */
+    /** Called once per map, in order of input path, and once per content file after the map
+     *  that first refers to it. May be NULL. */
     void (*on_item)(void *user, const bspkit_fastdl_item *item);
     void *user;
+    const char *const *content_dirs; /**< searched in order for the files maps refer to; may be NULL */
+    size_t content_dir_count;
 } bspkit_fastdl_options;
 
 typedef struct bspkit_fastdl_totals {

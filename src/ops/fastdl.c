@@ -6,6 +6,7 @@
 #include "core/grow.h"
 #include "core/map.h"
 #include "ops/archive.h"
+#include "ops/content.h"
 #include "ops/walk.h"
 
 #include <errno.h>
@@ -107,6 +108,9 @@ typedef struct one_map {
     bspkit_fastdl_item item;
     char message[320];
     char *output;
+    const uint8_t *data; /* the map, still mapped for the content pass */
+    size_t size;
+    bool source;
 } one_map;
 
 static void fail_item(one_map *m, bspkit_fastdl_action action, const char *fmt, const char *detail)
@@ -179,9 +183,140 @@ static void do_map(const char *input, const char *maps_dir, char **used, size_t 
             }
             if (source && m->item.output && m->item.output_size * 10 > (uint64_t)size * 9)
                 m->item.warnings |= BSPKIT_FASTDL_WARN_LOW_GAIN;
+            m->source = source;
         }
     }
-    bk_ops_unmap_file(data, size);
+    m->data = data;
+    m->size = size;
+}
+
+/* ---- the files maps refer to ----------------------------------------------- */
+typedef struct run {
+    const bspkit_fastdl_options *opts;
+    const char *out_dir;
+    bspkit_fastdl_totals totals;
+    bk_strset content_done; /* content paths already handled in this run */
+    bool nomem;
+} run;
+
+static void report(run *rn, const bspkit_fastdl_item *it)
+{
+    bspkit_fastdl_totals *t = &rn->totals;
+    switch (it->action) {
+    case BSPKIT_FASTDL_WRITTEN: t->written++; break;
+    case BSPKIT_FASTDL_COPIED: t->copied++; break;
+    case BSPKIT_FASTDL_UNCHANGED: t->unchanged++; break;
+    case BSPKIT_FASTDL_SKIPPED: t->skipped++; break;
+    case BSPKIT_FASTDL_FAILED: t->failed++; break;
+    }
+    if (it->action == BSPKIT_FASTDL_WRITTEN || it->action == BSPKIT_FASTDL_COPIED) {
+        t->input_bytes += it->input_size;
+        t->output_bytes += it->output_size;
+    }
+    if (rn->opts->on_item)
+        rn->opts->on_item(rn->opts->user, it);
+}
+
+static char *join3(const char *a, const char *b, const char *c)
+{
+    size_t len = strlen(a) + 1 + strlen(b) + strlen(c) + 1;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%s/%s%s", a, b, c);
+    return p;
+}
+
+/* The first content directory holding `rel` as a regular file. */
+static char *find_content(const run *rn, const char *rel, struct stat *st)
+{
+    for (size_t i = 0; i < rn->opts->content_dir_count; i++) {
+        char *p = join3(rn->opts->content_dirs[i], rel, "");
+        if (p && stat(p, st) == 0 && S_ISREG(st->st_mode))
+            return p;
+        free(p);
+    }
+    return NULL;
+}
+
+/* OUT_DIR/REL.bz2 for one content file. */
+static void do_content_file(run *rn, const char *map_path, const char *src, const char *rel, const struct stat *st,
+                            const uint8_t *data, size_t size)
+{
+    bspkit_fastdl_item it = {.input = src, .map = map_path, .input_size = size};
+    char message[320];
+    bspkit_error err;
+    char *out = join3(rn->out_dir, rel, ".bz2");
+    char *dir = out ? strdup(out) : NULL;
+    struct stat ost;
+    if (!out || !dir) {
+        it.action = BSPKIT_FASTDL_FAILED;
+        it.message = "out of memory";
+    } else if (stat(out, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, st)) {
+        it.action = BSPKIT_FASTDL_UNCHANGED;
+        it.output = out;
+        it.output_size = (uint64_t)ost.st_size;
+    } else {
+        *strrchr(dir, '/') = '\0';
+        uint64_t out_size = 0;
+        bspkit_result r = bspkit_make_dirs(dir, &err);
+        if (r == BSPKIT_OK)
+            r = write_bz2(out, data, size, &out_size, &err);
+        if (r == BSPKIT_OK)
+            r = stamp(out, st, &err);
+        if (r != BSPKIT_OK) {
+            it.action = BSPKIT_FASTDL_FAILED;
+            snprintf(message, sizeof message, "%s", err.message);
+            it.message = message;
+        } else {
+            it.action = BSPKIT_FASTDL_WRITTEN;
+            it.output = out;
+            it.output_size = out_size;
+        }
+    }
+    report(rn, &it);
+    free(dir);
+    free(out);
+}
+
+/* Every content file the map refers to that a content directory holds; materials add their textures. */
+static void do_content(run *rn, const char *map_path, const uint8_t *data, size_t size)
+{
+    bspkit_map *map = NULL;
+    bk_strset refs = {0};
+    if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK)
+        return; /* reported with the map itself */
+    if (bk_map_references(map, &refs, NULL) != BSPKIT_OK)
+        rn->nomem = true;
+    bspkit_close(map);
+    for (size_t i = 0; !rn->nomem && i < refs.count; i++) { /* refs grows as materials name textures */
+        const char *rel = refs.items[i];
+        if (bk_strset_has(&rn->content_done, rel))
+            continue;
+        if (!bk_strset_add(&rn->content_done, rel)) {
+            rn->nomem = true;
+            break;
+        }
+        struct stat st;
+        char *src = find_content(rn, rel, &st);
+        if (!src)
+            continue; /* the game's own, or missing: nothing a server could offer */
+        const uint8_t *file = NULL;
+        size_t file_size = 0;
+        bspkit_error err;
+        if (bk_ops_map_file(src, &file, &file_size, &err) != BSPKIT_OK) {
+            bspkit_fastdl_item it = {.input = src, .map = map_path, .action = BSPKIT_FASTDL_FAILED,
+                                     .message = err.message};
+            report(rn, &it);
+        } else {
+            size_t n = strlen(rel);
+            if (n > 4 && strcmp(rel + n - 4, ".vmt") == 0 && !bk_vmt_textures((const char *)file, file_size, &refs))
+                rn->nomem = true;
+            do_content_file(rn, map_path, src, rel, &st, file, file_size);
+            bk_ops_unmap_file(file, file_size);
+        }
+        free(src);
+    }
+    bk_strset_free(&refs);
 }
 
 bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *out_dir,
@@ -217,30 +352,24 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
         list.count = 0;
     }
     size_t nused = 0;
-    bspkit_fastdl_totals t = {0};
-    for (size_t i = 0; i < list.count; i++) {
+    run rn = {.opts = opts, .out_dir = out_dir};
+    for (size_t i = 0; i < list.count && !rn.nomem; i++) {
         if (i > 0 && strcmp(list.paths[i], list.paths[i - 1]) == 0)
             continue; /* named twice */
         one_map m;
         do_map(list.paths[i], maps_dir, used, nused, &m);
-        switch (m.item.action) {
-        case BSPKIT_FASTDL_WRITTEN: t.written++; break;
-        case BSPKIT_FASTDL_COPIED: t.copied++; break;
-        case BSPKIT_FASTDL_UNCHANGED: t.unchanged++; break;
-        case BSPKIT_FASTDL_SKIPPED: t.skipped++; break;
-        case BSPKIT_FASTDL_FAILED: t.failed++; break;
-        }
-        if (m.item.action == BSPKIT_FASTDL_WRITTEN || m.item.action == BSPKIT_FASTDL_COPIED) {
-            t.input_bytes += m.item.input_size;
-            t.output_bytes += m.item.output_size;
-        }
-        if (opts->on_item)
-            opts->on_item(opts->user, &m.item);
+        report(&rn, &m.item);
+        if (m.source && m.item.output && opts->content_dir_count > 0)
+            do_content(&rn, list.paths[i], m.data, m.size);
+        bk_ops_unmap_file(m.data, m.size);
         if (m.item.output)
             used[nused++] = m.output;
         else
             free(m.output);
     }
+    if (rn.nomem)
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
+    bk_strset_free(&rn.content_done);
     for (size_t i = 0; i < nused; i++)
         free(used[i]);
     free(used);
@@ -249,6 +378,6 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     free(list.paths);
     free(maps_dir);
     if (totals)
-        *totals = t;
+        *totals = rn.totals;
     return r;
 }

@@ -14,6 +14,7 @@ try fastdl "$GEN"
 try fastdl -o web
 try fastdl "$GEN" -o
 try fastdl "$GEN" -o web --bogus
+try fastdl "$GEN" -o web --content
 grep -c "for usage." err.txt
 # A path that does not exist is a record with its error (exit 2), not a usage error.
 "$BSPKIT" scan "$GEN/source-room.bsp" no-such.bsp --jsonl - | sed "s|$GEN|GEN|" | cut -c1-60
