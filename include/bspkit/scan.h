@@ -21,10 +21,11 @@
  *   else null), errors and warnings (bspkit_validate's totals; null when
  *   unreadable), error (why the map could not be read or summarised, or
  *   null), lumps (non-empty lumps: name -> stored length), classes (entity
- *   classname -> count, sorted), textures (names in map order), pakfile
- *   (Source: entries in the pakfile, else null), sprp (Source: static-prop
- *   game-lump version, else null) and ms (wall time taken, milliseconds).
- * Every field but `ms` depends only on the input bytes.
+ *   classname -> count, sorted), textures (names in map order; classes and
+ *   textures are null when they cannot be read), pakfile (Source: entries in
+ *   the pakfile, else null), sprp (Source: static-prop game-lump version, else
+ *   null) and ms (wall time taken, milliseconds). Every field but `ms`
+ *   depends only on the path and the bytes read.
  *
  * Maps are read on `threads` threads; records are handed to `on_record` in
  * order of path (byte-wise), then member, whatever the thread count.

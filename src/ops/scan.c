@@ -354,6 +354,8 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
         bspkit_textures_free(tex);
     } else if (texnames) {
         note_error(&s->r.error, &err);
+        json_decref(texnames);
+        texnames = json_null();
     }
 
     json_t *pakfile = json_null(), *sprp = json_null();
@@ -394,7 +396,7 @@ static bool describe_map(bspkit_map *map, json_t *root, slot *s)
          jset(root, "crc", json_incref(crc)) && jset(root, "errors", json_integer((json_int_t)s->r.errors)) &&
          jset(root, "warnings", json_integer((json_int_t)s->r.warnings)) &&
          jset(root, "error", s->r.error ? jstr(s->r.error) : json_null()) && jset(root, "lumps", json_incref(lumps)) &&
-         jset(root, "classes", ents_ok ? classes_json(ents) : json_object()) &&
+         jset(root, "classes", ents_ok ? classes_json(ents) : json_null()) &&
          jset(root, "textures", json_incref(texnames)) && jset(root, "pakfile", json_incref(pakfile)) &&
          jset(root, "sprp", json_incref(sprp));
     json_decref(lumps);
