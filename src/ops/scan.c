@@ -6,7 +6,6 @@
 #include "bspkit/props.h"
 #include "bspkit/textures.h"
 #include "core/ascii.h"
-#include "core/grow.h"
 #include "core/map.h"
 #include "ops/archive.h"
 #include "ops/index.h"
