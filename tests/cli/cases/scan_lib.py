@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers for the scan and fastdl scenarios (not a scenario itself).
+"""Shared code of the scan and fastdl scenarios (not a scenario itself).
 
 The containers are written here from the published layouts, not with
 bspkit: Garry's Mod .gma (gmad's AddonReader/AddonWriter) and Source .vpk
