@@ -58,6 +58,10 @@ int cmd_export(int argc, char **argv);
 void cmd_export_help(FILE *out);
 int cmd_decompile(int argc, char **argv);
 void cmd_decompile_help(FILE *out);
+int cmd_scan(int argc, char **argv);
+void cmd_scan_help(FILE *out);
+int cmd_fastdl(int argc, char **argv);
+void cmd_fastdl_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

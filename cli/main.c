@@ -22,6 +22,10 @@ static const cli_command COMMANDS[] = {
     {"export", "write geometry, textures and lightmaps as glTF 2.0 (.glb/.gltf) or OBJ", cmd_export, cmd_export_help},
     {"decompile", "rebuild an editable source: Source to Hammer VMF, Quake/GoldSrc to Valve 220 .map", cmd_decompile,
      cmd_decompile_help},
+    {"scan", "summarise every map under directories, FastDL files and archives (JSON Lines)", cmd_scan,
+     cmd_scan_help},
+    {"fastdl", "write a FastDL tree: maps/NAME.bsp.bz2 (Source), plain copies (GoldSrc)", cmd_fastdl,
+     cmd_fastdl_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -2,7 +2,7 @@
 # Install the Debian packages bspkit needs to build and test, but only the
 # ones that are missing, so repeated runs are quiet and need no network.
 #   scripts/install-deps.sh          build + test dependencies (clang for the second Release build;
-#                                    test tools: xz, Info-ZIP zip/unzip, jq and python3 check
+#                                    test tools: xz, bzip2, gzip, Info-ZIP zip/unzip, jq and python3 check
 #                                    outputs independently of bspkit)
 #   scripts/install-deps.sh --fuzz   also clang's libFuzzer runtime
 # Also installs the Khronos glTF validator (npm package pinned in
@@ -11,7 +11,8 @@
 set -euo pipefail
 
 packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev libdeflate-dev libpcre2-dev
-          xz-utils zip unzip jq python3
+          libbz2-dev zlib1g-dev libsqlite3-dev  # scan and fastdl: .bz2/.gz streams, the scan index
+          xz-utils zip unzip jq python3 bzip2 gzip
           python3-dev python3-setuptools python3-numpy python3-pytest python3-pip  # the Python package and its tests
           python3-distributed  # the Dask scan example and its test
           libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
