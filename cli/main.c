@@ -22,6 +22,8 @@ static const cli_command COMMANDS[] = {
     {"export", "write geometry, textures and lightmaps as glTF 2.0 (.glb/.gltf) or OBJ", cmd_export, cmd_export_help},
     {"decompile", "rebuild an editable source: Source to Hammer VMF, Quake/GoldSrc to Valve 220 .map", cmd_decompile,
      cmd_decompile_help},
+    {"diff", "compare two maps' entities and lumps, or write a Stripper config from one to the other", cmd_diff,
+     cmd_diff_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

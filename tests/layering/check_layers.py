@@ -15,6 +15,8 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   write           builder, encoders, edits and saved-map layout
   export          glTF and OBJ
   decompile       VMF and Valve 220 .map
+  ops             for server operators: map comparison (diff) and Stripper
+                  configs from it
   cli             the tool: public headers (include/bspkit) only
 
 A room may use itself, the public headers and the rooms listed for it below;
@@ -47,6 +49,7 @@ ALLOWED = {
     'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
     'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
     'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
+    'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
     'cli': set(),
 }
 # Symbols the core may take from above it: the family registry.
