@@ -370,8 +370,9 @@ static bool same_entities(const op_side *x, const op_side *y, bspkit_error *err,
     bool same = true;
     /* Most entities stay at their index; look there first. */
     for (size_t i = 0; i < x->count && same; i++) {
-        size_t j = i < y->count && !used[i] && op_ent_equal(&x->ents[i], &y->ents[i]) ? i : 0;
-        if (j != i || i >= y->count) {
+        size_t j = i;
+        if (used[j] || !op_ent_equal(&x->ents[i], &y->ents[j])) {
+            j = 0;
             while (j < y->count && (used[j] || !op_ent_equal(&x->ents[i], &y->ents[j])))
                 j++;
         }
