@@ -60,6 +60,8 @@ int cmd_decompile(int argc, char **argv);
 void cmd_decompile_help(FILE *out);
 int cmd_diff(int argc, char **argv);
 void cmd_diff_help(FILE *out);
+int cmd_size(int argc, char **argv);
+void cmd_size_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

@@ -24,6 +24,8 @@ static const cli_command COMMANDS[] = {
      cmd_decompile_help},
     {"diff", "compare two maps' entities and lumps, or write a Stripper config from one to the other", cmd_diff,
      cmd_diff_help},
+    {"size", "where a map's bytes go: lumps by purpose, pakfile by type, cubemaps, what removing them saves",
+     cmd_size, cmd_size_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -205,13 +205,11 @@ def check_edits(bspkit, rel, path, ents, tmp):
 
 def main():
     bspkit, maps = sys.argv[1], sys.argv[2]
-    manifest = os.path.join(maps, "MANIFEST.tsv")
-    if not os.path.isfile(manifest):
-        print(f"skipped: {maps} not present")
+    rows = independent.manifest_rows(maps)
+    if rows is None:
         return 0
     by_family = {}
-    for line in open(manifest, encoding="utf-8").read().splitlines()[1:]:
-        f = line.split("\t")
+    for f in rows:
         if len(f) > 5 and f[5] in FAMILIES:
             by_family.setdefault(FAMILIES[f[5]], []).append(f[0])
     counts = {"same": 0, "edits": 0, "cross": 0, "no_edit": 0, "not_text": 0}
