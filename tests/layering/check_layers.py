@@ -16,7 +16,8 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   export          glTF and OBJ
   decompile       VMF and Valve 220 .map
   ops             for server operators: map comparison (diff) and Stripper
-                  configs from it, where a map's bytes go (size)
+                  configs from it, where a map's bytes go (size), the
+                  files a map needs (deps)
   cli             the tool: public headers (include/bspkit) only
 
 A room may use itself, the public headers and the rooms listed for it below;
