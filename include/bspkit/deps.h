@@ -9,7 +9,8 @@
  *
  * Source maps: materials named by texture data (brush faces, overlays),
  * info_overlay "material" and infodecal "texture", the six sky faces of
- * worldspawn "skyname" (materials/skybox/NAME{bk,dn,ft,lf,rt,up}.vmt), and
+ * worldspawn "skyname" (materials/skybox/NAME{bk,dn,ft,lf,rt,up}.vmt), the
+ * detail prop sprites of worldspawn "detailmaterial", and
  * entity "model" values ending in .vmt (sprites); every material that can be
  * read (packed or loose) is followed: its texture keys ($basetexture,
  * $bumpmap, $detail, $envmapmask, ... — `env_cubemap` and `_rt_` render

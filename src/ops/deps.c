@@ -198,7 +198,8 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
             if (bk_read_file_beside(d->map, dep->location, -1, "deps: material", &buf, &n, &e) == BSPKIT_OK) {
                 *data = malloc(n + 1);
                 if (*data) {
-                    memcpy(*data, buf, n);
+                    if (n)
+                        memcpy(*data, buf, n);
                     *size = n;
                 }
                 bk_free(d->map, buf, n);
@@ -326,6 +327,8 @@ static void from_entities(deps_impl *d, bool source)
                     if (name)
                         add_material(d, name, "worldspawn skyname");
                 }
+            } else if (source && bk_ascii_equal(kv->key, "detailmaterial") && bk_ascii_equal(cls, "worldspawn")) {
+                add_material(d, v, ref); /* the sprite sheet of the detail props */
             } else if (source && ((bk_ascii_equal(kv->key, "material") && bk_ascii_equal(cls, "info_overlay")) ||
                                   (bk_ascii_equal(kv->key, "texture") && bk_ascii_equal(cls, "infodecal")))) {
                 add_material(d, v, ref);

@@ -364,8 +364,10 @@ static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bspkit_error *
         return res;
     r->pakfile_read = true;
     r->pakfile_overhead_bytes = r->pakfile_data_bytes <= size ? size - r->pakfile_data_bytes : 0;
-    qsort(s->ext, s->next, sizeof *s->ext, bucket_cmp);
-    qsort(s->dir, s->ndir, sizeof *s->dir, bucket_cmp);
+    if (s->next) /* an archive without entries has no buckets (and NULL arrays) */
+        qsort(s->ext, s->next, sizeof *s->ext, bucket_cmp);
+    if (s->ndir)
+        qsort(s->dir, s->ndir, sizeof *s->dir, bucket_cmp);
     r->pak_by_extension = s->ext;
     r->pak_extension_count = s->next;
     r->pak_by_directory = s->dir;
