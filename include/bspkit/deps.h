@@ -20,8 +20,10 @@
  * values ending in .mdl. Sounds: ambient_generic "message" values that name a
  * file (with an extension; soundscript entry names are not files), under
  * sound/ with the leading sound characters (* # @ < > ^ ) and the like)
- * dropped. Particles: the .pcf files listed by particle manifests in the
- * pakfile (maps/ *_particles.txt, particles/particles_manifest.txt).
+ * dropped, and the "wave" files of soundscapes packed as
+ * scripts/soundscapes_*.txt. Particles: the .pcf files listed by particle
+ * manifests in the pakfile (maps/ *_particles.txt,
+ * particles/particles_manifest.txt).
  *
  * GoldSrc maps: the WADs of worldspawn "wad" (file names only, searched in
  * each game directory case-insensitively), the textures that are not

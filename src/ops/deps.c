@@ -365,8 +365,21 @@ static void particle_pair(void *ctx, const char *key, const char *value)
     add_resolved(d, BSPKIT_DEP_PARTICLE, dk_normalize("", value, NULL), "particle manifest");
 }
 
-static void from_particle_manifests(deps_impl *d)
+static void soundscape_pair(void *ctx, const char *key, const char *value)
 {
+    if (bk_ascii_equal(key, "wave"))
+        add_sound(ctx, value, "soundscape");
+}
+
+/* Text files in the pakfile that name more files: particle manifests and the map's soundscapes. */
+static void from_packed_scripts(deps_impl *d)
+{
+    static const struct {
+        const char *glob;
+        void (*pair)(void *ctx, const char *key, const char *value);
+    } SCRIPTS[] = {{"maps/*_particles.txt", particle_pair},
+                   {"particles/particles_manifest.txt", particle_pair},
+                   {"scripts/soundscapes_*.txt", soundscape_pair}};
     if (!d->pak)
         return;
     size_t n = bspkit_pak_count(d->pak);
@@ -377,12 +390,12 @@ static void from_particle_manifests(deps_impl *d)
         size_t size = 0;
         if (bspkit_pak_entry_info(d->pak, i, &info, &e) != BSPKIT_OK || !info.name)
             continue;
-        if (!bspkit_pak_glob_match("maps/*_particles.txt", info.name) &&
-            !bspkit_pak_glob_match("particles/particles_manifest.txt", info.name))
+        size_t k = 0;
+        while (k < sizeof SCRIPTS / sizeof SCRIPTS[0] && !bspkit_pak_glob_match(SCRIPTS[k].glob, info.name))
+            k++;
+        if (k == sizeof SCRIPTS / sizeof SCRIPTS[0] || bspkit_pak_read(d->pak, i, &data, &size, &e) != BSPKIT_OK)
             continue;
-        if (bspkit_pak_read(d->pak, i, &data, &size, &e) != BSPKIT_OK)
-            continue;
-        dk_vmt_parse((const char *)data, size, particle_pair, d);
+        dk_vmt_parse((const char *)data, size, SCRIPTS[k].pair, d);
         bspkit_free(data);
     }
 }
@@ -464,7 +477,7 @@ bspkit_result bspkit_deps_map(bspkit_map *map, const bspkit_deps_options *opts, 
         from_source_lumps(d);
         from_entities(d, true);
         follow_materials(d);
-        from_particle_manifests(d);
+        from_packed_scripts(d);
     } else {
         from_goldsrc(d);
         from_entities(d, false);

@@ -2,7 +2,9 @@
 # material is a patch that includes a second packed material, whose
 # $basetexture is packed too; the nodraw material and five sky faces are
 # loose files of a game directory, the sixth sky face is only in a VPK
-# directory archive written here. Everything resolves (exit 0); without the
+# directory archive written here; a packed soundscape names two sounds of the
+# game directory, a packed particle manifest a packed .pcf file. Everything
+# resolves (exit 0); without the
 # packed texture, that texture is reported missing (exit 1).
 mkdir -p pak/materials/dev pak/materials/custom game/materials/tools game/materials/skybox
 cat >pak/materials/dev/dev_measuregeneric01b.vmt <<'VMT'
@@ -20,6 +22,19 @@ LightmappedGeneric
 	"$envmap" "env_cubemap"
 }
 VMT
+mkdir -p pak/scripts pak/maps pak/particles game/sound/ambient
+cat >pak/scripts/soundscapes_room.txt <<'TXT'
+"room.Ambient"
+{
+	"dsp" "1"
+	"playlooping" { "volume" "0.5" "wave" "ambient/wind1.wav" }
+	"playrandom" { "rndwave" { "wave" "*ambient/crow.wav" } }
+}
+TXT
+printf 'particles_manifest\n{\n\t"file" "!particles/room_fx.pcf"\n}\n' >pak/maps/room_particles.txt
+printf 'PCF' >pak/particles/room_fx.pcf
+printf 'RIFF' >game/sound/ambient/wind1.wav
+printf 'RIFF' >game/sound/ambient/crow.wav
 printf 'VTF' >pak/materials/custom/wall.vtf
 printf 'VTF' >pak/materials/custom/wall_normal.vtf
 printf '"UnlitGeneric" { "$basetexture" "tools/toolsnodraw" }' >game/materials/tools/toolsnodraw.vmt
@@ -32,7 +47,8 @@ tree = b"vmt\0materials/skybox\0sky_day01_01up\0" + struct.pack("<IHHIIH", 0, 0,
 open("game/pak01_dir.vpk", "wb").write(struct.pack("<III", 0x55aa1234, 1, len(tree)) + tree)
 PY
 (cd pak && "$BSPKIT" pak "$GEN/source-room.bsp" add materials/dev/dev_measuregeneric01b.vmt \
-    materials/custom/base.vmt materials/custom/wall.vtf materials/custom/wall_normal.vtf -o ../packed.bsp >/dev/null) ||
+    materials/custom/base.vmt materials/custom/wall.vtf materials/custom/wall_normal.vtf \
+    scripts/soundscapes_room.txt maps/room_particles.txt particles/room_fx.pcf -o ../packed.bsp >/dev/null) ||
     echo "pak add exit $?"
 check() {
     python3 - "$1" <<'PY'
