@@ -10,7 +10,7 @@
 void cmd_size_help(FILE *out)
 {
     fprintf(out,
-            "usage: bspkit size MAP [--json]\n"
+            "usage: bspkit size MAP [--json] [--measure-compression]\n"
             "\n"
             "Show where the bytes of a map file go. Every byte is counted once: the header\n"
             "and lump directory, then each lump in file order (bytes an earlier lump already\n"
@@ -27,8 +27,12 @@ void cmd_size_help(FILE *out)
             "no bspkit command removes either set.\n"
             "\n"
             "options:\n"
-            "  --json      print one JSON object instead of text\n"
-            "  -h, --help  show this help\n"
+            "  --json                 print one JSON object instead of text\n"
+            "  --measure-compression  Source: also build in memory the map\n"
+            "                         `bspkit convert MAP --compress` writes and the pakfile\n"
+            "                         `bspkit pak MAP repack --lzma` writes, and report what\n"
+            "                         each saves (LZMA over the whole map: seconds when large)\n"
+            "  -h, --help             show this help\n"
             "\n"
             "JSON output keys: file, size, groups (bytes per group name), header_bytes,\n"
             "padding_bytes, trailing_bytes, lumps (index, name, group, offset, length,\n"
@@ -198,9 +202,13 @@ static void print_text(const char *file, const bspkit_size_report *r)
     }
     if (r->saving_count) {
         printf("\nsavings:\n");
-        for (size_t i = 0; i < r->saving_count; i++)
-            printf("  %s: %" PRIu64 " bytes, %" PRIu64 " %s: %s\n", r->savings[i].what, r->savings[i].bytes,
-                   r->savings[i].entries, cli_plural(r->savings[i].entries, "entry", "entries"), r->savings[i].command);
+        for (size_t i = 0; i < r->saving_count; i++) {
+            const bspkit_size_saving *v = &r->savings[i];
+            printf("  %s: %" PRIu64 " bytes", v->what, v->bytes);
+            if (v->entries)
+                printf(", %" PRIu64 " %s", v->entries, cli_plural(v->entries, "entry", "entries"));
+            printf(": %s\n", v->command);
+        }
     }
 }
 
@@ -208,9 +216,12 @@ int cmd_size(int argc, char **argv)
 {
     const char *file = NULL;
     bool json = false;
+    bspkit_size_options opts = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--measure-compression") == 0) {
+            opts.measure_compression = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             cli_usage_error("size", "unknown option '%s'", argv[i]);
             return CLI_EXIT_USAGE;
@@ -231,7 +242,7 @@ int cmd_size(int argc, char **argv)
     bspkit_size_report *r = NULL;
     bspkit_error err;
     int status = CLI_EXIT_OK;
-    if (bspkit_size_report_map(map, &r, &err) != BSPKIT_OK) {
+    if (bspkit_size_report_map(map, &opts, &r, &err) != BSPKIT_OK) {
         cli_report_error(file, &err);
         status = CLI_EXIT_UNREADABLE;
     } else if (json) {

@@ -74,7 +74,8 @@ typedef struct bspkit_size_saving {
     const char *what;     /**< e.g. "cubemap textures" */
     const char *command;  /**< the command line, with MAP and OUT for the files */
     uint64_t entries;     /**< pakfile entries it removes */
-    uint64_t bytes;       /**< how much smaller the lump it rewrites becomes */
+    uint64_t bytes;       /**< how much smaller the pakfile lump (pak commands) or the file (convert) becomes;
+                               0 when it would not shrink */
 } bspkit_size_saving;
 
 typedef struct bspkit_size_report {
@@ -106,14 +107,28 @@ typedef struct bspkit_size_report {
     size_t saving_count;
 } bspkit_size_report;
 
+typedef struct bspkit_size_options {
+    /**
+     * Also measure, for Source maps, what LZMA would save: the map
+     * `bspkit convert MAP --compress` writes (every lump but PAKFILE and
+     * GAME_LUMP, and every game lump) and the pakfile
+     * `bspkit pak MAP repack --lzma` writes. Both are built in memory, which
+     * for a large map takes seconds.
+     */
+    bool measure_compression;
+} bspkit_size_options;
+
 /**
- * Account for every byte of the map. The pakfile's archive is listed with
- * bspkit_pak_open(); a damaged archive is not an error of this call (the
- * report says so in pakfile_error). A saving is measured by building the
- * archive the command would write (bspkit_pak_write with BSPKIT_PAK_KEEP, as
- * `bspkit pak remove` does), so it reads every remaining entry once.
+ * Account for every byte of the map. `opts` may be NULL. The pakfile's
+ * archive is listed with bspkit_pak_open(); a damaged archive is not an
+ * error of this call (the report says so in pakfile_error). Each saving is
+ * measured by building what the command would write (for the cubemaps the
+ * archive bspkit_pak_write builds with BSPKIT_PAK_KEEP, as
+ * `bspkit pak remove` does), so it reads every remaining entry once; a
+ * saving that cannot be measured (a damaged entry) is left out.
  */
-BSPKIT_API bspkit_result bspkit_size_report_map(bspkit_map *map, bspkit_size_report **out, bspkit_error *err);
+BSPKIT_API bspkit_result bspkit_size_report_map(bspkit_map *map, const bspkit_size_options *opts,
+                                                bspkit_size_report **out, bspkit_error *err);
 
 /** Release the report. NULL is allowed. */
 BSPKIT_API void bspkit_size_report_free(bspkit_size_report *report);

@@ -2,6 +2,7 @@
  * credited once to the header, a lump or padding; the pakfile by extension
  * and directory; cubemaps and what removing them saves. */
 #include "bspkit/size.h"
+#include "bspkit/edit.h"
 #include "bspkit/pak.h"
 #include "core/ascii.h"
 #include "core/grow.h"
@@ -20,7 +21,7 @@ typedef struct size_impl {
     size_t ngame, next, ndir, game_cap, ext_cap, dir_cap;
     char **owned;  /* bucket names */
     size_t nowned, owned_cap;
-    bspkit_size_saving saving;
+    bspkit_size_saving savings[3];
 } size_impl;
 
 static const char *const GROUP_NAMES[BSPKIT_SIZE_GROUP_COUNT] = {
@@ -281,36 +282,69 @@ static void pak_note(bspkit_size_report *r, const bspkit_error *e)
     snprintf(r->pakfile_error, sizeof r->pakfile_error, "%s", e->message[0] ? e->message : bspkit_strerror(e->code));
 }
 
-/* The archive `pak remove GLOB` would write, and how much smaller it is. */
-static bspkit_result measure_removal(size_impl *s, const uint8_t *zip, size_t size, bspkit_error *err)
+static void add_saving(size_impl *s, const char *what, const char *command, uint64_t entries, uint64_t before,
+                       uint64_t after)
 {
     bspkit_size_report *r = &s->pub;
+    if (r->saving_count >= sizeof s->savings / sizeof s->savings[0])
+        return;
+    s->savings[r->saving_count++] = (bspkit_size_saving){what, command, entries, after < before ? before - after : 0};
+    r->savings = s->savings;
+}
+
+/* The archive a pak command would write: `remove` (the cubemaps; KEEP) or
+ * `repack --lzma`; how much smaller than `size` it is. */
+static bspkit_result measure_pak(size_impl *s, const uint8_t *zip, size_t size, bool lzma, bspkit_error *err)
+{
     bspkit_pak *p = NULL;
     bspkit_error perr;
     size_t removed = 0;
     uint8_t *out = NULL;
     size_t out_size = 0;
     if (bspkit_pak_open(zip, size, NULL, &p, &perr) != BSPKIT_OK ||
-        bspkit_pak_remove(p, CUBEMAP_GLOB, &removed, &perr) != BSPKIT_OK ||
-        bspkit_pak_write(p, BSPKIT_PAK_KEEP, &out, &out_size, &perr) != BSPKIT_OK) {
+        (!lzma && bspkit_pak_remove(p, CUBEMAP_GLOB, &removed, &perr) != BSPKIT_OK) ||
+        bspkit_pak_write(p, lzma ? BSPKIT_PAK_LZMA : BSPKIT_PAK_KEEP, &out, &out_size, &perr) != BSPKIT_OK) {
         bspkit_pak_close(p);
         if (perr.code == BSPKIT_ERR_NOMEM)
             return nomem(err);
-        pak_note(r, &perr); /* an entry that cannot be rewritten: no saving to report */
+        pak_note(&s->pub, &perr); /* an entry that cannot be rewritten: no saving to report */
         return BSPKIT_OK;
     }
+    size_t entries = bspkit_pak_count(p);
     bspkit_pak_close(p);
     bspkit_free(out);
-    s->saving.what = "cubemap textures";
-    s->saving.command = "bspkit pak MAP remove '" CUBEMAP_GLOB "' -o OUT";
-    s->saving.entries = removed;
-    s->saving.bytes = out_size < size ? size - out_size : 0;
-    r->savings = &s->saving;
-    r->saving_count = 1;
+    if (lzma)
+        add_saving(s, "pakfile entries LZMA-compressed (older builds refuse them: see bspkit pak --help)",
+                   "bspkit pak MAP repack --lzma -o OUT", entries, size, out_size);
+    else
+        add_saving(s, "cubemap textures", "bspkit pak MAP remove '" CUBEMAP_GLOB "' -o OUT", removed, size,
+                   out_size);
     return BSPKIT_OK;
 }
 
-static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bspkit_error *err)
+/* The map `convert --compress` would write, built in memory. */
+static bspkit_result measure_convert(size_impl *s, bspkit_map *map, bspkit_error *err)
+{
+    bspkit_edit *e = NULL;
+    bspkit_save_options so = {0};
+    so.compression = BSPKIT_COMPRESSION_LZMA;
+    uint8_t *out = NULL;
+    size_t out_size = 0;
+    bspkit_error cerr;
+    bspkit_result r = bspkit_edit_new(map, &e, &cerr);
+    if (r == BSPKIT_OK)
+        r = bspkit_edit_write(e, &so, &out, &out_size, &cerr);
+    bspkit_edit_free(e);
+    bspkit_free(out);
+    if (r == BSPKIT_ERR_NOMEM)
+        return nomem(err);
+    if (r == BSPKIT_OK)
+        add_saving(s, "lumps LZMA-compressed (not every engine reads them: see bspkit convert --help)",
+                   "bspkit convert MAP --compress -o OUT", 0, s->pub.file_size, out_size);
+    return BSPKIT_OK;
+}
+
+static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bool measure, bspkit_error *err)
 {
     bspkit_size_report *r = &s->pub;
     const uint8_t *zip = NULL;
@@ -372,12 +406,14 @@ static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bspkit_error *
     r->pak_extension_count = s->next;
     r->pak_by_directory = s->dir;
     r->pak_directory_count = s->ndir;
-    if (r->cubemap_count)
-        return measure_removal(s, zip, size, err);
-    return BSPKIT_OK;
+    bspkit_result res2 = r->cubemap_count ? measure_pak(s, zip, size, false, err) : BSPKIT_OK;
+    if (res2 == BSPKIT_OK && measure && r->pakfile_entries)
+        res2 = measure_pak(s, zip, size, true, err);
+    return res2;
 }
 
-bspkit_result bspkit_size_report_map(bspkit_map *map, bspkit_size_report **out, bspkit_error *err)
+bspkit_result bspkit_size_report_map(bspkit_map *map, const bspkit_size_options *opts, bspkit_size_report **out,
+                                     bspkit_error *err)
 {
     bk_error_clear(err);
     if (!map || !out)
@@ -389,8 +425,11 @@ bspkit_result bspkit_size_report_map(bspkit_map *map, bspkit_size_report **out, 
     bspkit_result r = count_lumps(s, map, err);
     if (r == BSPKIT_OK)
         r = count_game_lumps(s, map, err);
+    bool measure = opts && opts->measure_compression;
     if (r == BSPKIT_OK)
-        r = count_pakfile(s, map, err);
+        r = count_pakfile(s, map, measure, err);
+    if (r == BSPKIT_OK && measure && bspkit_map_format(map)->family == BSPKIT_FAMILY_SOURCE)
+        r = measure_convert(s, map, err);
     if (r != BSPKIT_OK) {
         bspkit_size_report_free(&s->pub);
         return r;

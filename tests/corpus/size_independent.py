@@ -11,7 +11,9 @@ directory read here with struct from the published header layouts:
     from the PAKFILE lump, by extension and top directory, and the cubemap
     textures (materials/maps/*/c*_*_*.vtf, case-insensitive); where there are
     cubemaps, `bspkit pak remove` of them really shrinks the PAKFILE lump
-    (read back here) by the saving reported.
+    (read back here) by the saving reported; on a few small ones the savings
+    --measure-compression reports are what `bspkit convert --compress` (file
+    size) and `bspkit pak repack --lzma` (PAKFILE length) really save.
 
 Usage: size_independent.py BSPKIT MAPS_DIR   (skips, saying so, when MAPS_DIR is absent)
 """
@@ -120,12 +122,32 @@ def check_pak(bspkit, rel, path, data, lumps, j, tmp):
     if r.returncode != 0:
         fail(rel, f"pak remove exit {r.returncode}")
         return
-    new = open(out, "rb").read()
-    end = "<" if new[:4] == b"VBSP" else ">"
-    _, new_len = struct.unpack_from(end + "2i", new, 8 + 16 * 40)
+    new_len = directory(out, open(out, "rb").read(), None)[1][40][1]
     if length - new_len != saving["bytes"] or saving["entries"] != len(cubes):
         fail(rel, f"saving {saving['bytes']} bytes / {saving['entries']} entries; pak remove shrank the "
                   f"lump by {length - new_len} bytes, {len(cubes)} cubemaps")
+
+
+def check_compression(bspkit, rel, path, data, tmp):
+    """--measure-compression against the files `convert --compress` and `pak repack --lzma` really write."""
+    r = subprocess.run([bspkit, "size", path, "--json", "--measure-compression"], capture_output=True)
+    if r.returncode != 0:
+        fail(rel, f"size --measure-compression exit {r.returncode}")
+        return False
+    savings = {s["command"].split()[1]: s for s in json.loads(r.stdout)["savings"]}
+    conv, repack = os.path.join(tmp, "compressed.bsp"), os.path.join(tmp, "repacked.bsp")
+    if subprocess.run([bspkit, "convert", path, "--compress", "-o", conv], capture_output=True).returncode != 0 or \
+            subprocess.run([bspkit, "pak", path, "repack", "--lzma", "-o", repack], capture_output=True).returncode:
+        fail(rel, "convert --compress or pak repack --lzma failed")
+        return False
+    want_convert = max(0, len(data) - os.path.getsize(conv))
+    old_pak = directory(path, data, None)[1][40][1]
+    new_pak = directory(repack, open(repack, "rb").read(), None)[1][40][1]
+    got = (savings.get("convert", {}).get("bytes"), savings.get("pak", {}).get("bytes"))
+    if got != (want_convert, max(0, old_pak - new_pak)):
+        fail(rel, f"compression savings {got}, the commands save {want_convert} and {max(0, old_pak - new_pak)}")
+        return False
+    return True
 
 
 def main():
@@ -133,7 +155,7 @@ def main():
     rows = independent.manifest_rows(maps)
     if rows is None:
         return 0
-    checked = paks = cubes = 0
+    checked = paks = cubes = measured = 0
     with tempfile.TemporaryDirectory() as tmp:
         for f in rows:
             if len(f) < 6 or f[5] not in FORMATS:
@@ -166,11 +188,15 @@ def main():
                 check_pak(bspkit, rel, path, data, lumps, j, tmp)
                 paks += j["pakfile"] is not None
                 cubes += bool(j["pakfile"] and j["pakfile"]["cubemaps"]["count"])
+                # LZMA over a whole map takes a while: the small maps with packed files only.
+                if j["pakfile"] and j["pakfile"]["entries"] and len(data) < 1000000 and measured < 4:
+                    measured += check_compression(bspkit, rel, path, data, tmp)
             checked += 1
     print(f"{checked} maps add up to their file size; {paks} pakfiles compared with zipfile, "
-          f"{cubes} with cubemaps whose removal saves what was reported; {independent.failures} failures")
-    if checked < 100:
-        fail("corpus", f"only {checked} maps checked")
+          f"{cubes} with cubemaps whose removal saves what was reported, {measured} whose LZMA savings are "
+          f"what convert --compress and pak repack --lzma save; {independent.failures} failures")
+    if checked < 100 or measured < 2:
+        fail("corpus", f"only {checked} maps checked, {measured} measured")
     return 1 if independent.failures else 0
 
 

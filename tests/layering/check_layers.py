@@ -50,7 +50,7 @@ ALLOWED = {
     'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
     'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
     'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
-    'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
+    'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'write'},
     'cli': set(),
 }
 # Symbols the core may take from above it: the family registry.

@@ -69,7 +69,7 @@ static void test_accounting(void **state)
     bspkit_map *map = NULL;
     CHECK(bspkit_open_memory(file, sizeof file, NULL, &map, ERR));
     bspkit_size_report *r = NULL;
-    CHECK(bspkit_size_report_map(map, &r, ERR));
+    CHECK(bspkit_size_report_map(map, NULL, &r, ERR));
     assert_int_equal(r->file_size, 227);
     assert_int_equal(r->header_bytes, 124);
     assert_int_equal(r->lumps[0].unique_bytes, 29);
