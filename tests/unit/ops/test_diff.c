@@ -104,6 +104,8 @@ static bspkit_diff *diff_texts(const char *ta, const char *tb)
     return d;
 }
 
+static bool is_classname(const char *key) { return strcasecmp(key, "classname") == 0; }
+
 static const char *WORLD = "{\n\"classname\" \"worldspawn\"\n\"skyname\" \"sky_day01_01\"\n}\n";
 
 static void test_equal_lists(void **state)
@@ -272,11 +274,84 @@ static void test_unsupported(void **state)
     bspkit_entlist_free(b);
 }
 
+/* A small deterministic generator (xorshift), so a failure replays. */
+static uint32_t rnd(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+/* Entity text from few classes, keys and values, so that duplicates, supersets, case variants,
+ * repeated outputs and values the plugin reads as regular expressions all occur. */
+static void random_entities(uint32_t *state, char *out, size_t cap, const char *base_text, bool mutate)
+{
+    static const char *const CLASSES[] = {"light", "Light", "info_target", "logic_relay"};
+    static const char *const KEYS[] = {"origin", "Origin", "targetname", "OnTrigger", "spawnflags", "hammerid"};
+    static const char *const VALUES[] = {"0 0 0", "x", "X", "/r/", "a,Open,,0,-1", "b,Open,,0,-1", "1", ""};
+    size_t n = 0;
+    out[0] = '\0';
+    bspkit_entlist *base = NULL;
+    if (base_text)
+        base = list_from_text(base_text);
+    size_t count = base ? bspkit_entlist_count(base) : 1 + rnd(state) % 7;
+    for (size_t e = 0; e < count; e++) {
+        if (mutate && rnd(state) % 5 == 0)
+            continue; /* removed */
+        n += (size_t)snprintf(out + n, cap - n, "{ ");
+        size_t np = 0;
+        const bspkit_keyvalue *pairs = base ? bspkit_entlist_pairs(base, e, &np) : NULL;
+        if (!base) {
+            n += (size_t)snprintf(out + n, cap - n, "\"classname\" \"%s\" ", CLASSES[rnd(state) % 4]);
+            np = rnd(state) % 4;
+        }
+        for (size_t k = 0; k < np; k++) {
+            const char *key = base ? pairs[k].key : KEYS[rnd(state) % 6];
+            const char *value = base ? pairs[k].value : VALUES[rnd(state) % 8];
+            if (mutate && !is_classname(key) && rnd(state) % 4 == 0)
+                value = VALUES[rnd(state) % 8];
+            if (mutate && !is_classname(key) && rnd(state) % 8 == 0)
+                continue;
+            n += (size_t)snprintf(out + n, cap - n, "\"%s\" \"%s\" ", key, value);
+        }
+        if (mutate && rnd(state) % 4 == 0)
+            n += (size_t)snprintf(out + n, cap - n, "\"%s\" \"%s\" ", KEYS[rnd(state) % 6], VALUES[rnd(state) % 8]);
+        n += (size_t)snprintf(out + n, cap - n, "}\n");
+    }
+    if (mutate && rnd(state) % 3 == 0)
+        n += (size_t)snprintf(out + n, cap - n, "{ \"classname\" \"%s\" \"targetname\" \"%s\" }\n",
+                              CLASSES[rnd(state) % 4], VALUES[rnd(state) % 3]);
+    assert_true(n < cap);
+    bspkit_entlist_free(base);
+}
+
+/* Many random pairs of lists: every config must reproduce B, and A against itself is no difference. */
+static void test_random_lists(void **state)
+{
+    (void)state;
+    uint32_t seed = 2463534242u;
+    char a[4096], b[4096];
+    for (int round = 0; round < 400; round++) {
+        random_entities(&seed, a, sizeof a, NULL, false);
+        random_entities(&seed, b, sizeof b, a, true);
+        free(roundtrip(a, b));
+        free(roundtrip(b, a));
+        bspkit_diff *d = diff_texts(a, a);
+        assert_int_equal(d->entity_diff_count, 0);
+        bspkit_diff_free(d);
+        d = diff_texts(a, b);
+        assert_int_equal(d->entity_count_a + d->added, d->entity_count_b + d->removed);
+        bspkit_diff_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equal_lists), cmocka_unit_test(test_pairing_and_keys), cmocka_unit_test(test_outputs),
-        cmocka_unit_test(test_duplicates),  cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_duplicates),  cmocka_unit_test(test_unsupported), cmocka_unit_test(test_random_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
