@@ -50,6 +50,15 @@ typedef struct deps_impl {
     bool failed;    /* out of memory */
 } deps_impl;
 
+/* A call's result as success; running out of memory fails the whole scan rather than
+ * changing what it finds (anything else only means that source is not read). */
+static bool ok(deps_impl *d, bspkit_result r)
+{
+    if (r == BSPKIT_ERR_NOMEM)
+        d->failed = true;
+    return r == BSPKIT_OK;
+}
+
 static char *keep(deps_impl *d, char *s)
 {
     if (!s || !bk_grow((void **)&d->owned, &d->owned_cap, d->nowned + 1, sizeof *d->owned)) {
@@ -121,13 +130,16 @@ char *dk_normalize(const char *prefix, const char *value, const char *ext)
     return out;
 }
 
-/* DIR/PATH as it is, else with each component matched ignoring case. */
-static char *find_loose(const char *dir, const char *path)
+/* DIR/PATH as it is, else with each component matched ignoring case; NULL (with *nomem set when
+ * memory ran out) when there is no such file. */
+static char *find_loose(const char *dir, const char *path, bool *nomem)
 {
     size_t cap = strlen(dir) + strlen(path) + 2;
     char *full = malloc(cap);
-    if (!full)
+    if (!full) {
+        *nomem = true;
         return NULL;
+    }
     snprintf(full, cap, "%s/%s", dir, path);
     struct stat st;
     if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
@@ -175,19 +187,19 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
     bspkit_error e;
     if (data)
         *data = NULL;
-    if (d->pak && bspkit_pak_find(d->pak, dep->path, &index, &e) == BSPKIT_OK) {
+    if (d->pak && ok(d, bspkit_pak_find(d->pak, dep->path, &index, &e))) {
         bspkit_pak_entry info;
         dep->where = BSPKIT_DEP_IN_MAP;
         dep->location = "pakfile";
-        if (bspkit_pak_entry_info(d->pak, index, &info, &e) == BSPKIT_OK)
+        if (ok(d, bspkit_pak_entry_info(d->pak, index, &info, &e)))
             dep->location = keep_printf(d, "pakfile:%s%s", info.name ? info.name : "", "");
-        if (data && bspkit_pak_read(d->pak, index, data, size, &e) != BSPKIT_OK)
+        if (data && !ok(d, bspkit_pak_read(d->pak, index, data, size, &e)))
             *data = NULL;
         return;
     }
     size_t ndirs = d->opts ? d->opts->game_dir_count : 0;
     for (size_t i = 0; i < ndirs; i++) {
-        char *full = find_loose(d->opts->game_dirs[i], dep->path);
+        char *full = find_loose(d->opts->game_dirs[i], dep->path, &d->failed);
         if (!full)
             continue;
         dep->where = BSPKIT_DEP_IN_GAME;
@@ -195,8 +207,9 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
         if (data && dep->location) {
             uint8_t *buf = NULL;
             size_t n = 0;
-            if (bk_read_file_beside(d->map, dep->location, -1, "deps: material", &buf, &n, &e) == BSPKIT_OK) {
+            if (ok(d, bk_read_file_beside(d->map, dep->location, -1, "deps: material", &buf, &n, &e))) {
                 *data = malloc(n + 1);
+                d->failed |= *data == NULL;
                 if (*data) {
                     if (n)
                         memcpy(*data, buf, n);
@@ -294,7 +307,7 @@ static void from_entities(deps_impl *d, bool source)
 {
     const bspkit_entities *ents;
     bspkit_error e;
-    if (bspkit_get_entities(d->map, &ents, &e) != BSPKIT_OK)
+    if (!ok(d, bspkit_get_entities(d->map, &ents, &e)))
         return;
     for (size_t i = 0; i < ents->count && !d->failed; i++) {
         const char *cls = bspkit_entity_value(ents, i, "classname");
@@ -342,14 +355,18 @@ static void from_source_lumps(deps_impl *d)
     const bspkit_texdata *td;
     size_t n = 0;
     bspkit_error e;
-    if (bspkit_get_texdata(d->map, &td, &n, &e) == BSPKIT_OK)
+    const int32_t *table;
+    size_t ntable;
+    /* Decoded here so that running out of memory is seen: bspkit_texdata_name only says NULL. */
+    bool have_table = ok(d, bspkit_get_texdata_string_table(d->map, &table, &ntable, &e));
+    if (have_table && ok(d, bspkit_get_texdata(d->map, &td, &n, &e)))
         for (size_t i = 0; i < n && !d->failed; i++) {
             const char *name = bspkit_texdata_name(d->map, i);
             if (name)
                 add_material(d, name, "texdata");
         }
     const bspkit_static_props *sp;
-    if (bspkit_get_static_props(d->map, &sp, &e) == BSPKIT_OK)
+    if (ok(d, bspkit_get_static_props(d->map, &sp, &e)))
         for (size_t i = 0; i < sp->dictionary_count && !d->failed; i++)
             if (sp->dictionary[i].name[0])
                 add_resolved(d, BSPKIT_DEP_MODEL, dk_normalize("", sp->dictionary[i].name, NULL), "static prop");
@@ -388,12 +405,12 @@ static void from_packed_scripts(deps_impl *d)
         bspkit_error e;
         uint8_t *data = NULL;
         size_t size = 0;
-        if (bspkit_pak_entry_info(d->pak, i, &info, &e) != BSPKIT_OK || !info.name)
+        if (!ok(d, bspkit_pak_entry_info(d->pak, i, &info, &e)) || !info.name)
             continue;
         size_t k = 0;
         while (k < sizeof SCRIPTS / sizeof SCRIPTS[0] && !bspkit_pak_glob_match(SCRIPTS[k].glob, info.name))
             k++;
-        if (k == sizeof SCRIPTS / sizeof SCRIPTS[0] || bspkit_pak_read(d->pak, i, &data, &size, &e) != BSPKIT_OK)
+        if (k == sizeof SCRIPTS / sizeof SCRIPTS[0] || !ok(d, bspkit_pak_read(d->pak, i, &data, &size, &e)))
             continue;
         dk_vmt_parse((const char *)data, size, SCRIPTS[k].pair, d);
         bspkit_free(data);
@@ -405,12 +422,12 @@ static void from_goldsrc(deps_impl *d)
     const bspkit_entities *ents;
     bspkit_error e;
     const char *wads = NULL;
-    if (bspkit_get_entities(d->map, &ents, &e) == BSPKIT_OK && ents->count > 0)
+    if (ok(d, bspkit_get_entities(d->map, &ents, &e)) && ents->count > 0)
         wads = bspkit_entity_value(ents, 0, "wad");
     size_t ndirs = d->opts ? d->opts->game_dir_count : 0;
     bspkit_texture_options topts = {d->opts ? d->opts->game_dirs : NULL, ndirs};
     bspkit_textures *tex = NULL;
-    bool resolved = bspkit_textures_resolve(d->map, &topts, &tex, &e) == BSPKIT_OK;
+    bool resolved = ok(d, bspkit_textures_resolve(d->map, &topts, &tex, &e));
     /* Each WAD: the file name after the last separator of each ';' item. */
     for (const char *p = wads; p && *p && !d->failed;) {
         const char *end = strchr(p, ';');
@@ -469,8 +486,8 @@ bspkit_result bspkit_deps_map(bspkit_map *map, const bspkit_deps_options *opts, 
         const uint8_t *zip;
         size_t size;
         bspkit_error e;
-        if (bspkit_get_pakfile(map, &zip, &size, &e) == BSPKIT_OK && size > 0 &&
-            bspkit_pak_open(zip, size, NULL, &d->pak, &e) != BSPKIT_OK)
+        if (ok(d, bspkit_get_pakfile(map, &zip, &size, &e)) && size > 0 &&
+            !ok(d, bspkit_pak_open(zip, size, NULL, &d->pak, &e)))
             d->pak = NULL;
         if (opts)
             dk_vpk_load(&d->vpk, map, opts->game_dirs, opts->game_dir_count);

@@ -139,10 +139,12 @@ void dk_vpk_load(dk_vpk_set *set, bspkit_map *map, const char *const *dirs, size
             uint8_t *data = NULL;
             size_t size = 0;
             bspkit_error e;
-            if (bk_read_file_beside(map, found[i], -1, "deps: VPK directory", &data, &size, &e) == BSPKIT_OK) {
+            bspkit_result r = bk_read_file_beside(map, found[i], -1, "deps: VPK directory", &data, &size, &e);
+            if (r == BSPKIT_OK) {
                 parse_tree(set, data, size, set->narchives - 1);
                 bk_free(map, data, size);
             }
+            set->failed |= r == BSPKIT_ERR_NOMEM; /* a damaged or unreadable archive is only skipped */
         }
         free(found);
     }

@@ -261,7 +261,10 @@ static bspkit_result count_game_lumps(size_impl *s, bspkit_map *map, bspkit_erro
     const bspkit_game_lump *gl = NULL;
     size_t n = 0;
     bspkit_error gerr;
-    if (bspkit_get_game_lumps(map, &gl, &n, &gerr) != BSPKIT_OK || n == 0)
+    bspkit_result r = bspkit_get_game_lumps(map, &gl, &n, &gerr);
+    if (r == BSPKIT_ERR_NOMEM)
+        return nomem(err);
+    if (r != BSPKIT_OK || n == 0)
         return BSPKIT_OK; /* the lump's bytes are still counted; only the breakdown is missing */
     for (size_t i = 0; i < n; i++) {
         char id[4];
@@ -353,6 +356,8 @@ static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bool measure, 
     if (bspkit_map_format(map)->family != BSPKIT_FAMILY_SOURCE)
         return BSPKIT_OK;
     if (bspkit_get_pakfile(map, &zip, &size, &perr) != BSPKIT_OK) {
+        if (perr.code == BSPKIT_ERR_NOMEM)
+            return nomem(err);
         pak_note(r, &perr);
         return BSPKIT_OK;
     }
@@ -372,6 +377,8 @@ static bspkit_result count_pakfile(size_impl *s, bspkit_map *map, bool measure, 
     for (size_t i = 0; i < n && res == BSPKIT_OK; i++) {
         bspkit_pak_entry e;
         if (bspkit_pak_entry_info(p, i, &e, &perr) != BSPKIT_OK) {
+            if (perr.code == BSPKIT_ERR_NOMEM)
+                res = nomem(err);
             pak_note(r, &perr);
             continue;
         }
