@@ -130,9 +130,9 @@ BSPKIT_API void bspkit_diff_free(bspkit_diff *diff);
  * the sense above) to those of `b`, as a multiset.
  *
  * Fails with BSPKIT_ERR_UNSUPPORTED naming the entity when a config cannot
- * express the change: a value holding a line break, an entity to add
- * without a "classname", or an entity to change with no pair a match could
- * use. `*text` is NUL-terminated (`*size` excludes the NUL); free it with
+ * express the change: a key or value holding a line break or double quote,
+ * an entity to add without a "classname", or an entity to change with no
+ * pair a match could use. `*text` is NUL-terminated (`*size` excludes the NUL); free it with
  * bspkit_free().
  */
 BSPKIT_API bspkit_result bspkit_diff_stripper(const bspkit_entlist *a, const bspkit_entlist *b, char **text,

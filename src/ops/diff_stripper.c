@@ -40,7 +40,8 @@ static bool fail_nomem(plan *p)
     return false;
 }
 
-static bool has_break(const char *s) { return strpbrk(s, "\r\n") != NULL; }
+/* A config string is quoted and ends on its line: line breaks and quotes cannot be written. */
+static bool has_break(const char *s) { return strpbrk(s, "\r\n\"") != NULL; }
 
 /* A literal the plugin would read as a regular expression: /.../ */
 static bool looks_like_regex(const char *v)
@@ -197,7 +198,7 @@ static bool add_target(plan *p, size_t j)
     if (!op_value(e->pairs, e->count, "classname"))
         return unsupported(p, "an entity without a classname cannot be added", &tmp);
     if (any_break(e->pairs, e->count))
-        return unsupported(p, "a line break cannot be written", &tmp);
+        return unsupported(p, "a line break or double quote cannot be written", &tmp);
     put_comment(&p->text, "add", &tmp);
     tb_puts(&p->text, "add:\n");
     put_block(&p->text, "", e->pairs, e->count);
@@ -336,8 +337,8 @@ static bool settle(plan *p, size_t i)
         else
             modify_parts(&cur, want, &o);
         op_ent_clear(&cur);
-        if (ok && (any_break(o.rep, o.nrep) || any_break(o.ins, o.nins)))
-            ok = unsupported(p, "a line break cannot be written", s);
+        if (ok && (any_break(o.rep, o.nrep) || any_break(o.ins, o.nins) || any_break(o.del, o.ndel)))
+            ok = unsupported(p, "a line break or double quote cannot be written", s);
         if (ok) {
             put_comment(&p->text, "change", s);
             tb_puts(&p->text, "modify:\n{\n");
