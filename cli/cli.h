@@ -62,6 +62,12 @@ int cmd_scan(int argc, char **argv);
 void cmd_scan_help(FILE *out);
 int cmd_fastdl(int argc, char **argv);
 void cmd_fastdl_help(FILE *out);
+int cmd_diff(int argc, char **argv);
+void cmd_diff_help(FILE *out);
+int cmd_size(int argc, char **argv);
+void cmd_size_help(FILE *out);
+int cmd_deps(int argc, char **argv);
+void cmd_deps_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

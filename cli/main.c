@@ -26,6 +26,12 @@ static const cli_command COMMANDS[] = {
      cmd_scan_help},
     {"fastdl", "write a FastDL tree: maps/NAME.bsp.bz2 (Source), plain copies (GoldSrc)", cmd_fastdl,
      cmd_fastdl_help},
+    {"diff", "compare two maps' entities and lumps, or write a Stripper config from one to the other", cmd_diff,
+     cmd_diff_help},
+    {"size", "where a map's bytes go: lumps by purpose, pakfile by type, cubemaps, what removing them saves",
+     cmd_size, cmd_size_help},
+    {"deps", "files a map needs (materials, textures, models, sounds, WADs): packed, in the game, or missing",
+     cmd_deps, cmd_deps_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

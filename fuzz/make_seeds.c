@@ -5,6 +5,7 @@
  *   entities/  entity texts, well-formed and broken
  *   vis/       run-length streams, prefixed by a 2-byte row size
  *   stripper/  Stripper:Source configs
+ *   diff/      two entity texts separated by a NUL byte
  *   entjson/   entity lists as JSON (the entity JSON codec)
  *   pak/       zip archives as a pakfile holds them (stored and LZMA entries)
  *   lzma/      a lump selector byte + the LZMA-compressed lumps of the sample map
@@ -550,6 +551,28 @@ static void vis_seeds(void)
 
 /* ---- Stripper configs and pakfiles ------------------------------------------ */
 
+/* Two entity texts separated by a NUL byte: A and B for the comparison. */
+static void diff_seeds(void)
+{
+    static const struct { const char *name; const char *a, *b; } seeds[] = {
+        {"edit", "{\n\"classname\" \"light\"\n\"origin\" \"0 0 0\"\n}\n{\n\"classname\" \"info_target\"\n\"targetname\" \"t\"\n}\n",
+         "{\n\"classname\" \"light\"\n\"origin\" \"0 0 8\"\n\"_light\" \"255 0 0 200\"\n}\n"
+         "{\n\"classname\" \"logic_relay\"\n\"OnTrigger\" \"t,Kill,,0,-1\"\n}\n"},
+        {"duplicates", "{ \"classname\" \"light\" }\n{ \"classname\" \"light\" }\n{ \"classname\" \"light\" \"x\" \"/y/\" }\n",
+         "{ \"classname\" \"light\" \"x\" \"/y/\" }\n{ \"classname\" \"Light\" }\n"},
+        {"outputs", "{ \"classname\" \"logic_relay\" \"hammerid\" \"4\" \"OnTrigger\" \"a,Open,,0,-1\" \"OnTrigger\" \"b,Open,,0,-1\" }\n",
+         "{ \"classname\" \"logic_relay\" \"hammerid\" \"4\" \"OnTrigger\" \"b,Open,,0,-1\" \"OnTrigger\" \"a,Open,,0,-1\" }\n"},
+    };
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        size_t na = strlen(seeds[i].a), nb = strlen(seeds[i].b);
+        char pair[1024];
+        memcpy(pair, seeds[i].a, na);
+        pair[na] = '\0';
+        memcpy(pair + na + 1, seeds[i].b, nb);
+        write_seed("diff", seeds[i].name, pair, na + 1 + nb);
+    }
+}
+
 static void stripper_seeds(void)
 {
     static const struct { const char *name; const char *text; } seeds[] = {
@@ -669,7 +692,7 @@ int main(int argc, char **argv)
     }
     g_root = argv[1];
     char path[4096];
-    static const char *dirs[] = {"open", "entities", "vis", "stripper", "entjson", "pak", "lzma", "gamelump"};
+    static const char *dirs[] = {"open", "entities", "vis", "stripper", "entjson", "pak", "lzma", "gamelump", "diff"};
     make_dir(g_root);
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", g_root, dirs[i]);
@@ -685,6 +708,7 @@ int main(int argc, char **argv)
     entity_seeds();
     vis_seeds();
     stripper_seeds();
+    diff_seeds();
     entjson_seeds();
     pak_seeds();
     gamelump_seeds();

@@ -1,7 +1,9 @@
 """What the independent corpus readers (quake2_independent.py,
-quake3_independent.py, titanfall_independent.py) share: failure counting, record arrays read with
-struct from a directory of (offset, length) pairs, and bspkit's JSON output."""
+quake3_independent.py, titanfall_independent.py, diff_independent.py, size_independent.py) share:
+failure counting, the corpus manifest, record arrays read with struct from a directory of
+(offset, length) pairs, and bspkit's JSON output."""
 import json
+import os
 import struct
 import subprocess
 
@@ -12,6 +14,16 @@ def fail(rel, msg):
     global failures
     failures += 1
     print(f"FAIL {rel}: {msg}")
+
+
+def manifest_rows(maps):
+    """The rows of MAPS/MANIFEST.tsv split on tabs (header left out), or None, saying "skipped", when
+    the corpus is absent."""
+    manifest = os.path.join(maps, "MANIFEST.tsv")
+    if not os.path.isfile(manifest):
+        print(f"skipped: {maps} not present")
+        return None
+    return [line.split("\t") for line in open(manifest, encoding="utf-8").read().splitlines()[1:]]
 
 
 def records(data, lumps, index, fmt):

@@ -15,7 +15,10 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   write           builder, encoders, edits and saved-map layout
   export          glTF and OBJ
   decompile       VMF and Valve 220 .map
-  ops             map archives: scanning directories and containers, FastDL
+  ops             for server operators and map archives: scanning
+                  directories and containers, FastDL trees, map comparison
+                  (diff) and Stripper configs from it, where a map's bytes go
+                  (size), the files a map needs (deps)
   cli             the tool: public headers (include/bspkit) only
 
 A room may use itself, the public headers and the rooms listed for it below;
@@ -48,7 +51,7 @@ ALLOWED = {
     'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
     'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
     'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
-    'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
+    'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'write'},
     'cli': set(),
 }
 # Symbols the core may take from above it: the family registry.

@@ -1,7 +1,8 @@
 /* Allocation failure: for every sample map, the whole read path (open, every
  * accessor, every dump table, validation, close), the edit path (open,
- * edit the entities, write, re-open the output) and the export path (open,
- * GLB with textures and lightmaps) run once to count their allocations, then once per allocation with exactly that one failing.
+ * edit the entities, write, re-open the output), the export path (open,
+ * GLB with textures and lightmaps) and the operators' path (diff, Stripper
+ * config, size, dependencies) run once to count their allocations, then once per allocation with exactly that one failing.
  * Each run must end with every call returning a known result (an error
  * carries its message), results identical to the clean run unless some call
  * reported it as out of memory, and no allocation left behind after close.
@@ -17,7 +18,11 @@
 
 #include "bspkit/bspkit.h"
 #include "bspkit/decompile.h"
+#include "bspkit/deps.h"
+#include "bspkit/diff.h"
 #include "bspkit/edit.h"
+#include "bspkit/entities_edit.h"
+#include "bspkit/size.h"
 #include "bspkit/export.h"
 #include "bspkit/write.h"
 
@@ -277,9 +282,88 @@ static uint64_t decompile_path(const uint8_t *data, size_t size, outcome *o)
     return h;
 }
 
-typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_PATH } path_kind;
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
 
-static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile"};
+/* The operators' path: the map against itself and its entities against an edited copy (diff and
+ * Stripper config), size with the compression measured, dependencies; returns a hash of the results. */
+static uint64_t ops_path(const uint8_t *data, size_t size, outcome *o)
+{
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
+        return 0;
+    bspkit_error e;
+    uint64_t h = 1469598103934665603ull;
+    bspkit_diff *d = NULL;
+    bspkit_result r = bspkit_diff_maps(map, map, &d, &e);
+    check_call(o, "bspkit_diff_maps", r, &e);
+    if (r == BSPKIT_OK)
+        h = mix(mix(h, d->entity_diff_count), d->lumps_changed + d->lump_count);
+    bspkit_diff_free(d);
+    const bspkit_entities *ents = NULL;
+    bspkit_entlist *a = NULL, *b = NULL;
+    r = bspkit_get_entities(map, &ents, &e);
+    check_call(o, "bspkit_get_entities", r, &e);
+    if (r == BSPKIT_OK) {
+        r = bspkit_entlist_from_entities(ents, &a, &e);
+        check_call(o, "bspkit_entlist_from_entities", r, &e);
+    }
+    if (r == BSPKIT_OK) {
+        r = bspkit_entlist_from_entities(ents, &b, &e);
+        check_call(o, "bspkit_entlist_from_entities", r, &e);
+    }
+    if (r == BSPKIT_OK) {
+        bspkit_keyvalue kv[2] = {{"classname", "logic_relay", 0, 0}, {"OnTrigger", "a,Open,,0,-1", 0, 0}};
+        r = bspkit_entlist_set(b, 0, "message", "edited", &e);
+        if (r == BSPKIT_OK)
+            r = bspkit_entlist_add_entity(b, kv, 2, NULL, &e);
+        if (r == BSPKIT_OK && bspkit_entlist_count(b) > 2)
+            r = bspkit_entlist_delete_entity(b, 1, &e);
+        check_call(o, "bspkit_entlist edits", r, &e);
+    }
+    if (r == BSPKIT_OK) {
+        bspkit_diff *de = NULL;
+        r = bspkit_diff_entlists(a, b, &de, &e);
+        check_call(o, "bspkit_diff_entlists", r, &e);
+        if (r == BSPKIT_OK)
+            h = mix(mix(mix(h, de->added), de->removed), de->changed);
+        bspkit_diff_free(de);
+        char *text = NULL;
+        size_t n = 0;
+        r = bspkit_diff_stripper(a, b, &text, &n, &e);
+        check_call(o, "bspkit_diff_stripper", r, &e);
+        for (size_t i = 0; r == BSPKIT_OK && i < n; i++)
+            h = mix(h, (uint8_t)text[i]);
+        bspkit_free(text);
+    }
+    bspkit_entlist_free(a);
+    bspkit_entlist_free(b);
+    bspkit_size_options so = {true};
+    bspkit_size_report *sr = NULL;
+    r = bspkit_size_report_map(map, &so, &sr, &e);
+    check_call(o, "bspkit_size_report_map", r, &e);
+    for (int g = 0; r == BSPKIT_OK && g < BSPKIT_SIZE_GROUP_COUNT; g++)
+        h = mix(h, sr->group_bytes[g]);
+    for (size_t i = 0; r == BSPKIT_OK && i < sr->saving_count; i++)
+        h = mix(h, sr->savings[i].bytes);
+    if (r == BSPKIT_OK)
+        h = mix(mix(h, sr->game_lump_count), sr->pakfile_entries);
+    bspkit_size_report_free(sr);
+    bspkit_deps *dp = NULL;
+    r = bspkit_deps_map(map, NULL, &dp, &e);
+    if (r != BSPKIT_ERR_UNSUPPORTED)
+        check_call(o, "bspkit_deps_map", r, &e);
+    for (size_t i = 0; r == BSPKIT_OK && i < dp->count; i++)
+        for (const char *c = dp->items[i].path; *c; c++)
+            h = mix(h, (uint8_t)*c + dp->items[i].where);
+    bspkit_deps_free(dp);
+    bspkit_close(map);
+    return h;
+}
+
+typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_PATH, OPS_PATH } path_kind;
+
+static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile", "ops"};
 
 static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outcome *o)
 {
@@ -290,6 +374,8 @@ static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outco
         return edit_path(data, size, o);
     case DECOMPILE_PATH:
         return decompile_path(data, size, o);
+    case OPS_PATH:
+        return ops_path(data, size, o);
     default:
         return export_path(data, size, o);
     }
@@ -378,6 +464,16 @@ DECOMPILE_CASE(SOURCE_ROOM)
 DECOMPILE_CASE(SOURCE_ROOM_BE)
 DECOMPILE_CASE(SOURCE_ROOM_LZMA)
 
+#define OPS_CASE(kind)                                                                                \
+    static void test_ops_##kind(void **state)                                                         \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, OPS_PATH);                                                \
+    }
+OPS_CASE(GOLDSRC_ROOM)
+OPS_CASE(SOURCE_ROOM)
+OPS_CASE(SOURCE_ROOM_LZMA)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +485,8 @@ int main(void)
         cmocka_unit_test(test_decompile_GOLDSRC_ROOM), cmocka_unit_test(test_decompile_QUAKE_ROOM),
         cmocka_unit_test(test_decompile_SOURCE_ROOM), cmocka_unit_test(test_decompile_SOURCE_ROOM_BE),
         cmocka_unit_test(test_decompile_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_ops_GOLDSRC_ROOM), cmocka_unit_test(test_ops_SOURCE_ROOM),
+        cmocka_unit_test(test_ops_SOURCE_ROOM_LZMA),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

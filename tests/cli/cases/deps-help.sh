@@ -1,0 +1,1 @@
+"$BSPKIT" deps --help

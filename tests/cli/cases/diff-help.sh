@@ -1,0 +1,1 @@
+"$BSPKIT" diff --help
