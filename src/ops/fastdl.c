@@ -2,11 +2,12 @@
  * maps for a FastDL web server, verified before they are written. */
 #include "bspkit/fastdl.h"
 
+#include "bspkit/deps.h"
 #include "bspkit/edit.h"
 #include "core/grow.h"
 #include "core/map.h"
 #include "ops/archive.h"
-#include "ops/content.h"
+#include "ops/deps_internal.h"
 #include "ops/walk.h"
 
 #include <errno.h>
@@ -191,11 +192,44 @@ static void do_map(const char *input, const char *maps_dir, char **used, size_t 
 }
 
 /* ---- the files maps refer to ----------------------------------------------- */
+/* Paths already handled in one run, so that a file several maps use is written once. */
+typedef struct path_set {
+    char **items;
+    size_t count, cap;
+} path_set;
+
+static bool set_has(const path_set *s, const char *path)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (strcmp(s->items[i], path) == 0)
+            return true;
+    return false;
+}
+
+static bool set_add(path_set *s, const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy || !bk_grow((void **)&s->items, &s->cap, s->count + 1, sizeof *s->items)) {
+        free(copy);
+        return false;
+    }
+    s->items[s->count++] = copy;
+    return true;
+}
+
+static void set_free(path_set *s)
+{
+    for (size_t i = 0; i < s->count; i++)
+        free(s->items[i]);
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}
+
 typedef struct run {
     const bspkit_fastdl_options *opts;
     const char *out_dir;
     bspkit_fastdl_totals totals;
-    bk_strset content_done; /* content paths already handled in this run */
+    path_set content_done;
     bool nomem;
 } run;
 
@@ -224,18 +258,6 @@ static char *join3(const char *a, const char *b, const char *c)
     if (p)
         snprintf(p, len, "%s/%s%s", a, b, c);
     return p;
-}
-
-/* The first content directory holding `rel` as a regular file. */
-static char *find_content(const run *rn, const char *rel, struct stat *st)
-{
-    for (size_t i = 0; i < rn->opts->content_dir_count; i++) {
-        char *p = join3(rn->opts->content_dirs[i], rel, "");
-        if (p && stat(p, st) == 0 && S_ISREG(st->st_mode))
-            return p;
-        free(p);
-    }
-    return NULL;
 }
 
 /* OUT_DIR/REL.bz2 for one content file. */
@@ -278,45 +300,50 @@ static void do_content_file(run *rn, const char *map_path, const char *src, cons
     free(out);
 }
 
-/* Every content file the map refers to that a content directory holds; materials add their textures. */
+/* Every file the map needs (as bspkit_deps_map finds them, the content directories taken as game
+ * directories) that is a loose file of a content directory: what the pakfile carries, what no
+ * directory holds and what is inside a VPK archive (the game's own) is nothing to offer. */
 static void do_content(run *rn, const char *map_path, const uint8_t *data, size_t size)
 {
     bspkit_map *map = NULL;
-    bk_strset refs = {0};
     if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK)
         return; /* reported with the map itself */
-    if (bk_map_references(map, &refs, NULL) != BSPKIT_OK)
-        rn->nomem = true;
-    bspkit_close(map);
-    for (size_t i = 0; !rn->nomem && i < refs.count; i++) { /* refs grows as materials name textures */
-        const char *rel = refs.items[i];
-        if (bk_strset_has(&rn->content_done, rel))
+    bspkit_deps_options dopts = {rn->opts->content_dirs, rn->opts->content_dir_count};
+    bspkit_deps *deps = NULL;
+    bspkit_error err;
+    bspkit_result r = bspkit_deps_map(map, &dopts, &deps, &err);
+    if (r != BSPKIT_OK) {
+        rn->nomem |= r == BSPKIT_ERR_NOMEM;
+        bspkit_close(map);
+        return;
+    }
+    for (size_t i = 0; !rn->nomem && i < deps->count; i++) {
+        const bspkit_dep *dep = &deps->items[i];
+        if (dep->where != BSPKIT_DEP_IN_GAME || !dk_dep_is_loose(deps, i) || set_has(&rn->content_done, dep->path))
             continue;
-        if (!bk_strset_add(&rn->content_done, rel)) {
+        if (!set_add(&rn->content_done, dep->path)) {
             rn->nomem = true;
             break;
         }
-        struct stat st;
-        char *src = find_content(rn, rel, &st);
-        if (!src)
-            continue; /* the game's own, or missing: nothing a server could offer */
         const uint8_t *file = NULL;
         size_t file_size = 0;
-        bspkit_error err;
-        if (bk_ops_map_file(src, &file, &file_size, &err) != BSPKIT_OK) {
-            bspkit_fastdl_item it = {.input = src, .map = map_path, .action = BSPKIT_FASTDL_FAILED,
+        struct stat st;
+        bool readable = stat(dep->location, &st) == 0;
+        if (!readable)
+            snprintf(err.message, sizeof err.message, "%s: %s", dep->location, strerror(errno));
+        else
+            readable = bk_ops_map_file(dep->location, &file, &file_size, &err) == BSPKIT_OK;
+        if (!readable) {
+            bspkit_fastdl_item it = {.input = dep->location, .map = map_path, .action = BSPKIT_FASTDL_FAILED,
                                      .message = err.message};
             report(rn, &it);
-        } else {
-            size_t n = strlen(rel);
-            if (n > 4 && strcmp(rel + n - 4, ".vmt") == 0 && !bk_vmt_textures((const char *)file, file_size, &refs))
-                rn->nomem = true;
-            do_content_file(rn, map_path, src, rel, &st, file, file_size);
-            bk_ops_unmap_file(file, file_size);
+            continue;
         }
-        free(src);
+        do_content_file(rn, map_path, dep->location, dep->path, &st, file, file_size);
+        bk_ops_unmap_file(file, file_size);
     }
-    bk_strset_free(&refs);
+    bspkit_deps_free(deps);
+    bspkit_close(map);
 }
 
 bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *out_dir,
@@ -369,7 +396,7 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     }
     if (rn.nomem)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-    bk_strset_free(&rn.content_done);
+    set_free(&rn.content_done);
     for (size_t i = 0; i < nused; i++)
         free(used[i]);
     free(used);
