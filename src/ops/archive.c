@@ -8,6 +8,7 @@
 #include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -253,6 +254,76 @@ done:
     if (r != BSPKIT_OK)
         bk_arc_list_free(out);
     return r;
+}
+
+/* `len` bytes at `offset` of the file `path` into buf. */
+static bspkit_result read_range(const char *path, uint64_t offset, size_t len, uint8_t *buf, bspkit_error *err)
+{
+    if (len == 0)
+        return BSPKIT_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_fail(err, errno == ENOENT ? BSPKIT_ERR_NOT_FOUND : BSPKIT_ERR_IO, -1, -1, -1, "vpk: %s: %s", path,
+                       strerror(errno));
+    bspkit_result r = BSPKIT_OK;
+    if (offset > (uint64_t)INT64_MAX - len)
+        r = bk_fail(err, BSPKIT_ERR_LUMP_RANGE, -1, -1, -1, "vpk: %s: offset %llu is out of range", path,
+                    (unsigned long long)offset);
+    for (size_t done = 0; r == BSPKIT_OK && done < len;) {
+        ssize_t n = pread(fd, buf + done, len - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            r = bk_fail(err, n < 0 ? BSPKIT_ERR_IO : BSPKIT_ERR_TRUNCATED, -1, (int64_t)(offset + done), -1,
+                        "vpk: %s ends before offset %llu (%zu bytes at %llu wanted)", path,
+                        (unsigned long long)(offset + len), len, (unsigned long long)offset);
+        else
+            done += (size_t)n;
+    }
+    close(fd);
+    return r;
+}
+
+bspkit_result bk_vpk_read(const char *dir_path, const bk_arc_entry *e, uint64_t limit, uint8_t **out, size_t *out_size,
+                          bspkit_error *err)
+{
+    bk_error_clear(err);
+    *out = NULL;
+    *out_size = 0;
+    uint64_t total = (uint64_t)e->preload_size + e->size;
+    if (total > limit || total > SIZE_MAX - 1)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "vpk: '%s' of %llu bytes is above the limit of %llu",
+                       e->name ? e->name : "entry", (unsigned long long)total, (unsigned long long)limit);
+    size_t len = strlen(dir_path);
+    bool dir_named = len >= 8 && memcmp(dir_path + len - 8, "_dir.vpk", 8) == 0;
+    if (e->archive != BK_VPK_DIR_ARCHIVE && e->size > 0 && !dir_named)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1,
+                       "vpk: '%s' is in archive %u, but %s is not named NAME_dir.vpk", e->name ? e->name : "entry",
+                       (unsigned)e->archive, dir_path);
+    uint8_t *buf = malloc((size_t)total + 1);
+    if (!buf)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "vpk: out of memory");
+    bspkit_result r = read_range(dir_path, e->preload_offset, e->preload_size, buf, err);
+    if (r == BSPKIT_OK && e->archive == BK_VPK_DIR_ARCHIVE) {
+        r = read_range(dir_path, e->offset, (size_t)e->size, buf + e->preload_size, err);
+    } else if (r == BSPKIT_OK && e->size > 0) {
+        char *data_path = malloc(len + 1);
+        if (!data_path) {
+            r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "vpk: out of memory");
+        } else {
+            snprintf(data_path, len + 1, "%.*s_%03u.vpk", (int)(len - 8), dir_path, e->archive % 1000u);
+            r = read_range(data_path, e->offset, (size_t)e->size, buf + e->preload_size, err);
+            free(data_path);
+        }
+    }
+    if (r != BSPKIT_OK) {
+        free(buf);
+        return r;
+    }
+    buf[total] = 0;
+    *out = buf;
+    *out_size = (size_t)total;
+    return BSPKIT_OK;
 }
 
 /* ---- bzip2 and gzip streams ---------------------------------------------- */

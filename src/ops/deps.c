@@ -230,7 +230,7 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
     if (vpk) {
         dep->where = BSPKIT_DEP_IN_GAME;
         dep->location = d->vpk.archives[vpk->archive];
-        if (data && !ok(d, dk_vpk_read(&d->vpk, vpk, MATERIAL_LIMIT, data, size, &e)))
+        if (data && !ok(d, bk_vpk_read(dep->location, &vpk->entry, MATERIAL_LIMIT, data, size, &e)))
             *data = NULL; /* a missing or cut data archive: the material is listed, not followed */
     }
 }

@@ -29,7 +29,7 @@ dk_vmt_kind dk_vmt_key_kind(const char *key, const char *value);
 typedef struct dk_vpk_name {
     char *name;         /* lower case */
     size_t archive;     /* index into archives */
-    bk_arc_entry entry; /* where its bytes are; entry.name is not kept */
+    bk_arc_entry entry; /* where its bytes are (bk_vpk_read); entry.name is not kept */
 } dk_vpk_name;
 
 typedef struct dk_vpk_set {
@@ -44,10 +44,6 @@ typedef struct dk_vpk_set {
 void dk_vpk_load(dk_vpk_set *set, bspkit_map *map, const char *const *dirs, size_t ndirs);
 /* The entry for `path` (normalised) in the first archive holding it, or NULL. */
 const dk_vpk_name *dk_vpk_find(const dk_vpk_set *set, const char *path);
-/* The bytes of one entry (preload bytes, then those in the numbered archive NAME_NNN.vpk beside the
- * directory, or in the directory file itself), at most `limit` in all; free *out with free(). */
-bspkit_result dk_vpk_read(const dk_vpk_set *set, const dk_vpk_name *item, uint64_t limit, uint8_t **out,
-                          size_t *size, bspkit_error *err);
 void dk_vpk_free(dk_vpk_set *set);
 
 /* Whether item `i` of a list from bspkit_deps_map was found as a loose file (its location is that

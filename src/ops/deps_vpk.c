@@ -7,12 +7,9 @@
 #include "core/map.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Every entry of one directory archive; a damaged directory adds nothing. */
 static void add_archive(dk_vpk_set *set, const uint8_t *data, size_t size, size_t archive)
@@ -127,77 +124,6 @@ const dk_vpk_name *dk_vpk_find(const dk_vpk_set *set, const char *path)
             hi = mid;
     }
     return NULL;
-}
-
-/* `len` bytes at `offset` of the file `path` into buf. */
-static bspkit_result read_range(const char *path, uint64_t offset, size_t len, uint8_t *buf, bspkit_error *err)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return bk_fail(err, errno == ENOENT ? BSPKIT_ERR_NOT_FOUND : BSPKIT_ERR_IO, -1, -1, -1, "%s: %s", path,
-                       strerror(errno));
-    bspkit_result r = BSPKIT_OK;
-    size_t done = 0;
-    while (done < len) {
-        if (offset > (uint64_t)INT64_MAX - len) {
-            r = bk_fail(err, BSPKIT_ERR_LUMP_RANGE, -1, -1, -1, "%s: offset %llu is out of range", path,
-                        (unsigned long long)offset);
-            break;
-        }
-        ssize_t n = pread(fd, buf + done, len - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            r = bk_fail(err, n < 0 ? BSPKIT_ERR_IO : BSPKIT_ERR_TRUNCATED, -1, (int64_t)(offset + done), -1,
-                        "%s: %zu bytes at offset %llu run past the end of the file", path, len,
-                        (unsigned long long)offset);
-            break;
-        }
-        done += (size_t)n;
-    }
-    close(fd);
-    return r;
-}
-
-bspkit_result dk_vpk_read(const dk_vpk_set *set, const dk_vpk_name *item, uint64_t limit, uint8_t **out,
-                          size_t *size, bspkit_error *err)
-{
-    *out = NULL;
-    *size = 0;
-    const bk_arc_entry *e = &item->entry;
-    const char *dir = set->archives[item->archive];
-    uint64_t total = (uint64_t)e->preload_size + e->size;
-    if (total > limit || total > SIZE_MAX - 1)
-        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "%s: '%s' is %llu bytes, more than the %llu read", dir,
-                       item->name, (unsigned long long)total, (unsigned long long)limit);
-    uint8_t *buf = malloc((size_t)total + 1);
-    if (!buf)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "deps: out of memory");
-    bspkit_result r = read_range(dir, e->preload_offset, e->preload_size, buf, err);
-    if (r == BSPKIT_OK && e->size > 0) {
-        if (e->archive == BK_VPK_DIR_ARCHIVE) {
-            r = read_range(dir, e->offset, (size_t)e->size, buf + e->preload_size, err);
-        } else {
-            /* "pak01_dir.vpk" keeps its data in "pak01_000.vpk", "pak01_001.vpk", ... */
-            size_t n = strlen(dir);
-            char *data_path = malloc(n + 4);
-            if (!data_path) {
-                r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "deps: out of memory");
-            } else {
-                snprintf(data_path, n + 4, "%.*s_%03u.vpk", (int)(n - 8), dir, (unsigned)e->archive);
-                r = read_range(data_path, e->offset, (size_t)e->size, buf + e->preload_size, err);
-                free(data_path);
-            }
-        }
-    }
-    if (r != BSPKIT_OK) {
-        free(buf);
-        return r;
-    }
-    buf[total] = '\0';
-    *out = buf;
-    *size = (size_t)total;
-    return BSPKIT_OK;
 }
 
 void dk_vpk_free(dk_vpk_set *set)

@@ -157,11 +157,11 @@ static void test_vpk(void **state)
     /* Its three preload bytes, and nothing from a data archive (its length is 0). */
     uint8_t *bytes_read = NULL;
     size_t nread = 0;
-    CHECK(dk_vpk_read(&set, wall, 1024, &bytes_read, &nread, ERR));
+    CHECK(bk_vpk_read(set.archives[wall->archive], &wall->entry, 1024, &bytes_read, &nread, ERR));
     assert_int_equal(nread, 3);
     assert_memory_equal(bytes_read, "xxx", 3);
     free(bytes_read);
-    assert_int_equal(dk_vpk_read(&set, wall, 2, &bytes_read, &nread, ERR), BSPKIT_ERR_LIMIT);
+    assert_int_equal(bk_vpk_read(set.archives[wall->archive], &wall->entry, 2, &bytes_read, &nread, ERR), BSPKIT_ERR_LIMIT);
     assert_non_null(dk_vpk_find(&set, "materials/brick/wall02.vmt"));
     assert_non_null(dk_vpk_find(&set, "readme.vmt"));
     assert_non_null(dk_vpk_find(&set, "license"));
