@@ -9,8 +9,9 @@
  *   - GoldSrc maps: NAME.bsp, a plain copy (GoldSrc clients do not read bz2).
  * Other families are skipped. Every output is written to a temporary file
  * beside it, flushed and renamed into place, and given its input's
- * modification time: an output whose time equals its input's (and, for a
- * copy, whose size does) is left alone on the next run.
+ * modification time: an output whose time equals its input's and that
+ * holds as many bytes (a copy by its size, a bzip2 archive by the size it
+ * decompresses to) is left alone on the next run.
  *
  * With content directories (a game's folder such as cstrike/ or a custom
  * folder under it), the files a Source map needs that its pakfile does not

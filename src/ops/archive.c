@@ -352,11 +352,18 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
                                 bspkit_error *err)
 {
     bk_error_clear(err);
-    *out = NULL;
+    bool counting = out == NULL;
+    if (out)
+        *out = NULL;
     *out_size = 0;
     uint8_t *buf = NULL;
     size_t cap = 0, used = 0, pos = 0;
     bspkit_result r = BSPKIT_OK;
+    if (counting) {
+        cap = 64u << 10;
+        if (!(buf = malloc(cap)))
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "bzip2: out of memory");
+    }
     /* Each pass reads one bzip2 stream; concatenated streams (pbzip2) follow one another. */
     while (r == BSPKIT_OK && (pos < size || pos == 0)) {
         bz_stream s;
@@ -368,13 +375,13 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
         s.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (unsigned)in_left;
         int rc = BZ_OK;
         while (rc == BZ_OK) {
-            if (!grow_output(&buf, &cap, used, limit)) {
-                r = bk_fail(err, cap >= limit ? BSPKIT_ERR_LIMIT : BSPKIT_ERR_NOMEM, -1, -1, -1,
+            if (counting ? used > limit : !grow_output(&buf, &cap, used, limit)) {
+                r = bk_fail(err, counting || cap >= limit ? BSPKIT_ERR_LIMIT : BSPKIT_ERR_NOMEM, -1, -1, -1,
                             "bzip2: decompresses to more than %llu bytes", (unsigned long long)limit);
                 break;
             }
-            size_t room = cap - used;
-            s.next_out = (char *)buf + used;
+            size_t room = counting ? cap : cap - used; /* counting: the buffer is written over each time */
+            s.next_out = (char *)buf + (counting ? 0 : used);
             s.avail_out = room > UINT32_MAX ? UINT32_MAX : (unsigned)room;
             unsigned before_out = s.avail_out;
             unsigned before_in = s.avail_in;
@@ -400,8 +407,13 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
         if (pos == 0 || size - pos < 3 || memcmp(data + pos, "BZh", 3) != 0)
             break;
     }
-    if (r != BSPKIT_OK) {
+    if (r == BSPKIT_OK && counting && used > limit)
+        r = bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "bzip2: decompresses to more than %llu bytes",
+                    (unsigned long long)limit);
+    if (r != BSPKIT_OK || counting) {
         free(buf);
+        if (r == BSPKIT_OK)
+            *out_size = used;
         return r;
     }
     *out = buf;

@@ -46,7 +46,9 @@ bspkit_result bk_vpk_read(const char *dir_path, const bk_arc_entry *e, uint64_t 
                           bspkit_error *err);
 
 /* Decompress a whole bzip2 or gzip stream (concatenated streams too) into a
- * malloc'd buffer of at most `limit` bytes. */
+ * malloc'd buffer of at most `limit` bytes. bzip2 only: with `out` NULL the
+ * bytes are only counted into *out_size (through a small buffer), which is how
+ * an existing archive's content size is known without keeping it. */
 bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit, uint8_t **out, size_t *out_size,
                                 bspkit_error *err);
 bspkit_result bk_gz_decompress(const uint8_t *data, size_t size, uint64_t limit, uint8_t **out, size_t *out_size,

@@ -58,6 +58,26 @@ static bool same_time(const struct stat *a, const struct stat *b)
     return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* An output is current when it has its input's modification time and holds as many bytes as the
+ * input has: a copy by its size, a bzip2 archive by the size it decompresses to (counted, not
+ * kept), so an input replaced by one of another size with its time kept is written again. */
+static bool is_current(const char *out, const struct stat *input, uint64_t input_size, bool bz2, struct stat *ost)
+{
+    if (stat(out, ost) != 0 || !S_ISREG(ost->st_mode) || !same_time(ost, input))
+        return false;
+    if (!bz2)
+        return (uint64_t)ost->st_size == input_size;
+    const uint8_t *data;
+    size_t size, content = 0;
+    bspkit_error err;
+    if (bk_ops_map_file(out, &data, &size, &err) != BSPKIT_OK)
+        return false;
+    bool same = bk_bz2_decompress(data, size, input_size, NULL, &content, &err) == BSPKIT_OK &&
+                (uint64_t)content == input_size;
+    bk_ops_unmap_file(data, size);
+    return same;
+}
+
 /* The output gets the input's modification time, which is how a later run knows it is current. */
 static bspkit_result stamp(const char *path, const struct stat *input, bspkit_error *err)
 {
@@ -163,9 +183,7 @@ static void do_map(const char *input, const char *maps_dir, char **used, size_t 
                 m->item.warnings |= BSPKIT_FASTDL_WARN_64MB;
             m->item.output = m->output;
             struct stat ost;
-            bool current = stat(m->output, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, &st) &&
-                           (source || (uint64_t)ost.st_size == (uint64_t)size);
-            if (current) {
+            if (is_current(m->output, &st, size, source, &ost)) {
                 m->item.action = BSPKIT_FASTDL_UNCHANGED;
                 m->item.output_size = (uint64_t)ost.st_size;
             } else {
@@ -273,7 +291,7 @@ static void do_content_file(run *rn, const char *map_path, const char *src, cons
     if (!out || !dir) {
         it.action = BSPKIT_FASTDL_FAILED;
         it.message = "out of memory";
-    } else if (stat(out, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, st)) {
+    } else if (is_current(out, st, size, true, &ost)) {
         it.action = BSPKIT_FASTDL_UNCHANGED;
         it.output = out;
         it.output_size = (uint64_t)ost.st_size;
