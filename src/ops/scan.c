@@ -88,7 +88,27 @@ static bspkit_result read_vpk_member(const char *path, const uint8_t *dir, const
 }
 
 /* The bytes of `it` into `out`; for a plain map nothing is read (opened from the file). */
+static bspkit_result load_member(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err);
+
 static bspkit_result load_item(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err)
+{
+    bspkit_result r = load_member(it, limit, out, err);
+    bk_scan_kind packed = it->member ? bk_scan_member_kind(it->member) : BK_SCAN_BSP;
+    if (r != BSPKIT_OK || (packed != BK_SCAN_BZ2 && packed != BK_SCAN_GZ))
+        return r;
+    /* A FastDL stream kept inside an archive: the member's bytes are the stream. */
+    uint8_t *map = NULL;
+    size_t map_size = 0;
+    r = packed == BK_SCAN_BZ2 ? bk_bz2_decompress(out->data, out->size, limit, &map, &map_size, err)
+                              : bk_gz_decompress(out->data, out->size, limit, &map, &map_size, err);
+    map_bytes_release(out);
+    out->owned = map;
+    out->data = map;
+    out->size = map_size;
+    return r;
+}
+
+static bspkit_result load_member(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err)
 {
     memset(out, 0, sizeof *out);
     if (it->kind == BK_SCAN_BSP)
