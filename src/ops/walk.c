@@ -32,14 +32,22 @@ static bool is_numbered_vpk(const char *path)
     return true;
 }
 
+bk_scan_kind bk_scan_member_kind(const char *name)
+{
+    if (ends_with(name, ".bsp"))
+        return BK_SCAN_BSP;
+    if (ends_with(name, ".bsp.bz2"))
+        return BK_SCAN_BZ2;
+    if (ends_with(name, ".bsp.gz"))
+        return BK_SCAN_GZ;
+    return BK_SCAN_SKIP;
+}
+
 bk_scan_kind bk_scan_kind_of(const char *path, bool named)
 {
-    if (ends_with(path, ".bsp"))
-        return BK_SCAN_BSP;
-    if (ends_with(path, ".bsp.bz2"))
-        return BK_SCAN_BZ2;
-    if (ends_with(path, ".bsp.gz"))
-        return BK_SCAN_GZ;
+    bk_scan_kind map = bk_scan_member_kind(path);
+    if (map != BK_SCAN_SKIP)
+        return map;
     if (ends_with(path, ".zip") || ends_with(path, ".pk3"))
         return BK_SCAN_ZIP;
     if (ends_with(path, ".gma"))
@@ -51,17 +59,6 @@ bk_scan_kind bk_scan_kind_of(const char *path, bool named)
     if (named && ends_with(path, ".gz"))
         return BK_SCAN_GZ;
     return named ? BK_SCAN_BSP : BK_SCAN_SKIP;
-}
-
-bk_scan_kind bk_scan_member_kind(const char *name)
-{
-    if (ends_with(name, ".bsp"))
-        return BK_SCAN_BSP;
-    if (ends_with(name, ".bsp.bz2"))
-        return BK_SCAN_BZ2;
-    if (ends_with(name, ".bsp.gz"))
-        return BK_SCAN_GZ;
-    return BK_SCAN_SKIP;
 }
 
 static bool walk_dir(const char *path, bk_walk_fn fn, void *user)
