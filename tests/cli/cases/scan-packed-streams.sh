@@ -15,7 +15,7 @@ head -c 200 stage/source-room.bsp.bz2 > stage/cut.bsp.bz2
 python3 "$lib" gma packed/addon.gma maps/source-room.bsp.bz2=stage/source-room.bsp.bz2
 "$BSPKIT" scan plain --jsonl plain.jsonl
 set +e
-"$BSPKIT" scan packed -j 2 --jsonl packed.jsonl
+"$BSPKIT" scan packed -j 4 --jsonl packed.jsonl
 echo "exit $?"
 set -e
 grep -v '"cut.bsp.bz2"' packed.jsonl > good.jsonl
