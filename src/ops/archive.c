@@ -1,6 +1,7 @@
 /* GMA and VPK directories, bzip2/gzip streams, and mapping whole files. */
 #include "ops/archive.h"
 
+#include "core/ascii.h"
 #include "core/bytes.h"
 #include "core/grow.h"
 #include "core/map.h"
@@ -295,7 +296,7 @@ bspkit_result bk_vpk_read(const char *dir_path, const bk_arc_entry *e, uint64_t 
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "vpk: '%s' of %llu bytes is above the limit of %llu",
                        e->name ? e->name : "entry", (unsigned long long)total, (unsigned long long)limit);
     size_t len = strlen(dir_path);
-    bool dir_named = len >= 8 && memcmp(dir_path + len - 8, "_dir.vpk", 8) == 0;
+    bool dir_named = len >= 8 && bk_ascii_equal(dir_path + len - 8, "_dir.vpk");
     if (e->archive != BK_VPK_DIR_ARCHIVE && e->size > 0 && !dir_named)
         return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1,
                        "vpk: '%s' is in archive %u, but %s is not named NAME_dir.vpk", e->name ? e->name : "entry",
