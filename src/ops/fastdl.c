@@ -26,12 +26,9 @@ typedef struct path_list {
     bool nomem;
 } path_list;
 
-static bool collect(void *user, const char *path, bool named, int error)
+/* A copy of `path` at the end of the list; false (and nomem set) when memory runs out. */
+static bool list_add(path_list *l, const char *path)
 {
-    path_list *l = user;
-    /* An unreadable path is kept: it is reported as a failed map. */
-    if (!error && bk_scan_kind_of(path, named) != BK_SCAN_BSP)
-        return true;
     char *copy = strdup(path);
     if (!copy || !bk_grow((void **)&l->paths, &l->cap, l->count + 1, sizeof *l->paths)) {
         free(copy);
@@ -40,6 +37,30 @@ static bool collect(void *user, const char *path, bool named, int error)
     }
     l->paths[l->count++] = copy;
     return true;
+}
+
+static bool list_has(const path_list *l, const char *path)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->paths[i], path) == 0)
+            return true;
+    return false;
+}
+
+static void list_free(path_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
+static bool collect(void *user, const char *path, bool named, int error)
+{
+    /* An unreadable path is kept: it is reported as a failed map. */
+    if (!error && bk_scan_kind_of(path, named) != BK_SCAN_BSP)
+        return true;
+    return list_add(user, path);
 }
 
 static int cmp_path(const void *a, const void *b)
@@ -210,44 +231,11 @@ static void do_map(const char *input, const char *maps_dir, char **used, size_t 
 }
 
 /* ---- the files maps refer to ----------------------------------------------- */
-/* Paths already handled in one run, so that a file several maps use is written once. */
-typedef struct path_set {
-    char **items;
-    size_t count, cap;
-} path_set;
-
-static bool set_has(const path_set *s, const char *path)
-{
-    for (size_t i = 0; i < s->count; i++)
-        if (strcmp(s->items[i], path) == 0)
-            return true;
-    return false;
-}
-
-static bool set_add(path_set *s, const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy || !bk_grow((void **)&s->items, &s->cap, s->count + 1, sizeof *s->items)) {
-        free(copy);
-        return false;
-    }
-    s->items[s->count++] = copy;
-    return true;
-}
-
-static void set_free(path_set *s)
-{
-    for (size_t i = 0; i < s->count; i++)
-        free(s->items[i]);
-    free(s->items);
-    memset(s, 0, sizeof *s);
-}
-
 typedef struct run {
     const bspkit_fastdl_options *opts;
     const char *out_dir;
     bspkit_fastdl_totals totals;
-    path_set content_done;
+    path_list content_done; /* content paths handled in this run: a file several maps use is written once */
     bool nomem;
 } run;
 
@@ -337,9 +325,9 @@ static void do_content(run *rn, const char *map_path, const uint8_t *data, size_
     }
     for (size_t i = 0; !rn->nomem && i < deps->count; i++) {
         const bspkit_dep *dep = &deps->items[i];
-        if (dep->where != BSPKIT_DEP_IN_GAME || !dk_dep_is_loose(deps, i) || set_has(&rn->content_done, dep->path))
+        if (dep->where != BSPKIT_DEP_IN_GAME || !dk_dep_is_loose(deps, i) || list_has(&rn->content_done, dep->path))
             continue;
-        if (!set_add(&rn->content_done, dep->path)) {
+        if (!list_add(&rn->content_done, dep->path)) {
             rn->nomem = true;
             break;
         }
@@ -392,13 +380,11 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     if (!list.nomem && list.count > 1)
         qsort(list.paths, list.count, sizeof *list.paths, cmp_path);
     char **used = list.nomem ? NULL : calloc(list.count ? list.count : 1, sizeof *used);
-    if (!used) {
+    if (!used)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-        list.count = 0;
-    }
     size_t nused = 0;
     run rn = {.opts = opts, .out_dir = out_dir};
-    for (size_t i = 0; i < list.count && !rn.nomem; i++) {
+    for (size_t i = 0; used && i < list.count && !rn.nomem; i++) {
         if (i > 0 && strcmp(list.paths[i], list.paths[i - 1]) == 0)
             continue; /* named twice */
         one_map m;
@@ -414,13 +400,11 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     }
     if (rn.nomem)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-    set_free(&rn.content_done);
+    list_free(&rn.content_done);
     for (size_t i = 0; i < nused; i++)
         free(used[i]);
     free(used);
-    for (size_t i = 0; i < list.count; i++)
-        free(list.paths[i]);
-    free(list.paths);
+    list_free(&list);
     free(maps_dir);
     if (totals)
         *totals = rn.totals;
