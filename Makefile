@@ -1,9 +1,11 @@
 # Convenience front end over CMake. `make run` builds and tries the tool on
 # generated sample maps; `make test` runs the full suite twice: a normal build
-# and an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# and an AddressSanitizer + UndefinedBehaviorSanitizer build, then the scan's
+# tests under ThreadSanitizer.
 
 BUILD_DIR   ?= build
 ASAN_DIR    ?= build-asan
+TSAN_DIR    ?= build-tsan
 FUZZ_DIR    ?= build-fuzz
 BUILD_TYPE  ?= RelWithDebInfo
 # Developer and CI builds treat warnings as errors; plain CMake builds do not.
@@ -22,8 +24,14 @@ FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelum
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+# tests/tsan.supp says which reports are known and why.
+export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
+# The threaded scan is what ThreadSanitizer checks: its scenarios (damaged
+# files among them, scanned on 4 threads), the real-map scan and the
+# container readers' unit test. Only the targets they run are built.
+TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive)$$
 
-.PHONY: all deps build run test test-asan test-release bench fuzz sweep install clean
+.PHONY: all deps build run test test-asan test-tsan test-release bench fuzz sweep install clean
 
 all: build
 
@@ -60,6 +68,7 @@ run: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-tsan
 	$(MAKE) --no-print-directory test-release
 
 # What packagers and new users build: Release with gcc and with clang, every
@@ -79,6 +88,11 @@ test-asan: deps
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ctest --output-on-failure -j $(JOBS)
 
+test-tsan: deps
+	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_TSAN=ON -DBSPKIT_BENCH=OFF -DBSPKIT_WERROR=$(WERROR)
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target bspkit test_archive
+	cd $(TSAN_DIR) && ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
+
 # BENCH_MAPS: files or directories to measure (default: ../shared/maps).
 bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
@@ -86,6 +100,7 @@ bench: build
 	./$(BUILD_DIR)/bench/bench_decompile $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_scan.sh $(firstword $(BENCH_MAPS))
+	BSPKIT=$(BSPKIT) bench/bench_scan_rss.sh
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at
 # every lump boundary and at random points, SWEEP_FLIPS seeded byte flips per
@@ -126,4 +141,4 @@ install: build
 	cmake --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(RELEASE_DIR)-gcc $(RELEASE_DIR)-clang
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR) $(RELEASE_DIR)-gcc $(RELEASE_DIR)-clang

@@ -16,8 +16,14 @@
  * $bumpmap, $detail, $envmapmask, ... — `env_cubemap` and `_rt_` render
  * targets left out) name textures, and "include", $bottommaterial and
  * $underwateroverlay name further materials, so an include chain inside the
- * pakfile resolves through it. Models: static prop names and entity "model"
- * values ending in .mdl. Sounds: ambient_generic "message" values that name a
+ * pakfile resolves through it; a material found only in a game's VPK
+ * archive is read from the numbered data archive beside its *_dir.vpk
+ * (pak01_000.vpk, ...) and followed too. Models: static prop names and
+ * entity "model" values ending in .mdl, each followed by the files the
+ * engine loads with it (kind model, referrer the .mdl): NAME.vvd and
+ * NAME.dx90.vtx always, NAME.phy, .dx80.vtx, .sw.vtx and .vtx only when
+ * found (a model without them is complete). Names holding a ".." component
+ * or an absolute path are left out. Sounds: ambient_generic "message" values that name a
  * file (with an extension; soundscript entry names are not files), under
  * sound/ with the leading sound characters (* # @ < > ^ ) and the like)
  * dropped, and the "wave" files of soundscapes packed as

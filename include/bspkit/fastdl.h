@@ -9,18 +9,21 @@
  *   - GoldSrc maps: NAME.bsp, a plain copy (GoldSrc clients do not read bz2).
  * Other families are skipped. Every output is written to a temporary file
  * beside it, flushed and renamed into place, and given its input's
- * modification time: an output whose time equals its input's (and, for a
- * copy, whose size does) is left alone on the next run.
+ * modification time: an output whose time equals its input's and that
+ * holds as many bytes (a copy by its size, a bzip2 archive by the size it
+ * decompresses to) is left alone on the next run.
  *
  * With content directories (a game's folder such as cstrike/ or a custom
- * folder under it), the files a Source map refers to that its pakfile does
- * not carry — materials of its texdata and sky and the textures those
- * materials name, models of its static props and entities with their .vvd,
- * .vtx and .phy files, sounds of its ambient_generic entities — are looked
- * up under each directory in turn (lower-case relative paths) and the ones
- * found there, which clients cannot have from the game itself, are written
- * as OUT_DIR/PATH.bz2 in the same way. Files not found are taken to be the
- * game's own. GoldSrc content (WADs, sprites) is not looked up.
+ * folder under it), the files a Source map needs that its pakfile does not
+ * carry, as bspkit_deps_map() finds them with the content directories as its
+ * game directories (bspkit/deps.h: materials of texdata, sky, overlays and
+ * decals with the textures and materials they name, models with their .vvd,
+ * .vtx and .phy files, sounds, particle files), are looked up as loose files
+ * under each directory in turn and the ones found there, which clients
+ * cannot have from the game itself, are written as OUT_DIR/PATH.bz2 (PATH
+ * lower case) in the same way. Files not found, or found only inside a VPK
+ * archive, are taken to be the game's own. GoldSrc content (WADs, sprites)
+ * is not looked up.
  */
 #ifndef BSPKIT_FASTDL_H
 #define BSPKIT_FASTDL_H

@@ -6,7 +6,8 @@
  * directories are not followed) and reads, without unpacking to disk:
  *   .bsp          maps (Titanfall 2 `.bsp_lump` files beside them too)
  *   .bsp.bz2      FastDL bzip2 streams       .bsp.gz   gzip streams
- *   .zip, .pk3    every *.bsp member         .gma      Garry's Mod addons
+ *   .zip, .pk3    every *.bsp, *.bsp.bz2 and *.bsp.gz member (and so in .gma and .vpk)
+ *   .gma          Garry's Mod addons
  *   .vpk          Source VPK directories (`NAME_dir.vpk` with its `NAME_NNN.vpk`
  *                 archives beside it, or a single-file VPK); numbered archives
  *                 are read through their directory and not on their own

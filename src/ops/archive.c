@@ -1,6 +1,7 @@
 /* GMA and VPK directories, bzip2/gzip streams, and mapping whole files. */
 #include "ops/archive.h"
 
+#include "core/ascii.h"
 #include "core/bytes.h"
 #include "core/grow.h"
 #include "core/map.h"
@@ -8,6 +9,7 @@
 #include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -255,6 +257,76 @@ done:
     return r;
 }
 
+/* `len` bytes at `offset` of the file `path` into buf. */
+static bspkit_result read_range(const char *path, uint64_t offset, size_t len, uint8_t *buf, bspkit_error *err)
+{
+    if (len == 0)
+        return BSPKIT_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_fail(err, errno == ENOENT ? BSPKIT_ERR_NOT_FOUND : BSPKIT_ERR_IO, -1, -1, -1, "vpk: %s: %s", path,
+                       strerror(errno));
+    bspkit_result r = BSPKIT_OK;
+    if (offset > (uint64_t)INT64_MAX - len)
+        r = bk_fail(err, BSPKIT_ERR_LUMP_RANGE, -1, -1, -1, "vpk: %s: offset %llu is out of range", path,
+                    (unsigned long long)offset);
+    for (size_t done = 0; r == BSPKIT_OK && done < len;) {
+        ssize_t n = pread(fd, buf + done, len - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            r = bk_fail(err, n < 0 ? BSPKIT_ERR_IO : BSPKIT_ERR_TRUNCATED, -1, (int64_t)(offset + done), -1,
+                        "vpk: %s ends before offset %llu (%zu bytes at %llu wanted)", path,
+                        (unsigned long long)(offset + len), len, (unsigned long long)offset);
+        else
+            done += (size_t)n;
+    }
+    close(fd);
+    return r;
+}
+
+bspkit_result bk_vpk_read(const char *dir_path, const bk_arc_entry *e, uint64_t limit, uint8_t **out, size_t *out_size,
+                          bspkit_error *err)
+{
+    bk_error_clear(err);
+    *out = NULL;
+    *out_size = 0;
+    uint64_t total = (uint64_t)e->preload_size + e->size;
+    if (total > limit || total > SIZE_MAX - 1)
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "vpk: '%s' of %llu bytes is above the limit of %llu",
+                       e->name ? e->name : "entry", (unsigned long long)total, (unsigned long long)limit);
+    size_t len = strlen(dir_path);
+    bool dir_named = len >= 8 && bk_ascii_equal(dir_path + len - 8, "_dir.vpk");
+    if (e->archive != BK_VPK_DIR_ARCHIVE && e->size > 0 && !dir_named)
+        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1,
+                       "vpk: '%s' is in archive %u, but %s is not named NAME_dir.vpk", e->name ? e->name : "entry",
+                       (unsigned)e->archive, dir_path);
+    uint8_t *buf = malloc((size_t)total + 1);
+    if (!buf)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "vpk: out of memory");
+    bspkit_result r = read_range(dir_path, e->preload_offset, e->preload_size, buf, err);
+    if (r == BSPKIT_OK && e->archive == BK_VPK_DIR_ARCHIVE) {
+        r = read_range(dir_path, e->offset, (size_t)e->size, buf + e->preload_size, err);
+    } else if (r == BSPKIT_OK && e->size > 0) {
+        char *data_path = malloc(len + 1);
+        if (!data_path) {
+            r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "vpk: out of memory");
+        } else {
+            snprintf(data_path, len + 1, "%.*s_%03u.vpk", (int)(len - 8), dir_path, e->archive % 1000u);
+            r = read_range(data_path, e->offset, (size_t)e->size, buf + e->preload_size, err);
+            free(data_path);
+        }
+    }
+    if (r != BSPKIT_OK) {
+        free(buf);
+        return r;
+    }
+    buf[total] = 0;
+    *out = buf;
+    *out_size = (size_t)total;
+    return BSPKIT_OK;
+}
+
 /* ---- bzip2 and gzip streams ---------------------------------------------- */
 /* Output grows by doubling up to `limit`; a stream that wants more is refused
  * (decompression bombs). */
@@ -281,11 +353,18 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
                                 bspkit_error *err)
 {
     bk_error_clear(err);
-    *out = NULL;
+    bool counting = out == NULL;
+    if (out)
+        *out = NULL;
     *out_size = 0;
     uint8_t *buf = NULL;
     size_t cap = 0, used = 0, pos = 0;
     bspkit_result r = BSPKIT_OK;
+    if (counting) {
+        cap = 64u << 10;
+        if (!(buf = malloc(cap)))
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "bzip2: out of memory");
+    }
     /* Each pass reads one bzip2 stream; concatenated streams (pbzip2) follow one another. */
     while (r == BSPKIT_OK && (pos < size || pos == 0)) {
         bz_stream s;
@@ -297,13 +376,13 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
         s.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (unsigned)in_left;
         int rc = BZ_OK;
         while (rc == BZ_OK) {
-            if (!grow_output(&buf, &cap, used, limit)) {
-                r = bk_fail(err, cap >= limit ? BSPKIT_ERR_LIMIT : BSPKIT_ERR_NOMEM, -1, -1, -1,
+            if (counting ? used > limit : !grow_output(&buf, &cap, used, limit)) {
+                r = bk_fail(err, counting || cap >= limit ? BSPKIT_ERR_LIMIT : BSPKIT_ERR_NOMEM, -1, -1, -1,
                             "bzip2: decompresses to more than %llu bytes", (unsigned long long)limit);
                 break;
             }
-            size_t room = cap - used;
-            s.next_out = (char *)buf + used;
+            size_t room = counting ? cap : cap - used; /* counting: the buffer is written over each time */
+            s.next_out = (char *)buf + (counting ? 0 : used);
             s.avail_out = room > UINT32_MAX ? UINT32_MAX : (unsigned)room;
             unsigned before_out = s.avail_out;
             unsigned before_in = s.avail_in;
@@ -329,8 +408,13 @@ bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit
         if (pos == 0 || size - pos < 3 || memcmp(data + pos, "BZh", 3) != 0)
             break;
     }
-    if (r != BSPKIT_OK) {
+    if (r == BSPKIT_OK && counting && used > limit)
+        r = bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "bzip2: decompresses to more than %llu bytes",
+                    (unsigned long long)limit);
+    if (r != BSPKIT_OK || counting) {
         free(buf);
+        if (r == BSPKIT_OK)
+            *out_size = used;
         return r;
     }
     *out = buf;

@@ -38,8 +38,17 @@ bspkit_result bk_gma_list(const uint8_t *data, size_t size, bk_arc_list *out, bs
 /* Source VPK directory, version 1 or 2 (signature 0x55aa1234). */
 bspkit_result bk_vpk_list(const uint8_t *data, size_t size, bk_arc_list *out, bspkit_error *err);
 
+/* The bytes of one entry of the VPK directory file `dir_path` (NAME_dir.vpk):
+ * its preload bytes, then its data in the directory file or in the numbered
+ * archive NAME_NNN.vpk beside it; at most `limit` bytes in all. *out is
+ * malloc'd with a NUL after the data. */
+bspkit_result bk_vpk_read(const char *dir_path, const bk_arc_entry *e, uint64_t limit, uint8_t **out, size_t *out_size,
+                          bspkit_error *err);
+
 /* Decompress a whole bzip2 or gzip stream (concatenated streams too) into a
- * malloc'd buffer of at most `limit` bytes. */
+ * malloc'd buffer of at most `limit` bytes. bzip2 only: with `out` NULL the
+ * bytes are only counted into *out_size (through a small buffer), which is how
+ * an existing archive's content size is known without keeping it. */
 bspkit_result bk_bz2_decompress(const uint8_t *data, size_t size, uint64_t limit, uint8_t **out, size_t *out_size,
                                 bspkit_error *err);
 bspkit_result bk_gz_decompress(const uint8_t *data, size_t size, uint64_t limit, uint8_t **out, size_t *out_size,

@@ -39,7 +39,8 @@ const char *bspkit_dep_where_name(bspkit_dep_where where)
 typedef struct deps_impl {
     bspkit_deps pub;
     bspkit_dep *items;
-    size_t cap;
+    bool *loose; /* per item: found as a loose file of a game directory */
+    size_t cap, loose_cap;
     char **owned;
     size_t nowned, owned_cap;
     bspkit_map *map;
@@ -91,6 +92,7 @@ void bspkit_deps_free(bspkit_deps *deps)
         free(d->owned[i]);
     free(d->owned);
     free(d->items);
+    free(d->loose);
     dk_vpk_free(&d->vpk);
     free(d);
 }
@@ -180,6 +182,9 @@ static char *find_loose(const char *dir, const char *path, bool *nomem)
     return NULL;
 }
 
+/* Materials are text of a few kilobytes; more is not read from a VPK archive. */
+#define MATERIAL_LIMIT (16u << 20)
+
 /* Where `path` is; for materials also its bytes when readable (*data, free with free()). */
 static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
 {
@@ -204,6 +209,7 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
             continue;
         dep->where = BSPKIT_DEP_IN_GAME;
         dep->location = keep(d, full);
+        d->loose[dep - d->items] = dep->location != NULL;
         if (data && dep->location) {
             uint8_t *buf = NULL;
             size_t n = 0;
@@ -220,10 +226,12 @@ static void resolve(deps_impl *d, bspkit_dep *dep, uint8_t **data, size_t *size)
         }
         return;
     }
-    const char *vpk = dk_vpk_find(&d->vpk, dep->path);
+    const dk_vpk_name *vpk = dk_vpk_find(&d->vpk, dep->path);
     if (vpk) {
         dep->where = BSPKIT_DEP_IN_GAME;
-        dep->location = vpk; /* material bytes inside VPK data archives are not read */
+        dep->location = d->vpk.archives[vpk->archive];
+        if (data && !ok(d, bk_vpk_read(dep->location, &vpk->entry, MATERIAL_LIMIT, data, size, &e)))
+            *data = NULL; /* a missing or cut data archive: the material is listed, not followed */
     }
 }
 
@@ -232,13 +240,23 @@ static bspkit_dep *add(deps_impl *d, bspkit_dep_kind kind, char *path, const cha
 {
     if (!keep(d, path))
         return NULL;
+    /* A name leading out of a directory ("..", absolute) is no file a game loads, nor one to look for. */
+    char *clean = NULL;
+    bspkit_result safe = bspkit_pak_safe_path(path, &clean, NULL);
+    bspkit_free(clean);
+    if (safe != BSPKIT_OK) {
+        d->failed |= safe == BSPKIT_ERR_NOMEM;
+        return NULL;
+    }
     for (size_t i = 0; i < d->pub.count; i++)
         if (d->items[i].kind == kind && strcmp(d->items[i].path, path) == 0)
             return NULL;
-    if (!bk_grow((void **)&d->items, &d->cap, d->pub.count + 1, sizeof *d->items)) {
+    if (!bk_grow((void **)&d->items, &d->cap, d->pub.count + 1, sizeof *d->items) ||
+        !bk_grow((void **)&d->loose, &d->loose_cap, d->pub.count + 1, sizeof *d->loose)) {
         d->failed = true;
         return NULL;
     }
+    d->loose[d->pub.count] = false;
     bspkit_dep *dep = &d->items[d->pub.count++];
     memset(dep, 0, sizeof *dep);
     dep->kind = kind;
@@ -252,6 +270,38 @@ static void add_resolved(deps_impl *d, bspkit_dep_kind kind, char *path, const c
     bspkit_dep *dep = add(d, kind, path, referrer);
     if (dep)
         resolve(d, dep, NULL, NULL);
+}
+
+/* A model and, for Source, the files the engine loads with it: the vertex data and the DirectX 9
+ * strip file always (listed even when missing); the collision model and the older strip files only
+ * when they exist, as a model without them is complete. */
+static void add_model(deps_impl *d, const char *value, const char *referrer, bool source)
+{
+    static const struct {
+        const char *ext;
+        bool required;
+    } COMPANIONS[] = {{".vvd", true}, {".dx90.vtx", true}, {".phy", false},
+                      {".dx80.vtx", false}, {".sw.vtx", false}, {".vtx", false}};
+    char *path = dk_normalize("", value, NULL);
+    bspkit_dep *dep = add(d, BSPKIT_DEP_MODEL, path, referrer);
+    if (!dep)
+        return;
+    resolve(d, dep, NULL, NULL);
+    size_t n = strlen(path);
+    if (!source || n < 4 || strcmp(path + n - 4, ".mdl") != 0)
+        return;
+    for (size_t i = 0; i < sizeof COMPANIONS / sizeof COMPANIONS[0] && !d->failed; i++) {
+        size_t len = n + strlen(COMPANIONS[i].ext);
+        char *name = malloc(len);
+        if (name)
+            snprintf(name, len, "%.*s%s", (int)(n - 4), path, COMPANIONS[i].ext);
+        bspkit_dep *c = add(d, BSPKIT_DEP_MODEL, name, path);
+        if (!c)
+            continue;
+        resolve(d, c, NULL, NULL);
+        if (c->where == BSPKIT_DEP_MISSING && !COMPANIONS[i].required)
+            d->pub.count--; /* the last item added: taken back */
+    }
 }
 
 /* Materials are resolved when their turn comes, so that reading one can add more. */
@@ -326,7 +376,7 @@ static void from_entities(deps_impl *d, bool source)
             if (bk_ascii_equal(kv->key, "model") && vl > 4) {
                 const char *ext = v + vl - 4;
                 if (bk_ascii_equal(ext, ".mdl"))
-                    add_resolved(d, BSPKIT_DEP_MODEL, dk_normalize("", v, NULL), ref);
+                    add_model(d, v, ref, source);
                 else if (bk_ascii_equal(ext, ".spr"))
                     add_resolved(d, BSPKIT_DEP_SPRITE, dk_normalize("", v, NULL), ref);
                 else if (source && bk_ascii_equal(ext, ".vmt"))
@@ -369,7 +419,7 @@ static void from_source_lumps(deps_impl *d)
     if (ok(d, bspkit_get_static_props(d->map, &sp, &e)))
         for (size_t i = 0; i < sp->dictionary_count && !d->failed; i++)
             if (sp->dictionary[i].name[0])
-                add_resolved(d, BSPKIT_DEP_MODEL, dk_normalize("", sp->dictionary[i].name, NULL), "static prop");
+                add_model(d, sp->dictionary[i].name, "static prop", true);
 }
 
 static void particle_pair(void *ctx, const char *key, const char *value)
@@ -465,6 +515,12 @@ static void from_goldsrc(deps_impl *d)
         }
     }
     bspkit_textures_free(tex);
+}
+
+bool dk_dep_is_loose(const bspkit_deps *deps, size_t i)
+{
+    const deps_impl *d = (const deps_impl *)deps;
+    return i < deps->count && d->loose[i];
 }
 
 bspkit_result bspkit_deps_map(bspkit_map *map, const bspkit_deps_options *opts, bspkit_deps **out,

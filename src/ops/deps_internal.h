@@ -1,12 +1,16 @@
-/* Shared by the dependency scan: path normalisation, the KeyValues reader
- * for materials and particle manifests, and the names in VPK directories. */
+/* Shared by the dependency scan and fastdl's content pass: path
+ * normalisation, the KeyValues reader for materials and particle manifests,
+ * and the files in VPK directories. */
 #ifndef BSPKIT_OPS_DEPS_INTERNAL_H
 #define BSPKIT_OPS_DEPS_INTERNAL_H
 
 #include "bspkit/bspkit.h"
+#include "bspkit/deps.h"
+#include "ops/archive.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* prefix + value (prefix and ext not doubled when the value has them) + ext, lower case with '/'
  * separators; NULL when memory runs out. `ext` may be NULL. */
@@ -21,10 +25,11 @@ typedef enum dk_vmt_kind { DK_VMT_OTHER, DK_VMT_TEXTURE, DK_VMT_MATERIAL } dk_vm
 /* Whether a material key names a texture ($basetexture, ...) or another material ("include", ...). */
 dk_vmt_kind dk_vmt_key_kind(const char *key, const char *value);
 
-/* Every file name in the VPK directory archives (*_dir.vpk) of the game directories. */
+/* Every file in the VPK directory archives (*_dir.vpk) of the game directories, as bk_vpk_list reads them. */
 typedef struct dk_vpk_name {
-    char *name;     /* lower case */
-    size_t archive; /* index into archives */
+    char *name;         /* lower case */
+    size_t archive;     /* index into archives */
+    bk_arc_entry entry; /* where its bytes are (bk_vpk_read); entry.name is not kept */
 } dk_vpk_name;
 
 typedef struct dk_vpk_set {
@@ -35,10 +40,14 @@ typedef struct dk_vpk_set {
     bool failed;        /* out of memory */
 } dk_vpk_set;
 
-/* Read what can be read; damaged archives are skipped. */
+/* Read what can be read; a damaged or unreadable directory archive is skipped whole. */
 void dk_vpk_load(dk_vpk_set *set, bspkit_map *map, const char *const *dirs, size_t ndirs);
-/* The archive holding `path` (normalised), or NULL. */
-const char *dk_vpk_find(const dk_vpk_set *set, const char *path);
+/* The entry for `path` (normalised) in the first archive holding it, or NULL. */
+const dk_vpk_name *dk_vpk_find(const dk_vpk_set *set, const char *path);
 void dk_vpk_free(dk_vpk_set *set);
+
+/* Whether item `i` of a list from bspkit_deps_map was found as a loose file (its location is that
+ * file's path), as opposed to inside the map, a WAD or a VPK archive. */
+bool dk_dep_is_loose(const bspkit_deps *deps, size_t i);
 
 #endif

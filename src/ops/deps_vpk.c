@@ -1,8 +1,8 @@
-/* The names in Valve's VPK directory archives (versions 1 and 2): enough to
- * say whether a game holds a file, without reading the data archives. */
+/* The files in Valve's VPK directory archives of the game directories (read
+ * by bk_vpk_list), looked up by name; an entry's bytes are read from its
+ * numbered data archive only when asked for. */
 #include "ops/deps_internal.h"
 #include "core/ascii.h"
-#include "core/bytes.h"
 #include "core/grow.h"
 #include "core/map.h"
 
@@ -11,78 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VPK_SIGNATURE 0x55aa1234u
-
-/* The NUL-terminated string at *pos before `end`, or NULL when it runs past. */
-static const char *cstr(const uint8_t *data, size_t end, size_t *pos)
+/* Every entry of one directory archive; a damaged directory adds nothing. */
+static void add_archive(dk_vpk_set *set, const uint8_t *data, size_t size, size_t archive)
 {
-    if (*pos >= end)
-        return NULL;
-    const uint8_t *nul = memchr(data + *pos, 0, end - *pos);
-    if (!nul)
-        return NULL;
-    const char *s = (const char *)data + *pos;
-    *pos = (size_t)(nul - data) + 1;
-    return s;
-}
-
-static bool add_name(dk_vpk_set *set, const char *path, const char *name, const char *ext, size_t archive)
-{
-    bool root = strcmp(path, " ") == 0, noext = strcmp(ext, " ") == 0;
-    size_t n = strlen(path) + strlen(name) + strlen(ext) + 3;
-    char *full = malloc(n);
-    if (!full || !bk_grow((void **)&set->items, &set->cap, set->count + 1, sizeof *set->items)) {
-        free(full);
-        return false;
-    }
-    snprintf(full, n, "%s%s%s%s%s", root ? "" : path, root ? "" : "/", name, noext ? "" : ".", noext ? "" : ext);
-    for (char *c = full; *c; c++)
-        *c = *c == '\\' ? '/' : (char)bk_ascii_lower((unsigned char)*c);
-    set->items[set->count++] = (dk_vpk_name){full, archive};
-    return true;
-}
-
-/* The directory tree: extension, then path, then file name lists, each ended by an empty string. */
-static void parse_tree(dk_vpk_set *set, const uint8_t *data, size_t size, size_t archive)
-{
-    if (size < 12 || rd_le32(data) != VPK_SIGNATURE)
+    bk_arc_list list;
+    bspkit_error e;
+    bspkit_result r = bk_vpk_list(data, size, &list, &e);
+    if (r != BSPKIT_OK) {
+        set->failed |= r == BSPKIT_ERR_NOMEM;
         return;
-    uint32_t version = rd_le32(data + 4), tree = rd_le32(data + 8);
-    size_t header = version == 1 ? 12 : version == 2 ? 28 : 0;
-    if (!header || size < header || tree > size - header)
-        return;
-    size_t pos = header, end = header + tree;
-    for (;;) {
-        const char *ext = cstr(data, end, &pos);
-        if (!ext || !*ext)
-            return;
-        for (;;) {
-            const char *path = cstr(data, end, &pos);
-            if (!path)
-                return;
-            if (!*path)
-                break;
-            for (;;) {
-                const char *name = cstr(data, end, &pos);
-                if (!name)
-                    return;
-                if (!*name)
-                    break;
-                /* CRC, preload bytes, archive index, offset, length, terminator, then the preload data */
-                if (end - pos < 18)
-                    return;
-                uint16_t preload = rd_le16(data + pos + 4);
-                pos += 18;
-                if (end - pos < preload)
-                    return;
-                pos += preload;
-                if (!add_name(set, path, name, ext, archive)) {
-                    set->failed = true;
-                    return;
-                }
-            }
-        }
     }
+    if (!bk_grow((void **)&set->items, &set->cap, set->count + list.count, sizeof *set->items)) {
+        set->failed = true;
+        bk_arc_list_free(&list);
+        return;
+    }
+    for (size_t i = 0; i < list.count; i++) {
+        bk_arc_entry *en = &list.entries[i];
+        for (char *c = en->name; *c; c++)
+            *c = *c == '\\' ? '/' : (char)bk_ascii_lower((unsigned char)*c);
+        dk_vpk_name *item = &set->items[set->count++];
+        item->name = en->name; /* taken over */
+        item->archive = archive;
+        item->entry = *en;
+        item->entry.name = NULL;
+        en->name = NULL;
+    }
+    bk_arc_list_free(&list);
 }
 
 static int name_cmp(const void *pa, const void *pb)
@@ -141,7 +96,7 @@ void dk_vpk_load(dk_vpk_set *set, bspkit_map *map, const char *const *dirs, size
             bspkit_error e;
             bspkit_result r = bk_read_file_beside(map, found[i], -1, "deps: VPK directory", &data, &size, &e);
             if (r == BSPKIT_OK) {
-                parse_tree(set, data, size, set->narchives - 1);
+                add_archive(set, data, size, set->narchives - 1);
                 bk_free(map, data, size);
             }
             set->failed |= r == BSPKIT_ERR_NOMEM; /* a damaged or unreadable archive is only skipped */
@@ -152,7 +107,7 @@ void dk_vpk_load(dk_vpk_set *set, bspkit_map *map, const char *const *dirs, size
         qsort(set->items, set->count, sizeof *set->items, name_cmp);
 }
 
-const char *dk_vpk_find(const dk_vpk_set *set, const char *path)
+const dk_vpk_name *dk_vpk_find(const dk_vpk_set *set, const char *path)
 {
     size_t lo = 0, hi = set->count;
     while (lo < hi) {
@@ -161,7 +116,7 @@ const char *dk_vpk_find(const dk_vpk_set *set, const char *path)
         if (c == 0) {
             while (mid > 0 && strcmp(set->items[mid - 1].name, path) == 0)
                 mid--; /* the first archive in search order */
-            return set->archives[set->items[mid].archive];
+            return &set->items[mid];
         }
         if (c < 0)
             lo = mid + 1;

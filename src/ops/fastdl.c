@@ -2,11 +2,12 @@
  * maps for a FastDL web server, verified before they are written. */
 #include "bspkit/fastdl.h"
 
+#include "bspkit/deps.h"
 #include "bspkit/edit.h"
 #include "core/grow.h"
 #include "core/map.h"
 #include "ops/archive.h"
-#include "ops/content.h"
+#include "ops/deps_internal.h"
 #include "ops/walk.h"
 
 #include <errno.h>
@@ -25,12 +26,9 @@ typedef struct path_list {
     bool nomem;
 } path_list;
 
-static bool collect(void *user, const char *path, bool named, int error)
+/* A copy of `path` at the end of the list; false (and nomem set) when memory runs out. */
+static bool list_add(path_list *l, const char *path)
 {
-    path_list *l = user;
-    /* An unreadable path is kept: it is reported as a failed map. */
-    if (!error && bk_scan_kind_of(path, named) != BK_SCAN_BSP)
-        return true;
     char *copy = strdup(path);
     if (!copy || !bk_grow((void **)&l->paths, &l->cap, l->count + 1, sizeof *l->paths)) {
         free(copy);
@@ -39,6 +37,30 @@ static bool collect(void *user, const char *path, bool named, int error)
     }
     l->paths[l->count++] = copy;
     return true;
+}
+
+static bool list_has(const path_list *l, const char *path)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->paths[i], path) == 0)
+            return true;
+    return false;
+}
+
+static void list_free(path_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    memset(l, 0, sizeof *l);
+}
+
+static bool collect(void *user, const char *path, bool named, int error)
+{
+    /* An unreadable path is kept: it is reported as a failed map. */
+    if (!error && bk_scan_kind_of(path, named) != BK_SCAN_BSP)
+        return true;
+    return list_add(user, path);
 }
 
 static int cmp_path(const void *a, const void *b)
@@ -55,6 +77,26 @@ static const char *base_name(const char *path)
 static bool same_time(const struct stat *a, const struct stat *b)
 {
     return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* An output is current when it has its input's modification time and holds as many bytes as the
+ * input has: a copy by its size, a bzip2 archive by the size it decompresses to (counted, not
+ * kept), so an input replaced by one of another size with its time kept is written again. */
+static bool is_current(const char *out, const struct stat *input, uint64_t input_size, bool bz2, struct stat *ost)
+{
+    if (stat(out, ost) != 0 || !S_ISREG(ost->st_mode) || !same_time(ost, input))
+        return false;
+    if (!bz2)
+        return (uint64_t)ost->st_size == input_size;
+    const uint8_t *data;
+    size_t size, content = 0;
+    bspkit_error err;
+    if (bk_ops_map_file(out, &data, &size, &err) != BSPKIT_OK)
+        return false;
+    bool same = bk_bz2_decompress(data, size, input_size, NULL, &content, &err) == BSPKIT_OK &&
+                (uint64_t)content == input_size;
+    bk_ops_unmap_file(data, size);
+    return same;
 }
 
 /* The output gets the input's modification time, which is how a later run knows it is current. */
@@ -162,9 +204,7 @@ static void do_map(const char *input, const char *maps_dir, char **used, size_t 
                 m->item.warnings |= BSPKIT_FASTDL_WARN_64MB;
             m->item.output = m->output;
             struct stat ost;
-            bool current = stat(m->output, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, &st) &&
-                           (source || (uint64_t)ost.st_size == (uint64_t)size);
-            if (current) {
+            if (is_current(m->output, &st, size, source, &ost)) {
                 m->item.action = BSPKIT_FASTDL_UNCHANGED;
                 m->item.output_size = (uint64_t)ost.st_size;
             } else {
@@ -195,7 +235,7 @@ typedef struct run {
     const bspkit_fastdl_options *opts;
     const char *out_dir;
     bspkit_fastdl_totals totals;
-    bk_strset content_done; /* content paths already handled in this run */
+    path_list content_done; /* content paths handled in this run: a file several maps use is written once */
     bool nomem;
 } run;
 
@@ -226,18 +266,6 @@ static char *join3(const char *a, const char *b, const char *c)
     return p;
 }
 
-/* The first content directory holding `rel` as a regular file. */
-static char *find_content(const run *rn, const char *rel, struct stat *st)
-{
-    for (size_t i = 0; i < rn->opts->content_dir_count; i++) {
-        char *p = join3(rn->opts->content_dirs[i], rel, "");
-        if (p && stat(p, st) == 0 && S_ISREG(st->st_mode))
-            return p;
-        free(p);
-    }
-    return NULL;
-}
-
 /* OUT_DIR/REL.bz2 for one content file. */
 static void do_content_file(run *rn, const char *map_path, const char *src, const char *rel, const struct stat *st,
                             const uint8_t *data, size_t size)
@@ -251,7 +279,7 @@ static void do_content_file(run *rn, const char *map_path, const char *src, cons
     if (!out || !dir) {
         it.action = BSPKIT_FASTDL_FAILED;
         it.message = "out of memory";
-    } else if (stat(out, &ost) == 0 && S_ISREG(ost.st_mode) && same_time(&ost, st)) {
+    } else if (is_current(out, st, size, true, &ost)) {
         it.action = BSPKIT_FASTDL_UNCHANGED;
         it.output = out;
         it.output_size = (uint64_t)ost.st_size;
@@ -278,45 +306,50 @@ static void do_content_file(run *rn, const char *map_path, const char *src, cons
     free(out);
 }
 
-/* Every content file the map refers to that a content directory holds; materials add their textures. */
+/* Every file the map needs (as bspkit_deps_map finds them, the content directories taken as game
+ * directories) that is a loose file of a content directory: what the pakfile carries, what no
+ * directory holds and what is inside a VPK archive (the game's own) is nothing to offer. */
 static void do_content(run *rn, const char *map_path, const uint8_t *data, size_t size)
 {
     bspkit_map *map = NULL;
-    bk_strset refs = {0};
     if (bspkit_open_memory(data, size, NULL, &map, NULL) != BSPKIT_OK)
         return; /* reported with the map itself */
-    if (bk_map_references(map, &refs, NULL) != BSPKIT_OK)
-        rn->nomem = true;
-    bspkit_close(map);
-    for (size_t i = 0; !rn->nomem && i < refs.count; i++) { /* refs grows as materials name textures */
-        const char *rel = refs.items[i];
-        if (bk_strset_has(&rn->content_done, rel))
+    bspkit_deps_options dopts = {rn->opts->content_dirs, rn->opts->content_dir_count};
+    bspkit_deps *deps = NULL;
+    bspkit_error err;
+    bspkit_result r = bspkit_deps_map(map, &dopts, &deps, &err);
+    if (r != BSPKIT_OK) {
+        rn->nomem |= r == BSPKIT_ERR_NOMEM;
+        bspkit_close(map);
+        return;
+    }
+    for (size_t i = 0; !rn->nomem && i < deps->count; i++) {
+        const bspkit_dep *dep = &deps->items[i];
+        if (dep->where != BSPKIT_DEP_IN_GAME || !dk_dep_is_loose(deps, i) || list_has(&rn->content_done, dep->path))
             continue;
-        if (!bk_strset_add(&rn->content_done, rel)) {
+        if (!list_add(&rn->content_done, dep->path)) {
             rn->nomem = true;
             break;
         }
-        struct stat st;
-        char *src = find_content(rn, rel, &st);
-        if (!src)
-            continue; /* the game's own, or missing: nothing a server could offer */
         const uint8_t *file = NULL;
         size_t file_size = 0;
-        bspkit_error err;
-        if (bk_ops_map_file(src, &file, &file_size, &err) != BSPKIT_OK) {
-            bspkit_fastdl_item it = {.input = src, .map = map_path, .action = BSPKIT_FASTDL_FAILED,
+        struct stat st;
+        bool readable = stat(dep->location, &st) == 0;
+        if (!readable)
+            snprintf(err.message, sizeof err.message, "%s: %s", dep->location, strerror(errno));
+        else
+            readable = bk_ops_map_file(dep->location, &file, &file_size, &err) == BSPKIT_OK;
+        if (!readable) {
+            bspkit_fastdl_item it = {.input = dep->location, .map = map_path, .action = BSPKIT_FASTDL_FAILED,
                                      .message = err.message};
             report(rn, &it);
-        } else {
-            size_t n = strlen(rel);
-            if (n > 4 && strcmp(rel + n - 4, ".vmt") == 0 && !bk_vmt_textures((const char *)file, file_size, &refs))
-                rn->nomem = true;
-            do_content_file(rn, map_path, src, rel, &st, file, file_size);
-            bk_ops_unmap_file(file, file_size);
+            continue;
         }
-        free(src);
+        do_content_file(rn, map_path, dep->location, dep->path, &st, file, file_size);
+        bk_ops_unmap_file(file, file_size);
     }
-    bk_strset_free(&refs);
+    bspkit_deps_free(deps);
+    bspkit_close(map);
 }
 
 bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *out_dir,
@@ -347,13 +380,11 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     if (!list.nomem && list.count > 1)
         qsort(list.paths, list.count, sizeof *list.paths, cmp_path);
     char **used = list.nomem ? NULL : calloc(list.count ? list.count : 1, sizeof *used);
-    if (!used) {
+    if (!used)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-        list.count = 0;
-    }
     size_t nused = 0;
     run rn = {.opts = opts, .out_dir = out_dir};
-    for (size_t i = 0; i < list.count && !rn.nomem; i++) {
+    for (size_t i = 0; used && i < list.count && !rn.nomem; i++) {
         if (i > 0 && strcmp(list.paths[i], list.paths[i - 1]) == 0)
             continue; /* named twice */
         one_map m;
@@ -369,13 +400,11 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     }
     if (rn.nomem)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-    bk_strset_free(&rn.content_done);
+    list_free(&rn.content_done);
     for (size_t i = 0; i < nused; i++)
         free(used[i]);
     free(used);
-    for (size_t i = 0; i < list.count; i++)
-        free(list.paths[i]);
-    free(list.paths);
+    list_free(&list);
     free(maps_dir);
     if (totals)
         *totals = rn.totals;

@@ -5,14 +5,11 @@
 #include "bspkit/pak.h"
 #include "bspkit/props.h"
 #include "bspkit/textures.h"
-#include "core/ascii.h"
 #include "core/map.h"
 #include "ops/archive.h"
 #include "ops/index.h"
 #include "ops/walk.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -77,72 +74,41 @@ static bspkit_result read_zip_member(const char *path, size_t index, uint64_t li
     return r;
 }
 
-/* NAME_dir.vpk keeps archive N in NAME_NNN.vpk beside it. */
-static char *vpk_archive_path(const char *dir_path, unsigned archive)
-{
-    size_t len = strlen(dir_path);
-    if (len < 8 || !bk_ascii_equal(dir_path + len - 8, "_dir.vpk"))
-        return NULL;
-    char *p = malloc(len + 1);
-    if (!p)
-        return NULL;
-    snprintf(p, len + 1, "%.*s_%03u.vpk", (int)(len - 8), dir_path, archive % 1000);
-    return p;
-}
-
 static bspkit_result read_vpk_member(const char *path, const uint8_t *dir, const bk_arc_entry *e, uint64_t limit,
                                      map_bytes *out, bspkit_error *err)
 {
-    uint64_t total = (uint64_t)e->preload_size + e->size;
-    if (total > limit || total > SIZE_MAX)
-        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "vpk: '%s' of %" PRIu64 " bytes is above the limit", e->name,
-                       total);
-    if (e->archive == BK_VPK_DIR_ARCHIVE && e->preload_size == 0) {
+    if (e->archive == BK_VPK_DIR_ARCHIVE && e->preload_size == 0 && e->size <= limit) {
         out->data = dir + e->offset; /* in the mapped directory file: borrowed */
         out->size = (size_t)e->size;
         return BSPKIT_OK;
     }
-    if (!(out->owned = malloc(total ? (size_t)total : 1)))
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "vpk: out of memory");
-    memcpy(out->owned, dir + e->preload_offset, e->preload_size);
+    bspkit_result r = bk_vpk_read(path, e, limit, &out->owned, &out->size, err);
     out->data = out->owned;
-    out->size = (size_t)total;
-    if (e->size == 0)
-        return BSPKIT_OK;
-    if (e->archive == BK_VPK_DIR_ARCHIVE) {
-        memcpy(out->owned + e->preload_size, dir + e->offset, (size_t)e->size);
-        return BSPKIT_OK;
-    }
-    char *apath = vpk_archive_path(path, e->archive);
-    if (!apath)
-        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1,
-                       "vpk: '%s' is in archive %u, but the directory file is not named NAME_dir.vpk", e->name,
-                       e->archive);
-    bspkit_result r = BSPKIT_OK;
-    int fd = open(apath, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        r = bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "vpk: '%s': %s: %s", e->name, apath, strerror(errno));
-    } else {
-        size_t done = 0;
-        while (done < e->size) {
-            ssize_t n = pread(fd, out->owned + e->preload_size + done, (size_t)e->size - done,
-                              (off_t)(e->offset + done));
-            if (n <= 0) {
-                r = bk_fail(err, n == 0 ? BSPKIT_ERR_TRUNCATED : BSPKIT_ERR_IO, -1, (int64_t)(e->offset + done), -1,
-                            "vpk: '%s': %s ends before offset %" PRIu64, e->name, apath,
-                            e->offset + e->size);
-                break;
-            }
-            done += (size_t)n;
-        }
-        close(fd);
-    }
-    free(apath);
     return r;
 }
 
 /* The bytes of `it` into `out`; for a plain map nothing is read (opened from the file). */
+static bspkit_result load_member(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err);
+
 static bspkit_result load_item(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err)
+{
+    bspkit_result r = load_member(it, limit, out, err);
+    bk_scan_kind packed = it->member ? bk_scan_member_kind(it->member) : BK_SCAN_BSP;
+    if (r != BSPKIT_OK || (packed != BK_SCAN_BZ2 && packed != BK_SCAN_GZ))
+        return r;
+    /* A FastDL stream kept inside an archive: the member's bytes are the stream. */
+    uint8_t *map = NULL;
+    size_t map_size = 0;
+    r = packed == BK_SCAN_BZ2 ? bk_bz2_decompress(out->data, out->size, limit, &map, &map_size, err)
+                              : bk_gz_decompress(out->data, out->size, limit, &map, &map_size, err);
+    map_bytes_release(out);
+    out->owned = map;
+    out->data = map;
+    out->size = map_size;
+    return r;
+}
+
+static bspkit_result load_member(const bk_scan_item *it, uint64_t limit, map_bytes *out, bspkit_error *err)
 {
     memset(out, 0, sizeof *out);
     if (it->kind == BK_SCAN_BSP)

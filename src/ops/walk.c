@@ -32,14 +32,22 @@ static bool is_numbered_vpk(const char *path)
     return true;
 }
 
+bk_scan_kind bk_scan_member_kind(const char *name)
+{
+    if (ends_with(name, ".bsp"))
+        return BK_SCAN_BSP;
+    if (ends_with(name, ".bsp.bz2"))
+        return BK_SCAN_BZ2;
+    if (ends_with(name, ".bsp.gz"))
+        return BK_SCAN_GZ;
+    return BK_SCAN_SKIP;
+}
+
 bk_scan_kind bk_scan_kind_of(const char *path, bool named)
 {
-    if (ends_with(path, ".bsp"))
-        return BK_SCAN_BSP;
-    if (ends_with(path, ".bsp.bz2"))
-        return BK_SCAN_BZ2;
-    if (ends_with(path, ".bsp.gz"))
-        return BK_SCAN_GZ;
+    bk_scan_kind map = bk_scan_member_kind(path);
+    if (map != BK_SCAN_SKIP)
+        return map;
     if (ends_with(path, ".zip") || ends_with(path, ".pk3"))
         return BK_SCAN_ZIP;
     if (ends_with(path, ".gma"))
@@ -143,7 +151,7 @@ static bool list_zip(finder *f, const char *path)
     zip_int64_t n = zip_get_num_entries(z, 0);
     for (zip_int64_t i = 0; ok && i < n; i++) {
         const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
-        if (name && ends_with(name, ".bsp"))
+        if (name && bk_scan_member_kind(name) != BK_SCAN_SKIP)
             ok = add_item(f, path, name, (size_t)i, BK_SCAN_ZIP, NULL);
     }
     zip_discard(z);
@@ -165,7 +173,7 @@ static bool list_arc(finder *f, const char *path, bk_scan_kind kind)
         return r == BSPKIT_ERR_NOMEM ? (f->nomem = true, false) : add_item(f, path, NULL, 0, kind, err.message);
     bool ok = true;
     for (size_t i = 0; ok && i < list.count; i++)
-        if (ends_with(list.entries[i].name, ".bsp"))
+        if (bk_scan_member_kind(list.entries[i].name) != BK_SCAN_SKIP)
             ok = add_item(f, path, list.entries[i].name, i, kind, NULL);
     bk_arc_list_free(&list);
     return ok;

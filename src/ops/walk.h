@@ -35,6 +35,10 @@ typedef struct bk_scan_items {
  * with an unknown extension are read as maps. */
 bk_scan_kind bk_scan_kind_of(const char *path, bool named);
 
+/* What a member of a zip/pk3, GMA or VPK is by its name: BK_SCAN_BSP (.bsp), BK_SCAN_BZ2
+ * (.bsp.bz2), BK_SCAN_GZ (.bsp.gz), else BK_SCAN_SKIP. */
+bk_scan_kind bk_scan_member_kind(const char *name);
+
 /* Every map under `paths`, sorted, each once. Fails only when out of memory. */
 bspkit_result bk_scan_find(const char *const *paths, size_t count, bk_scan_items *out, bspkit_error *err);
 void bk_scan_items_free(bk_scan_items *items);

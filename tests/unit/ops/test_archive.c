@@ -249,6 +249,15 @@ static void test_streams(void **state)
     assert_int_equal(bk_bz2_decompress(bz, bz_n, N - 1, &back, &back_n, ERR), BSPKIT_ERR_LIMIT);
     for (size_t cut = 0; cut < bz_n; cut += bz_n / 7 + 1)
         assert_int_not_equal(bk_bz2_decompress(bz, cut, N, &back, &back_n, ERR), BSPKIT_OK);
+    /* Counted only (no output buffer): the same sizes and refusals. */
+    size_t counted = 0;
+    CHECK(bk_bz2_decompress(bz, bz_n, N, NULL, &counted, ERR));
+    assert_int_equal(counted, N);
+    CHECK(bk_bz2_decompress(bz, 2 * (size_t)bz_n, 2 * N, NULL, &counted, ERR));
+    assert_int_equal(counted, 2 * N);
+    assert_int_equal(bk_bz2_decompress(bz, bz_n, N - 1, NULL, &counted, ERR), BSPKIT_ERR_LIMIT);
+    for (size_t cut = 0; cut < bz_n; cut += bz_n / 7 + 1)
+        assert_int_not_equal(bk_bz2_decompress(bz, cut, N, NULL, &counted, ERR), BSPKIT_OK);
 
     /* gzip through zlib's deflate with a gzip wrapper. */
     z_stream z;

@@ -27,6 +27,9 @@ static void test_normalize(void **state)
     s = dk_normalize("materials/", "/brick/wall01", ".vtf");
     assert_string_equal(s, "materials/brick/wall01.vtf");
     free(s);
+    s = dk_normalize("materials/", "materials/detail/noise.vtf", ".vtf"); /* prefix and extension kept once */
+    assert_string_equal(s, "materials/detail/noise.vtf");
+    free(s);
     s = dk_normalize("sound/", "ambience\\Wind1.wav", NULL);
     assert_string_equal(s, "sound/ambience/wind1.wav");
     free(s);
@@ -148,18 +151,29 @@ static void test_vpk(void **state)
     dk_vpk_load(&set, map, dirs, 1);
     assert_false(set.failed);
     assert_int_equal(set.count, 4);
-    assert_string_equal(dk_vpk_find(&set, "materials/brick/wall01.vmt"), path);
+    const dk_vpk_name *wall = dk_vpk_find(&set, "materials/brick/wall01.vmt");
+    assert_non_null(wall);
+    assert_string_equal(set.archives[wall->archive], path);
+    /* Its three preload bytes, and nothing from a data archive (its length is 0). */
+    uint8_t *bytes_read = NULL;
+    size_t nread = 0;
+    CHECK(bk_vpk_read(set.archives[wall->archive], &wall->entry, 1024, &bytes_read, &nread, ERR));
+    assert_int_equal(nread, 3);
+    assert_memory_equal(bytes_read, "xxx", 3);
+    free(bytes_read);
+    assert_int_equal(bk_vpk_read(set.archives[wall->archive], &wall->entry, 2, &bytes_read, &nread, ERR), BSPKIT_ERR_LIMIT);
     assert_non_null(dk_vpk_find(&set, "materials/brick/wall02.vmt"));
     assert_non_null(dk_vpk_find(&set, "readme.vmt"));
     assert_non_null(dk_vpk_find(&set, "license"));
     assert_null(dk_vpk_find(&set, "materials/brick/wall03.vmt"));
     dk_vpk_free(&set);
 
-    /* Cut inside the second entry: the first name is kept, nothing is read past the end. */
+    /* Cut inside the second entry: the directory is damaged and skipped whole, nothing is read past the end. */
     put_le(vpk, 8, 4 + 16 + 7 + 18 + 3 + 5, 4);
     write_file(path, vpk, 28 + 4 + 16 + 7 + 18 + 3 + 5);
     dk_vpk_load(&set, map, dirs, 1);
-    assert_int_equal(set.count, 1);
+    assert_false(set.failed);
+    assert_int_equal(set.count, 0);
     dk_vpk_free(&set);
 
     /* Damaged copies: bytes changed at random places must be read or refused, never read past. */
