@@ -204,6 +204,96 @@ class Map:
         x, y, z = (float(v) for v in xyz)
         return self._m.point_contents(x, y, z, hull, model)
 
+    # -- visibility
+    @property
+    def vis_dimensions(self) -> Tuple[int, int]:
+        """(rows, row_bytes) of the visibility data: rows are clusters (Source, Quake 2, Quake 3)
+        or visible leafs (Quake, GoldSrc, where leaf i + 1 is cluster i); (0, 0) without vis data."""
+        return self._m.vis_dimensions()
+
+    def point_leaf(self, xyz: Sequence[float], model: int = 0) -> int:
+        """Leaf holding a point in the hull-0 tree of `model` (0 = world), as `bspkit vis --at`."""
+        x, y, z = (float(v) for v in xyz)
+        return self._m.point_leaf(x, y, z, model)
+
+    def leaf_cluster(self, leaf: int) -> Optional[int]:
+        """Visibility cluster of a leaf, or None (solid leaf 0, brush-model leafs, no vis data)."""
+        return self._m.leaf_cluster(leaf)
+
+    def _row(self, data: bytes) -> np.ndarray:
+        rows, _row_bytes = self._m.vis_dimensions()
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        return bits[:rows].astype(bool)
+
+    def vis_row(self, cluster: int, kind: str = "pvs") -> np.ndarray:
+        """Row `cluster` of the PVS (`kind="pvs"`) or PAS (`"pas"`) as a NumPy bool array of
+        `vis_dimensions[0]` entries: element c is True when cluster c is visible (audible).
+        Quake, GoldSrc and Quake 3 store no PAS; it is computed as QuakeWorld's server does. A cluster
+        out of range raises bspkit.Error."""
+        rows, _row_bytes = self._m.vis_dimensions()
+        if not 0 <= cluster < rows:
+            raise Error(f"visibility cluster {cluster} out of range (the map has {rows})")
+        family = self._m.format()[0]
+        if family in ("quake", "goldsrc"):
+            return self._row(self._m.vis_row(cluster + 1, kind, True))
+        if kind == "pas" and family == "quake3":
+            # Quake 3 stores no PAS: the row is computed per leaf, from any leaf of the cluster.
+            leafs = np.flatnonzero(self.leafs["cluster"] == cluster)
+            if len(leafs) == 0:
+                return np.zeros(rows, dtype=bool)
+            return self._row(self._m.vis_row(int(leafs[0]), kind, True))
+        return self._row(self._m.vis_row(cluster, kind, False))
+
+    def leaf_vis_row(self, leaf: int, kind: str = "pvs") -> np.ndarray:
+        """The PVS or PAS row of leaf `leaf` (see `vis_row`); all False for a leaf without a cluster."""
+        return self._row(self._m.vis_row(leaf, kind, True))
+
+    def visible(self, a: Sequence[float], b: Sequence[float], kind: str = "pvs") -> bool:
+        """Whether point `b` is in the potentially visible (`"pvs"`) or audible (`"pas"`) set of
+        point `a`: the cluster of b's leaf is set in the row of a's leaf. A map without vis data
+        sees everything (True); a point in a leaf without a cluster (inside a wall, outside the
+        map) sees nothing and is seen by nothing (False)."""
+        rows, _row_bytes = self._m.vis_dimensions()
+        if rows == 0:
+            return True
+        leaf_a, leaf_b = self.point_leaf(a), self.point_leaf(b)
+        cluster_b = self._m.leaf_cluster(leaf_b)
+        if cluster_b is None or self._m.leaf_cluster(leaf_a) is None:
+            return False
+        return bool(self.leaf_vis_row(leaf_a, kind)[cluster_b])
+
+    # -- export and decompile
+    def export(self, path: Union[str, "os.PathLike[str]"], *, scale: Optional[float] = None,
+               skip: Union[str, Iterable[str]] = (), no_textures: bool = False, no_lightmaps: bool = False,
+               hdr: bool = False, bake_lightmaps: bool = False, obj_y_up: bool = False,
+               wad: Iterable[Union[str, "os.PathLike[str]"]] = ()) -> dict:
+        """Export the geometry as `bspkit export` does: the format from the extension of `path`
+        (.glb, .gltf, .obj); options named as the CLI's (`skip="tool,sky"` or a list of tool, sky,
+        trigger, nodraw, all, none; `wad` the WAD search paths). Returns the figures
+        `bspkit export --json` prints (nodes, faces, triangles, vertices, ...)."""
+        if scale is not None and not scale > 0:
+            raise ValueError("scale must be a positive number")
+        wads = tuple(os.fsencode(w) for w in ([wad] if isinstance(wad, (str, os.PathLike)) else wad))
+        return self._m.export(path, 0, float(scale or 0.0), _skip_bits(skip), no_textures, no_lightmaps, hdr,
+                              bake_lightmaps, obj_y_up, wads)
+
+    def decompile(self, path: Union[str, "os.PathLike[str]"], **options: bool) -> dict:
+        """Decompile to `path` as `bspkit decompile` does: a Hammer .vmf (Source) or a .map (the
+        extension picks the format; one the map cannot be written as raises bspkit.Error).
+        Options as the CLI's flags: no_props, no_overlays, no_cubemaps, no_areaportals,
+        no_occluders, no_detail, no_displacements, no_brush_entities, no_clip, no_merge.
+        Returns the figures `bspkit decompile --json` prints (brushes, sides, entities, ...)."""
+        fmt, skip, no_merge = _decompile_options(os.fspath(path), options)
+        stats, _text = self._m.decompile(path, fmt, skip, no_merge)
+        return stats
+
+    def decompile_text(self, format: str = "auto", **options: bool) -> str:
+        """The decompiled source as text (see `decompile`); `format` "vmf", "map" or "auto"
+        (VMF for Source maps, .map for the others)."""
+        fmt, skip, no_merge = _decompile_options("." + format, options)
+        _stats, text = self._m.decompile(None, fmt, skip, no_merge)
+        return text.decode("utf-8", "surrogateescape")
+
     # -- contents
     @property
     def entities(self) -> List[Entity]:
@@ -232,6 +322,37 @@ class Map:
         if self.closed:
             return "<bspkit.Map closed>"
         return f"<bspkit.Map {self.format.name}>"
+
+
+_EXPORT_SKIP = {"tool": 0x1, "sky": 0x2, "trigger": 0x4, "nodraw": 0x8, "all": 0xF, "none": 0}
+_DECOMPILE_SKIP = {"no_props": 0x1, "no_overlays": 0x2, "no_cubemaps": 0x4, "no_areaportals": 0x8,
+                   "no_occluders": 0x10, "no_detail": 0x20, "no_displacements": 0x40,
+                   "no_brush_entities": 0x80, "no_clip": 0x100}
+
+
+def _skip_bits(skip: Union[str, Iterable[str]]) -> int:
+    names = [n for n in skip.split(",") if n] if isinstance(skip, str) else list(skip)
+    bits = 0
+    for n in names:
+        if n not in _EXPORT_SKIP:
+            raise ValueError(f"unknown skip kind {n!r} (tool, sky, trigger, nodraw, all, none)")
+        bits |= _EXPORT_SKIP[n]
+    return bits
+
+
+def _decompile_options(path: Union[str, bytes], options: dict) -> Tuple[int, int, bool]:
+    ext = os.path.splitext(os.fsdecode(path))[1].lower()
+    fmt = {".vmf": 1, ".map": 2}.get(ext, 0)
+    skip = 0
+    no_merge = False
+    for name, value in options.items():
+        if name == "no_merge":
+            no_merge = bool(value)
+        elif name in _DECOMPILE_SKIP:
+            skip |= _DECOMPILE_SKIP[name] if value else 0
+        else:
+            raise TypeError(f"decompile() got an unknown option {name!r}")
+    return fmt, skip, no_merge
 
 
 def entity_text(entities: Iterable[Entity]) -> str:
@@ -271,6 +392,17 @@ class Edit:
                 raise KeyError(f"no lump named {lump!r} in this map")
             lump = index
         self._e.set_lump(lump, data)
+
+    def pak_add(self, name: str, data: Union[bytes, bytearray, memoryview]) -> None:
+        """Add `data` to the PAKFILE (Source-family maps) as `name`, replacing entries of that
+        name, as `bspkit pak add` does: the name is cleaned and lower-cased; stored and LZMA
+        entries are kept as they are, the others stored. ValueError for a map without PAKFILE."""
+        self._e.pak_add(name, data)
+
+    def pak_remove(self, pattern: str) -> int:
+        """Remove every PAKFILE entry whose name matches the glob `pattern` (as `bspkit pak
+        remove`); returns how many were removed (0 is not an error)."""
+        return self._e.pak_remove(pattern)
 
     def to_bytes(self) -> bytes:
         """The edited map's bytes."""
