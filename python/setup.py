@@ -32,8 +32,8 @@ def rel(path):
 # The same source globs, include dirs, definitions and libraries as CMakeLists.txt.
 LIBRARY_GLOBS = ["src/core/*.c", "src/formats/*.c", "src/formats/*/*.c", "src/analysis/*.c",
                  "src/entities/*.c", "src/media/*.c", "src/write/*.c", "src/export/*.c",
-                 "src/decompile/*.c"]
-LIBRARIES = ["lzma", "zip", "png", "deflate", "pcre2-8", "jansson", "m"]
+                 "src/decompile/*.c", "src/ops/*.c"]
+LIBRARIES = ["lzma", "zip", "png", "deflate", "pcre2-8", "jansson", "z", "sqlite3", "bz2", "pthread", "m"]
 WARNINGS = ["-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Wvla"]
 
 static_library = os.environ.get("BSPKIT_STATIC_LIBRARY")

@@ -431,43 +431,60 @@ def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"]) -
     return Map(_bspkit.open_memory(source))
 
 
+#: Endings of the files a directory walk reads (a path named on its own is read whatever its name).
+SCAN_SUFFIXES = (".bsp", ".bsp.bz2", ".bsp.gz", ".zip", ".pk3", ".gma", ".vpk")
+
+
+def _numbered_vpk(name: str) -> bool:
+    """NAME_NNN.vpk: a numbered VPK archive, read through its NAME_dir.vpk."""
+    return (len(name) >= 8 and name.lower().endswith(".vpk") and name[-8] == "_"
+            and name[-7:-4].isdigit() and name[-7:-4].isascii())
+
+
+def _scan_records(paths: Sequence[Union[str, "os.PathLike[str]"]], threads: int) -> List[dict]:
+    import json
+    return [json.loads(line) for line in _bspkit.scan([os.fspath(p) for p in paths], threads)]
+
+
+def scan_file(path: Union[str, "os.PathLike[str]"]) -> List[dict]:
+    """The records of one file (a map, a compressed map, or every map inside a .zip, .pk3, .gma or
+    .vpk) computed on this thread by the same C code as `scan`: the unit a distributed worker
+    computes. Never raises for a bad file: an unreadable map is a record with its `error`."""
+    return _scan_records([path], 1)
+
+
 def scan_one(path: Union[str, "os.PathLike[str]"]) -> dict:
-    """One summary record of a map file, the unit `scan` yields and a distributed worker
-    computes: path, size, and either format, name, version, game, counts, crc, errors and
-    warnings (`bspkit check`'s totals), or `error` (code, name, message, lump, offset) for a
-    file bspkit cannot read. Never raises for a bad file."""
-    path = os.fspath(path)
-    record = {"path": path, "size": None}
-    try:
-        record["size"] = os.stat(path).st_size
-        with open(path) as m:
-            f = m.format
-            _problems, errors, warnings = m._m.validate(False)
-            record.update(format=f.family, name=f.name, version=f.version, game=m.game, counts=m.counts,
-                          crc=m.crc, errors=errors, warnings=warnings, error=None)
-    except Error as e:
-        record["error"] = {"code": e.code, "name": _bspkit.strerror(e.code), "message": str(e), "lump": e.lump,
-                           "offset": e.offset}
-    except OSError as e:
-        record["error"] = {"code": ERR_IO, "name": _bspkit.strerror(ERR_IO), "message": str(e), "lump": -1,
-                           "offset": -1}
-    return record
+    """The record of one map file (the first record of `scan_file`)."""
+    return scan_file(path)[0]
 
 
 def map_files(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> List[str]:
-    """Every .bsp file of `paths` (files as given; directories walked), sorted."""
+    """The files `scan` reads under `paths`: files named are taken as given; directories are
+    walked (links to files followed, links to directories not) for the names in SCAN_SUFFIXES,
+    numbered VPK archives (NAME_NNN.vpk) left to their directory file. Sorted byte-wise, the
+    order of `scan`'s records."""
     found = []
     for p in paths:
         p = os.fspath(p)
-        if os.path.isdir(p):
-            for base, _dirs, files in os.walk(p):
-                found.extend(os.path.join(base, n) for n in files if n.lower().endswith(".bsp"))
-        else:
+        if not os.path.isdir(p):
             found.append(p)
-    return sorted(found)
+            continue
+        for base, _dirs, files in os.walk(p):
+            for n in files:
+                full = os.path.join(base, n)
+                low = n.lower()
+                if (low.endswith(SCAN_SUFFIXES) and not _numbered_vpk(n) and os.path.isfile(full)):
+                    found.append(full)
+    return sorted(found, key=os.fsencode)
 
 
-def scan(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> Iterator[dict]:
-    """Summary records (see `scan_one`) of every map file under `paths`, in path order."""
-    for path in map_files(paths):
-        yield scan_one(path)
+def scan(paths: Iterable[Union[str, "os.PathLike[str]"]], threads: int = 0) -> Iterator[dict]:
+    """One summary record per map under `paths` (files and directories: .bsp, FastDL .bsp.bz2 and
+    .bsp.gz, the maps inside .zip/.pk3, Garry's Mod .gma and Source .vpk files, all read in
+    memory), as `bspkit scan --jsonl` writes them, in path then member order, computed by the C
+    library on `threads` threads (0: one per processor). Each record: path, member (name inside
+    an archive, else None), format, name, version, game, size (the map's bytes, decompressed),
+    counts, entities, crc, errors and warnings (`bspkit check`'s totals), error (why the map could
+    not be read or summarised, else None), lumps, classes, textures, pakfile, sprp and ms (wall
+    time, the one field that differs between runs). Never raises for a bad file."""
+    return iter(_scan_records(list(paths), threads))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Scan a map collection on a Dask cluster: one summary record per .bsp file
-(format, version, game, counts, CRC, validation totals, or the error that
-stopped it) written as JSON Lines, in path order.
+"""Scan a map collection on a Dask cluster: one summary record per map (the
+records of `bspkit scan --jsonl`: format, version, game, counts, CRC,
+validation totals, or the error that stopped it) written as JSON Lines, in
+path order.
 
     scan_dask.py DIR_OR_FILE... -o OUT.jsonl [--scheduler ADDRESS] [--workers N]
 
@@ -9,8 +10,9 @@ Without --scheduler a LocalCluster of N worker processes (default 2) runs
 here; with it, the records are computed on that cluster's workers (each needs
 the bspkit package installed); on a terminal a progress bar shows the
 scan. A file bspkit cannot read is a record with an
-"error" member: bspkit.scan_one never raises for a bad file, so a hostile map
-cannot take a worker down.
+"error" member: bspkit.scan_file (one file on each task, through the C
+library's scan, every map inside an archive included) never raises for a bad
+file, so a hostile map cannot take a worker down.
 """
 import argparse
 import json
@@ -22,12 +24,12 @@ import bspkit
 def scan_on(client, paths):
     """The records of every map under `paths`, computed on `client`'s workers."""
     files = bspkit.map_files(paths)
-    futures = client.map(bspkit.scan_one, files, pure=False)
+    futures = client.map(bspkit.scan_file, files, pure=False)
     if sys.stderr.isatty():  # a progress bar for people watching, none in logs and pipes
         from dask.distributed import progress
 
         progress(futures)
-    return client.gather(futures)
+    return [record for records in client.gather(futures) for record in records]
 
 
 def main(argv=None):

@@ -12,8 +12,10 @@
 #include "bspkit/pak.h"
 #include "bspkit/export.h"
 #include "bspkit/decompile.h"
+#include "bspkit/scan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static PyObject *BspkitError; /* bspkit.Error */
@@ -1257,6 +1259,111 @@ static PyTypeObject RecordBufferType = {
     .tp_getset = RecordBuffer_getset,
 };
 
+/* ---- scan ---------------------------------------------------------------------- */
+
+/* The JSON lines of a scan, collected without touching Python (the scan runs without the GIL). */
+typedef struct {
+    char **lines;
+    size_t count, cap;
+    int failed; /* out of memory */
+} scan_lines;
+
+static int scan_collect(void *user, const bspkit_scan_record *rec)
+{
+    scan_lines *c = user;
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        char **grown = realloc(c->lines, cap * sizeof *grown);
+        if (grown == NULL) {
+            c->failed = 1;
+            return 1;
+        }
+        c->lines = grown;
+        c->cap = cap;
+    }
+    char *copy = strdup(rec->json);
+    if (copy == NULL) {
+        c->failed = 1;
+        return 1;
+    }
+    c->lines[c->count++] = copy;
+    return 0;
+}
+
+static void scan_lines_free(scan_lines *c)
+{
+    for (size_t i = 0; i < c->count; i++)
+        free(c->lines[i]);
+    free(c->lines);
+}
+
+/* (paths, threads) -> [JSON text of each record, ...] in path order (bspkit_scan). */
+static PyObject *mod_scan(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *seq;
+    unsigned int threads = 0;
+    if (!PyArg_ParseTuple(args, "O|I", &seq, &threads))
+        return NULL;
+    PyObject *fast = PySequence_Fast(seq, "paths must be a sequence");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    PyObject *encoded = PyList_New(n);
+    const char **paths = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *paths);
+    if (encoded == NULL || paths == NULL) {
+        Py_DECREF(fast);
+        Py_XDECREF(encoded);
+        PyMem_Free(paths);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = NULL;
+        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(fast, i), &b)) {
+            Py_DECREF(fast);
+            Py_DECREF(encoded);
+            PyMem_Free(paths);
+            return NULL;
+        }
+        PyList_SET_ITEM(encoded, i, b);
+        paths[i] = PyBytes_AS_STRING(b);
+    }
+    Py_DECREF(fast);
+    scan_lines lines = {NULL, 0, 0, 0};
+    bspkit_scan_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.threads = threads;
+    opts.on_record = scan_collect;
+    opts.user = &lines;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r;
+    Py_BEGIN_ALLOW_THREADS
+    r = bspkit_scan(paths, (size_t)n, &opts, NULL, &err);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(paths);
+    Py_DECREF(encoded);
+    if (lines.failed) {
+        scan_lines_free(&lines);
+        return PyErr_NoMemory();
+    }
+    if (r != BSPKIT_OK) {
+        scan_lines_free(&lines);
+        return raise_error(r, &err);
+    }
+    PyObject *out = PyList_New((Py_ssize_t)lines.count);
+    for (size_t i = 0; out != NULL && i < lines.count; i++) {
+        PyObject *line = PyUnicode_DecodeUTF8(lines.lines[i], (Py_ssize_t)strlen(lines.lines[i]), "surrogateescape");
+        if (line == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, line);
+    }
+    scan_lines_free(&lines);
+    return out;
+}
+
 static PyObject *mod_strerror(PyObject *mod, PyObject *arg)
 {
     (void)mod;
@@ -1270,6 +1377,7 @@ static PyMethodDef module_methods[] = {
     {"open_file", mod_open_file, METH_O, "Open a map file (str, bytes or os.PathLike path)."},
     {"open_memory", mod_open_memory, METH_O, "Open a map from a bytes-like object (copied)."},
     {"record_types", mod_record_types, METH_NOARGS, "Field descriptors of every record array."},
+    {"scan", mod_scan, METH_VARARGS, "(paths[, threads]) -> JSON text of every map record, in path order."},
     {"strerror", mod_strerror, METH_O, "Short description of a result code."},
     {NULL, NULL, 0, NULL}};
 
