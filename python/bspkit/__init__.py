@@ -277,20 +277,25 @@ class Map:
         return self._m.export(path, 0, float(scale or 0.0), _skip_bits(skip), no_textures, no_lightmaps, hdr,
                               bake_lightmaps, obj_y_up, wads)
 
-    def decompile(self, path: Union[str, "os.PathLike[str]"], **options: bool) -> dict:
-        """Decompile to `path` as `bspkit decompile` does: a Hammer .vmf (Source) or a .map (the
-        extension picks the format; one the map cannot be written as raises bspkit.Error).
+    def decompile(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None,
+                  **options: bool) -> dict:
+        """Decompile to `path` as `bspkit decompile` does: a Hammer .vmf (Source) or a .map
+        (`format` "vmf" or "map", as `--format`; by default the extension of `path` picks it; a
+        format the map cannot be written as raises bspkit.Error).
         Options as the CLI's flags: no_props, no_overlays, no_cubemaps, no_areaportals,
         no_occluders, no_detail, no_displacements, no_brush_entities, no_clip, no_merge.
         Returns the figures `bspkit decompile --json` prints (brushes, sides, entities, ...)."""
-        fmt, skip, no_merge = _decompile_options(os.fspath(path), options)
+        if format is None:  # the extension picks, as the CLI without --format
+            ext = os.path.splitext(os.fsdecode(os.fspath(path)))[1].lower()
+            format = {".vmf": "vmf", ".map": "map"}.get(ext, "auto")
+        fmt, skip, no_merge = _decompile_options(format, options)
         stats, _text = self._m.decompile(path, fmt, skip, no_merge)
         return stats
 
     def decompile_text(self, format: str = "auto", **options: bool) -> str:
         """The decompiled source as text (see `decompile`); `format` "vmf", "map" or "auto"
         (VMF for Source maps, .map for the others)."""
-        fmt, skip, no_merge = _decompile_options("." + format, options)
+        fmt, skip, no_merge = _decompile_options(format, options)
         _stats, text = self._m.decompile(None, fmt, skip, no_merge)
         return text.decode("utf-8", "surrogateescape")
 
@@ -340,9 +345,11 @@ def _skip_bits(skip: Union[str, Iterable[str]]) -> int:
     return bits
 
 
-def _decompile_options(path: Union[str, bytes], options: dict) -> Tuple[int, int, bool]:
-    ext = os.path.splitext(os.fsdecode(path))[1].lower()
-    fmt = {".vmf": 1, ".map": 2}.get(ext, 0)
+def _decompile_options(format: str, options: dict) -> Tuple[int, int, bool]:
+    """(bspkit_decompile_format, BSPKIT_DECOMPILE_NO_* bits, no_merge) of a format name and options."""
+    formats = {"auto": 0, "vmf": 1, "map": 2}
+    if format not in formats:
+        raise ValueError(f"decompile format must be 'vmf', 'map' or 'auto', not {format!r}")
     skip = 0
     no_merge = False
     for name, value in options.items():
@@ -352,7 +359,7 @@ def _decompile_options(path: Union[str, bytes], options: dict) -> Tuple[int, int
             skip |= _DECOMPILE_SKIP[name] if value else 0
         else:
             raise TypeError(f"decompile() got an unknown option {name!r}")
-    return fmt, skip, no_merge
+    return formats[format], skip, no_merge
 
 
 def entity_text(entities: Iterable[Entity]) -> str:

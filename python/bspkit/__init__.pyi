@@ -101,7 +101,7 @@ class Map:
                skip: Union[str, Iterable[str]] = ..., no_textures: bool = ..., no_lightmaps: bool = ...,
                hdr: bool = ..., bake_lightmaps: bool = ..., obj_y_up: bool = ...,
                wad: Iterable[Union[str, "os.PathLike[str]"]] = ...) -> Dict[str, int]: ...
-    def decompile(self, path: Union[str, "os.PathLike[str]"], *, no_props: bool = ..., no_overlays: bool = ...,
+    def decompile(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = ..., *, no_props: bool = ..., no_overlays: bool = ...,
                   no_cubemaps: bool = ..., no_areaportals: bool = ..., no_occluders: bool = ...,
                   no_detail: bool = ..., no_displacements: bool = ..., no_brush_entities: bool = ...,
                   no_clip: bool = ..., no_merge: bool = ...) -> Dict[str, int]: ...

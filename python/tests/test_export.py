@@ -124,6 +124,17 @@ def test_decompile_equals_cli(samples, tmp_path, kind, ext, options, cli_args):
         assert map_brushes(text) == (ref["brushes"], ref["sides"], ref["patches"])
 
 
+def test_format_option_equals_cli(samples, tmp_path):
+    """`format="map"` writes a .map whatever the file is called, as `--format map`."""
+    src = samples["goldsrc-room"]
+    with bspkit.open(src) as m:
+        m.decompile(tmp_path / "py.txt", format="map")
+        with pytest.raises(ValueError):
+            m.decompile_text("obj")
+    run_cli("decompile", src, "-o", tmp_path / "cli.txt", "--format", "map")
+    assert (tmp_path / "py.txt").read_bytes() == (tmp_path / "cli.txt").read_bytes()
+
+
 def test_refusals(samples, tmp_path):
     with bspkit.open(samples["quake-room"]) as m:
         with pytest.raises(bspkit.Error):
