@@ -12,6 +12,8 @@ Environment:
                          compiling ../src (the CMake test does this)
   BSPKIT_BUILD_JOBS      parallel C compiles (default 2)
   BSPKIT_WERROR          1: treat warnings as errors
+  BSPKIT_LINK_FLAGS      extra linker flags, e.g. the sanitizer flags a sanitized
+                         BSPKIT_STATIC_LIBRARY needs (the CMake test passes them)
 """
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +34,8 @@ def rel(path):
 # The same source globs, include dirs, definitions and libraries as CMakeLists.txt.
 LIBRARY_GLOBS = ["src/core/*.c", "src/formats/*.c", "src/formats/*/*.c", "src/analysis/*.c",
                  "src/entities/*.c", "src/media/*.c", "src/write/*.c", "src/export/*.c",
-                 "src/decompile/*.c"]
-LIBRARIES = ["lzma", "zip", "png", "deflate", "pcre2-8", "jansson", "m"]
+                 "src/decompile/*.c", "src/ops/*.c"]
+LIBRARIES = ["lzma", "zip", "png", "deflate", "pcre2-8", "jansson", "z", "sqlite3", "bz2", "pthread", "m"]
 WARNINGS = ["-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Wvla"]
 
 static_library = os.environ.get("BSPKIT_STATIC_LIBRARY")
@@ -87,6 +89,7 @@ setup(
         libraries=LIBRARIES,
         extra_objects=extra_objects,
         extra_compile_args=compile_args,
+        extra_link_args=os.environ.get("BSPKIT_LINK_FLAGS", "").split(),
     )],
     cmdclass={"build_ext": ParallelBuildExt},
     python_requires=">=3.9",

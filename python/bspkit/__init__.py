@@ -204,6 +204,101 @@ class Map:
         x, y, z = (float(v) for v in xyz)
         return self._m.point_contents(x, y, z, hull, model)
 
+    # -- visibility
+    @property
+    def vis_dimensions(self) -> Tuple[int, int]:
+        """(rows, row_bytes) of the visibility data: rows are clusters (Source, Quake 2, Quake 3)
+        or visible leafs (Quake, GoldSrc, where leaf i + 1 is cluster i); (0, 0) without vis data."""
+        return self._m.vis_dimensions()
+
+    def point_leaf(self, xyz: Sequence[float], model: int = 0) -> int:
+        """Leaf holding a point in the hull-0 tree of `model` (0 = world), as `bspkit vis --at`."""
+        x, y, z = (float(v) for v in xyz)
+        return self._m.point_leaf(x, y, z, model)
+
+    def leaf_cluster(self, leaf: int) -> Optional[int]:
+        """Visibility cluster of a leaf, or None (solid leaf 0, brush-model leafs, no vis data)."""
+        return self._m.leaf_cluster(leaf)
+
+    def _row(self, data: bytes) -> np.ndarray:
+        rows, _row_bytes = self._m.vis_dimensions()
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")
+        return bits[:rows].astype(bool)
+
+    def vis_row(self, cluster: int, kind: str = "pvs") -> np.ndarray:
+        """Row `cluster` of the PVS (`kind="pvs"`) or PAS (`"pas"`) as a NumPy bool array of
+        `vis_dimensions[0]` entries: element c is True when cluster c is visible (audible).
+        Quake, GoldSrc and Quake 3 store no PAS; it is computed as QuakeWorld's server does. A cluster
+        out of range raises bspkit.Error."""
+        rows, _row_bytes = self._m.vis_dimensions()
+        if not 0 <= cluster < rows:
+            raise Error(f"visibility cluster {cluster} out of range (the map has {rows})")
+        family = self._m.format()[0]
+        if family in ("quake", "goldsrc"):
+            return self._row(self._m.vis_row(cluster + 1, kind, True))
+        if kind == "pas" and family == "quake3":
+            # Quake 3 stores no PAS: the row is computed per leaf, from any leaf of the cluster.
+            leafs = np.flatnonzero(self.leafs["cluster"] == cluster)
+            if len(leafs) == 0:
+                return np.zeros(rows, dtype=bool)
+            return self._row(self._m.vis_row(int(leafs[0]), kind, True))
+        return self._row(self._m.vis_row(cluster, kind, False))
+
+    def leaf_vis_row(self, leaf: int, kind: str = "pvs") -> np.ndarray:
+        """The PVS or PAS row of leaf `leaf` (see `vis_row`); all False for a leaf without a cluster."""
+        return self._row(self._m.vis_row(leaf, kind, True))
+
+    def visible(self, a: Sequence[float], b: Sequence[float], kind: str = "pvs") -> bool:
+        """Whether point `b` is in the potentially visible (`"pvs"`) or audible (`"pas"`) set of
+        point `a`: the cluster of b's leaf is set in the row of a's leaf. A map without vis data
+        sees everything (True); a point in a leaf without a cluster (inside a wall, outside the
+        map) sees nothing and is seen by nothing (False)."""
+        rows, _row_bytes = self._m.vis_dimensions()
+        if rows == 0:
+            return True
+        leaf_a, leaf_b = self.point_leaf(a), self.point_leaf(b)
+        cluster_b = self._m.leaf_cluster(leaf_b)
+        if cluster_b is None or self._m.leaf_cluster(leaf_a) is None:
+            return False
+        return bool(self.leaf_vis_row(leaf_a, kind)[cluster_b])
+
+    # -- export and decompile
+    def export(self, path: Union[str, "os.PathLike[str]"], *, scale: Optional[float] = None,
+               skip: Union[str, Iterable[str]] = (), no_textures: bool = False, no_lightmaps: bool = False,
+               hdr: bool = False, bake_lightmaps: bool = False, obj_y_up: bool = False,
+               wad: Iterable[Union[str, "os.PathLike[str]"]] = ()) -> dict:
+        """Export the geometry as `bspkit export` does: the format from the extension of `path`
+        (.glb, .gltf, .obj); options named as the CLI's (`skip="tool,sky"` or a list of tool, sky,
+        trigger, nodraw, all, none; `wad` the WAD search paths). Returns the figures
+        `bspkit export --json` prints (nodes, faces, triangles, vertices, ...)."""
+        if scale is not None and not scale > 0:
+            raise ValueError("scale must be a positive number")
+        wads = tuple(os.fsencode(w) for w in ([wad] if isinstance(wad, (str, os.PathLike)) else wad))
+        return self._m.export(path, 0, float(scale or 0.0), _skip_bits(skip), no_textures, no_lightmaps, hdr,
+                              bake_lightmaps, obj_y_up, wads)
+
+    def decompile(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None,
+                  **options: bool) -> dict:
+        """Decompile to `path` as `bspkit decompile` does: a Hammer .vmf (Source) or a .map
+        (`format` "vmf" or "map", as `--format`; by default the extension of `path` picks it; a
+        format the map cannot be written as raises bspkit.Error).
+        Options as the CLI's flags: no_props, no_overlays, no_cubemaps, no_areaportals,
+        no_occluders, no_detail, no_displacements, no_brush_entities, no_clip, no_merge.
+        Returns the figures `bspkit decompile --json` prints (brushes, sides, entities, ...)."""
+        if format is None:  # the extension picks, as the CLI without --format
+            ext = os.path.splitext(os.fsdecode(os.fspath(path)))[1].lower()
+            format = {".vmf": "vmf", ".map": "map"}.get(ext, "auto")
+        fmt, skip, no_merge = _decompile_options(format, options)
+        stats, _text = self._m.decompile(path, fmt, skip, no_merge)
+        return stats
+
+    def decompile_text(self, format: str = "auto", **options: bool) -> str:
+        """The decompiled source as text (see `decompile`); `format` "vmf", "map" or "auto"
+        (VMF for Source maps, .map for the others)."""
+        fmt, skip, no_merge = _decompile_options(format, options)
+        _stats, text = self._m.decompile(None, fmt, skip, no_merge)
+        return text.decode("utf-8", "surrogateescape")
+
     # -- contents
     @property
     def entities(self) -> List[Entity]:
@@ -232,6 +327,39 @@ class Map:
         if self.closed:
             return "<bspkit.Map closed>"
         return f"<bspkit.Map {self.format.name}>"
+
+
+_EXPORT_SKIP = {"tool": 0x1, "sky": 0x2, "trigger": 0x4, "nodraw": 0x8, "all": 0xF, "none": 0}
+_DECOMPILE_SKIP = {"no_props": 0x1, "no_overlays": 0x2, "no_cubemaps": 0x4, "no_areaportals": 0x8,
+                   "no_occluders": 0x10, "no_detail": 0x20, "no_displacements": 0x40,
+                   "no_brush_entities": 0x80, "no_clip": 0x100}
+
+
+def _skip_bits(skip: Union[str, Iterable[str]]) -> int:
+    names = [n for n in skip.split(",") if n] if isinstance(skip, str) else list(skip)
+    bits = 0
+    for n in names:
+        if n not in _EXPORT_SKIP:
+            raise ValueError(f"unknown skip kind {n!r} (tool, sky, trigger, nodraw, all, none)")
+        bits |= _EXPORT_SKIP[n]
+    return bits
+
+
+def _decompile_options(format: str, options: dict) -> Tuple[int, int, bool]:
+    """(bspkit_decompile_format, BSPKIT_DECOMPILE_NO_* bits, no_merge) of a format name and options."""
+    formats = {"auto": 0, "vmf": 1, "map": 2}
+    if format not in formats:
+        raise ValueError(f"decompile format must be 'vmf', 'map' or 'auto', not {format!r}")
+    skip = 0
+    no_merge = False
+    for name, value in options.items():
+        if name == "no_merge":
+            no_merge = bool(value)
+        elif name in _DECOMPILE_SKIP:
+            skip |= _DECOMPILE_SKIP[name] if value else 0
+        else:
+            raise TypeError(f"decompile() got an unknown option {name!r}")
+    return formats[format], skip, no_merge
 
 
 def entity_text(entities: Iterable[Entity]) -> str:
@@ -272,6 +400,17 @@ class Edit:
             lump = index
         self._e.set_lump(lump, data)
 
+    def pak_add(self, name: str, data: Union[bytes, bytearray, memoryview]) -> None:
+        """Add `data` to the PAKFILE (Source-family maps) as `name`, replacing entries of that
+        name, as `bspkit pak add` does: the name is cleaned and lower-cased; stored and LZMA
+        entries are kept as they are, the others stored. ValueError for a map without PAKFILE."""
+        self._e.pak_add(name, data)
+
+    def pak_remove(self, pattern: str) -> int:
+        """Remove every PAKFILE entry whose name matches the glob `pattern` (as `bspkit pak
+        remove`); returns how many were removed (0 is not an error)."""
+        return self._e.pak_remove(pattern)
+
     def to_bytes(self) -> bytes:
         """The edited map's bytes."""
         return self._e.write()
@@ -299,43 +438,66 @@ def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"]) -
     return Map(_bspkit.open_memory(source))
 
 
+#: Endings of the files a directory walk reads (a path named on its own is read whatever its name).
+SCAN_SUFFIXES = (".bsp", ".bsp.bz2", ".bsp.gz", ".zip", ".pk3", ".gma", ".vpk")
+
+
+def _numbered_vpk(name: str) -> bool:
+    """NAME_NNN.vpk: a numbered VPK archive, read through its NAME_dir.vpk."""
+    return (len(name) >= 8 and name.lower().endswith(".vpk") and name[-8] == "_"
+            and name[-7:-4].isdigit() and name[-7:-4].isascii())
+
+
+def _scan_records(paths: Sequence[Union[str, "os.PathLike[str]"]], threads: int) -> List[dict]:
+    import json
+    return [json.loads(line) for line in _bspkit.scan([os.fspath(p) for p in paths], threads)]
+
+
+def scan_file(path: Union[str, "os.PathLike[str]"]) -> List[dict]:
+    """The records of one file (a map, a compressed map, or every map inside a .zip, .pk3, .gma or
+    .vpk) computed on this thread by the same C code as `scan`: the unit a distributed worker
+    computes. Never raises for a bad file: an unreadable map is a record with its `error`."""
+    return _scan_records([path], 1)
+
+
+def scan_files(paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[dict]:
+    """`scan_file` over several files in one call (records in path order): the batch a
+    distributed worker computes when one task per file would cost more than the scan itself."""
+    return _scan_records(list(paths), 1)
+
+
 def scan_one(path: Union[str, "os.PathLike[str]"]) -> dict:
-    """One summary record of a map file, the unit `scan` yields and a distributed worker
-    computes: path, size, and either format, name, version, game, counts, crc, errors and
-    warnings (`bspkit check`'s totals), or `error` (code, name, message, lump, offset) for a
-    file bspkit cannot read. Never raises for a bad file."""
-    path = os.fspath(path)
-    record = {"path": path, "size": None}
-    try:
-        record["size"] = os.stat(path).st_size
-        with open(path) as m:
-            f = m.format
-            _problems, errors, warnings = m._m.validate(False)
-            record.update(format=f.family, name=f.name, version=f.version, game=m.game, counts=m.counts,
-                          crc=m.crc, errors=errors, warnings=warnings, error=None)
-    except Error as e:
-        record["error"] = {"code": e.code, "name": _bspkit.strerror(e.code), "message": str(e), "lump": e.lump,
-                           "offset": e.offset}
-    except OSError as e:
-        record["error"] = {"code": ERR_IO, "name": _bspkit.strerror(ERR_IO), "message": str(e), "lump": -1,
-                           "offset": -1}
-    return record
+    """The record of one map file (the first record of `scan_file`)."""
+    return scan_file(path)[0]
 
 
 def map_files(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> List[str]:
-    """Every .bsp file of `paths` (files as given; directories walked), sorted."""
+    """The files `scan` reads under `paths`: files named are taken as given; directories are
+    walked (links to files followed, links to directories not) for the names in SCAN_SUFFIXES,
+    numbered VPK archives (NAME_NNN.vpk) left to their directory file. Sorted byte-wise, the
+    order of `scan`'s records."""
     found = []
     for p in paths:
         p = os.fspath(p)
-        if os.path.isdir(p):
-            for base, _dirs, files in os.walk(p):
-                found.extend(os.path.join(base, n) for n in files if n.lower().endswith(".bsp"))
-        else:
+        if not os.path.isdir(p):
             found.append(p)
-    return sorted(found)
+            continue
+        for base, _dirs, files in os.walk(p):
+            for n in files:
+                full = os.path.join(base, n)
+                low = n.lower()
+                if (low.endswith(SCAN_SUFFIXES) and not _numbered_vpk(n) and os.path.isfile(full)):
+                    found.append(full)
+    return sorted(found, key=os.fsencode)
 
 
-def scan(paths: Iterable[Union[str, "os.PathLike[str]"]]) -> Iterator[dict]:
-    """Summary records (see `scan_one`) of every map file under `paths`, in path order."""
-    for path in map_files(paths):
-        yield scan_one(path)
+def scan(paths: Iterable[Union[str, "os.PathLike[str]"]], threads: int = 0) -> Iterator[dict]:
+    """One summary record per map under `paths` (files and directories: .bsp, FastDL .bsp.bz2 and
+    .bsp.gz, the maps inside .zip/.pk3, Garry's Mod .gma and Source .vpk files, all read in
+    memory), as `bspkit scan --jsonl` writes them, in path then member order, computed by the C
+    library on `threads` threads (0: one per processor). Each record: path, member (name inside
+    an archive, else None), format, name, version, game, size (the map's bytes, decompressed),
+    counts, entities, crc, errors and warnings (`bspkit check`'s totals), error (why the map could
+    not be read or summarised, else None), lumps, classes, textures, pakfile, sprp and ms (wall
+    time, the one field that differs between runs). Never raises for a bad file."""
+    return iter(_scan_records(list(paths), threads))

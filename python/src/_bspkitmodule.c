@@ -9,8 +9,13 @@
 #include "bspkit/textures.h"
 #include "bspkit/edit.h"
 #include "bspkit/query.h"
+#include "bspkit/pak.h"
+#include "bspkit/export.h"
+#include "bspkit/decompile.h"
+#include "bspkit/scan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static PyObject *BspkitError; /* bspkit.Error */
@@ -693,6 +698,294 @@ static PyObject *Map_array(MapObject *self, PyObject *arg)
     return (PyObject *)buf;
 }
 
+/* ---- visibility ------------------------------------------------------------ */
+
+static int parse_vis_kind(const char *kind, bspkit_vis_kind *out)
+{
+    if (strcmp(kind, "pvs") == 0) {
+        *out = BSPKIT_VIS_PVS;
+        return 0;
+    }
+    if (strcmp(kind, "pas") == 0) {
+        *out = BSPKIT_VIS_PAS;
+        return 0;
+    }
+    PyErr_Format(PyExc_ValueError, "visibility kind must be 'pvs' or 'pas', not '%s'", kind);
+    return -1;
+}
+
+/* bspkit_vis_dimensions; -1 with bspkit.Error set on failure. */
+static int vis_dims(bspkit_map *m, uint32_t *rows, uint32_t *row_bytes)
+{
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_vis_dimensions(m, rows, row_bytes, &err);
+    if (r != BSPKIT_OK) {
+        raise_error(r, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* (rows, row_bytes) of the visibility data (bspkit_vis_dimensions); (0, 0) without vis data. */
+static PyObject *Map_vis_dimensions(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    bspkit_map *m = map_get(self);
+    uint32_t rows = 0, row_bytes = 0;
+    if (m == NULL || vis_dims(m, &rows, &row_bytes) != 0)
+        return NULL;
+    return Py_BuildValue("(kk)", (unsigned long)rows, (unsigned long)row_bytes);
+}
+
+/* (index, kind, per_leaf) -> the decompressed row as bytes: per_leaf 0 reads row `index` as stored
+ * (bspkit_vis_row: Source cluster, Quake/GoldSrc leaf >= 1); per_leaf 1 the row of leaf `index`
+ * (bspkit_leaf_vis_row, which also computes the Quake/GoldSrc PAS). */
+static PyObject *Map_vis_row(MapObject *self, PyObject *args)
+{
+    unsigned long index;
+    const char *kind_name = "pvs";
+    int per_leaf = 0;
+    if (!PyArg_ParseTuple(args, "k|sp", &index, &kind_name, &per_leaf))
+        return NULL;
+    bspkit_vis_kind kind;
+    if (parse_vis_kind(kind_name, &kind) != 0)
+        return NULL;
+    if (index > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "visibility row index out of range");
+        return NULL;
+    }
+    bspkit_map *m = map_get(self);
+    uint32_t rows = 0, row_bytes = 0;
+    if (m == NULL || vis_dims(m, &rows, &row_bytes) != 0)
+        return NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r;
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)row_bytes);
+    if (bytes == NULL)
+        return NULL;
+    if (row_bytes == 0)
+        return bytes;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(bytes);
+    if (per_leaf)
+        r = bspkit_leaf_vis_row(m, (uint32_t)index, kind, out, row_bytes, &err);
+    else
+        r = bspkit_vis_row(m, (uint32_t)index, kind, out, row_bytes, &err);
+    if (r != BSPKIT_OK) {
+        Py_DECREF(bytes);
+        return raise_error(r, &err);
+    }
+    return bytes;
+}
+
+/* (x, y, z[, model]) -> the leaf holding the point in the model's hull-0 tree (bspkit_point_leaf). */
+static PyObject *Map_point_leaf(MapObject *self, PyObject *args)
+{
+    double x, y, z;
+    int model = 0;
+    if (!PyArg_ParseTuple(args, "ddd|i", &x, &y, &z, &model))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    uint32_t leaf = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_point_leaf(m, model, (bspkit_vec3){(float)x, (float)y, (float)z}, &leaf, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    return PyLong_FromUnsignedLong((unsigned long)leaf);
+}
+
+/* (leaf) -> the leaf's visibility cluster, or None (bspkit_leaf_cluster). */
+static PyObject *Map_leaf_cluster(MapObject *self, PyObject *arg)
+{
+    unsigned long leaf = PyLong_AsUnsignedLong(arg);
+    if (leaf == (unsigned long)-1 && PyErr_Occurred())
+        return NULL;
+    if (leaf > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "leaf index out of range");
+        return NULL;
+    }
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    int32_t cluster = -1;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_leaf_cluster(m, (uint32_t)leaf, &cluster, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    return int_or_none(cluster);
+}
+
+/* ---- export and decompile ------------------------------------------------------ */
+
+/* A dict of (key, size_t) rows. */
+typedef struct {
+    const char *key;
+    size_t value;
+} stat_row;
+
+static PyObject *stats_dict(const stat_row *rows, size_t n)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (set_item(d, rows[i].key, PyLong_FromSize_t(rows[i].value)) != 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+/* (path, format, scale, skip, no_textures, no_lightmaps, hdr, bake_lightmaps, obj_y_up, wad_paths)
+ * -> the export's figures as a dict (bspkit_export). */
+static PyObject *Map_export(MapObject *self, PyObject *args)
+{
+    PyObject *path_obj, *wads;
+    int format;
+    double scale;
+    unsigned int skip;
+    int no_textures, no_lightmaps, hdr, bake, y_up;
+    if (!PyArg_ParseTuple(args, "OidIpppppO!", &path_obj, &format, &scale, &skip, &no_textures, &no_lightmaps, &hdr,
+                          &bake, &y_up, &PyTuple_Type, &wads))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    PyObject *encoded = NULL;
+    if (!PyUnicode_FSConverter(path_obj, &encoded))
+        return NULL;
+    Py_ssize_t nwads = PyTuple_GET_SIZE(wads);
+    const char **wad_paths = PyMem_Calloc(nwads > 0 ? (size_t)nwads : 1, sizeof *wad_paths);
+    if (wad_paths == NULL) {
+        Py_DECREF(encoded);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < nwads; i++) {
+        PyObject *item = PyTuple_GET_ITEM(wads, i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "wad paths must be bytes");
+            PyMem_Free(wad_paths);
+            Py_DECREF(encoded);
+            return NULL;
+        }
+        wad_paths[i] = PyBytes_AS_STRING(item);
+    }
+    bspkit_export_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.format = (bspkit_export_format)format;
+    opts.scale = scale;
+    opts.skip = skip;
+    opts.no_textures = no_textures != 0;
+    opts.no_lightmaps = no_lightmaps != 0;
+    opts.lightmap_hdr = hdr != 0;
+    opts.obj_bake_lightmaps = bake != 0;
+    opts.obj_y_up = y_up != 0;
+    opts.wad_paths = wad_paths;
+    opts.wad_path_count = (size_t)nwads;
+    bspkit_export_stats st;
+    memset(&st, 0, sizeof st);
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r;
+    r = bspkit_export(m, PyBytes_AS_STRING(encoded), &opts, &st, &err);
+    PyMem_Free(wad_paths);
+    Py_DECREF(encoded);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    const stat_row rows[] = {{"nodes", st.nodes},
+                             {"faces", st.faces},
+                             {"triangles", st.triangles},
+                             {"vertices", st.vertices},
+                             {"displacements", st.displacements},
+                             {"materials", st.materials},
+                             {"images", st.images},
+                             {"missing_textures", st.missing_textures},
+                             {"props", st.props},
+                             {"bytes_written", st.bytes_written}};
+    return stats_dict(rows, sizeof rows / sizeof rows[0]);
+}
+
+/* (path or None, format, skip, no_merge) -> (stats dict, text or None) (bspkit_decompile,
+ * bspkit_decompile_memory when path is None). */
+static PyObject *Map_decompile(MapObject *self, PyObject *args)
+{
+    PyObject *path_obj;
+    int format, no_merge;
+    unsigned int skip;
+    if (!PyArg_ParseTuple(args, "OiIp", &path_obj, &format, &skip, &no_merge))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    PyObject *encoded = NULL;
+    if (path_obj != Py_None && !PyUnicode_FSConverter(path_obj, &encoded))
+        return NULL;
+    bspkit_decompile_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.format = (bspkit_decompile_format)format;
+    opts.skip = skip;
+    opts.no_merge = no_merge != 0;
+    bspkit_decompile_stats st;
+    memset(&st, 0, sizeof st);
+    bspkit_error err;
+    clear_error(&err);
+    char *text = NULL;
+    size_t size = 0;
+    bspkit_result r;
+    if (encoded != NULL)
+        r = bspkit_decompile(m, PyBytes_AS_STRING(encoded), &opts, &st, &err);
+    else
+        r = bspkit_decompile_memory(m, &opts, &text, &size, &st, &err);
+    Py_XDECREF(encoded);
+    if (r != BSPKIT_OK) {
+        bspkit_free(text);
+        return raise_error(r, &err);
+    }
+    const stat_row rows[] = {{"brushes", st.brushes},
+                             {"sides", st.sides},
+                             {"world_brushes", st.world_brushes},
+                             {"detail_brushes", st.detail_brushes},
+                             {"entity_brushes", st.entity_brushes},
+                             {"tool_sides", st.tool_sides},
+                             {"skipped_brushes", st.skipped_brushes},
+                             {"unowned_brushes", st.unowned_brushes},
+                             {"entities", st.entities},
+                             {"displacements", st.displacements},
+                             {"props", st.props},
+                             {"overlays", st.overlays},
+                             {"cubemaps", st.cubemaps},
+                             {"leaves", st.leaves},
+                             {"texture_splits", st.texture_splits},
+                             {"clip_brushes", st.clip_brushes},
+                             {"patches", st.patches},
+                             {"bytes_written", st.bytes_written}};
+    PyObject *d = stats_dict(rows, sizeof rows / sizeof rows[0]);
+    if (d == NULL) {
+        bspkit_free(text);
+        return NULL;
+    }
+    PyObject *t;
+    if (text != NULL) {
+        t = PyBytes_FromStringAndSize(text, (Py_ssize_t)size);
+        bspkit_free(text);
+        if (t == NULL) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    } else {
+        t = Py_None;
+        Py_INCREF(t);
+    }
+    PyObject *result = Py_BuildValue("(NN)", d, t);
+    return result;
+}
+
 /* ---- Edit: changes to a map, written as a new file ---------------------------- */
 
 typedef struct {
@@ -808,7 +1101,104 @@ static PyObject *Edit_save(EditObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* The edit's current PAKFILE (decompressed) opened as an archive; *out NULL and an exception set on failure. */
+static int edit_pak_open(EditObject *self, int *lump, bspkit_pak **out)
+{
+    *out = NULL;
+    bspkit_map *m = bspkit_edit_map(self->edit);
+    *lump = bspkit_lump_find(m, "PAKFILE");
+    if (*lump < 0) {
+        PyErr_SetString(PyExc_ValueError, "this map has no PAKFILE lump (Source-family maps only)");
+        return -1;
+    }
+    const uint8_t *zip = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_edit_lump(self->edit, *lump, &zip, &size, &err);
+    if (r == BSPKIT_OK)
+        r = bspkit_pak_open(zip, size, NULL, out, &err);
+    if (r != BSPKIT_OK) {
+        raise_error(r, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes `p` (stored and LZMA entries kept, others stored, as `bspkit pak` does) into the edit's PAKFILE. */
+static int edit_pak_store(EditObject *self, bspkit_pak *p)
+{
+    uint8_t *zip = NULL;
+    size_t size = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_pak_write(p, BSPKIT_PAK_KEEP, &zip, &size, &err);
+    if (r == BSPKIT_OK)
+        r = bspkit_edit_set_pakfile(self->edit, zip, size, &err);
+    bspkit_free(zip);
+    if (r != BSPKIT_OK) {
+        raise_error(r, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* (name, data): add (or replace) a pakfile entry. */
+static PyObject *Edit_pak_add(EditObject *self, PyObject *args)
+{
+    const char *name;
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "sy*", &name, &buf))
+        return NULL;
+    int lump;
+    bspkit_pak *p = NULL;
+    if (edit_pak_open(self, &lump, &p) != 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_pak_add(p, name, buf.buf, (size_t)buf.len, &err);
+    PyBuffer_Release(&buf);
+    if (r != BSPKIT_OK) {
+        bspkit_pak_close(p);
+        return raise_error(r, &err);
+    }
+    int rc = edit_pak_store(self, p);
+    bspkit_pak_close(p);
+    if (rc != 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* (glob) -> how many pakfile entries were removed. */
+static PyObject *Edit_pak_remove(EditObject *self, PyObject *args)
+{
+    const char *glob;
+    if (!PyArg_ParseTuple(args, "s", &glob))
+        return NULL;
+    int lump;
+    bspkit_pak *p = NULL;
+    if (edit_pak_open(self, &lump, &p) != 0)
+        return NULL;
+    size_t removed = 0;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_pak_remove(p, glob, &removed, &err);
+    if (r != BSPKIT_OK) {
+        bspkit_pak_close(p);
+        return raise_error(r, &err);
+    }
+    int rc = removed ? edit_pak_store(self, p) : 0;
+    bspkit_pak_close(p);
+    if (rc != 0)
+        return NULL;
+    return PyLong_FromSize_t(removed);
+}
+
 static PyMethodDef Edit_methods[] = {
+    {"pak_add", (PyCFunction)Edit_pak_add, METH_VARARGS, "(name, data): add or replace a pakfile entry."},
+    {"pak_remove", (PyCFunction)Edit_pak_remove, METH_VARARGS, "(glob) -> number of pakfile entries removed."},
     {"set_lump", (PyCFunction)Edit_set_lump, METH_VARARGS, "(lump, data): replace a lump's stored bytes."},
     {"set_entities_text", (PyCFunction)Edit_set_entities_text, METH_O, "Replace the entity text."},
     {"write", (PyCFunction)Edit_write, METH_NOARGS, "The edited map's bytes."},
@@ -838,6 +1228,12 @@ static PyMethodDef Map_methods[] = {
     {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},
     {"edit", (PyCFunction)Map_edit, METH_NOARGS, "Start an edit of the map."},
     {"lump_find", (PyCFunction)Map_lump_find, METH_O, "Lump index of a name or key, or -1."},
+    {"vis_dimensions", (PyCFunction)Map_vis_dimensions, METH_NOARGS, "(rows, row_bytes) of the visibility data."},
+    {"vis_row", (PyCFunction)Map_vis_row, METH_VARARGS, "(index[, kind[, per_leaf]]) -> decompressed row bytes"},
+    {"point_leaf", (PyCFunction)Map_point_leaf, METH_VARARGS, "(x, y, z[, model]) -> leaf index"},
+    {"leaf_cluster", (PyCFunction)Map_leaf_cluster, METH_O, "(leaf) -> cluster or None"},
+    {"export", (PyCFunction)Map_export, METH_VARARGS, "Export geometry to a file; returns the figures."},
+    {"decompile", (PyCFunction)Map_decompile, METH_VARARGS, "Decompile to a file or to text; (figures, text)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Map_getset[] = {{"closed", (getter)Map_get_closed, NULL, "close() was called", NULL},
@@ -863,6 +1259,111 @@ static PyTypeObject RecordBufferType = {
     .tp_getset = RecordBuffer_getset,
 };
 
+/* ---- scan ---------------------------------------------------------------------- */
+
+/* The JSON lines of a scan, collected without touching Python (the scan runs without the GIL). */
+typedef struct {
+    char **lines;
+    size_t count, cap;
+    int failed; /* out of memory */
+} scan_lines;
+
+static int scan_collect(void *user, const bspkit_scan_record *rec)
+{
+    scan_lines *c = user;
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        char **grown = realloc(c->lines, cap * sizeof *grown);
+        if (grown == NULL) {
+            c->failed = 1;
+            return 1;
+        }
+        c->lines = grown;
+        c->cap = cap;
+    }
+    char *copy = strdup(rec->json);
+    if (copy == NULL) {
+        c->failed = 1;
+        return 1;
+    }
+    c->lines[c->count++] = copy;
+    return 0;
+}
+
+static void scan_lines_free(scan_lines *c)
+{
+    for (size_t i = 0; i < c->count; i++)
+        free(c->lines[i]);
+    free(c->lines);
+}
+
+/* (paths, threads) -> [JSON text of each record, ...] in path order (bspkit_scan). */
+static PyObject *mod_scan(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *seq;
+    unsigned int threads = 0;
+    if (!PyArg_ParseTuple(args, "O|I", &seq, &threads))
+        return NULL;
+    PyObject *fast = PySequence_Fast(seq, "paths must be a sequence");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    PyObject *encoded = PyList_New(n);
+    const char **paths = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *paths);
+    if (encoded == NULL || paths == NULL) {
+        Py_DECREF(fast);
+        Py_XDECREF(encoded);
+        PyMem_Free(paths);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = NULL;
+        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(fast, i), &b)) {
+            Py_DECREF(fast);
+            Py_DECREF(encoded);
+            PyMem_Free(paths);
+            return NULL;
+        }
+        PyList_SET_ITEM(encoded, i, b);
+        paths[i] = PyBytes_AS_STRING(b);
+    }
+    Py_DECREF(fast);
+    scan_lines lines = {NULL, 0, 0, 0};
+    bspkit_scan_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.threads = threads;
+    opts.on_record = scan_collect;
+    opts.user = &lines;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r;
+    Py_BEGIN_ALLOW_THREADS
+    r = bspkit_scan(paths, (size_t)n, &opts, NULL, &err);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(paths);
+    Py_DECREF(encoded);
+    if (lines.failed) {
+        scan_lines_free(&lines);
+        return PyErr_NoMemory();
+    }
+    if (r != BSPKIT_OK) {
+        scan_lines_free(&lines);
+        return raise_error(r, &err);
+    }
+    PyObject *out = PyList_New((Py_ssize_t)lines.count);
+    for (size_t i = 0; out != NULL && i < lines.count; i++) {
+        PyObject *line = PyUnicode_DecodeUTF8(lines.lines[i], (Py_ssize_t)strlen(lines.lines[i]), "surrogateescape");
+        if (line == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, line);
+    }
+    scan_lines_free(&lines);
+    return out;
+}
+
 static PyObject *mod_strerror(PyObject *mod, PyObject *arg)
 {
     (void)mod;
@@ -876,6 +1377,7 @@ static PyMethodDef module_methods[] = {
     {"open_file", mod_open_file, METH_O, "Open a map file (str, bytes or os.PathLike path)."},
     {"open_memory", mod_open_memory, METH_O, "Open a map from a bytes-like object (copied)."},
     {"record_types", mod_record_types, METH_NOARGS, "Field descriptors of every record array."},
+    {"scan", mod_scan, METH_VARARGS, "(paths[, threads]) -> JSON text of every map record, in path order."},
     {"strerror", mod_strerror, METH_O, "Short description of a result code."},
     {NULL, NULL, 0, NULL}};
 
