@@ -1,0 +1,428 @@
+/* Rendering the generated sample maps, checked against values this test
+ * computes itself from the lump bytes: top-view pixels of the GoldSrc room's
+ * floor equal the miptex texel (through the embedded palette) times the
+ * bilinear RGB lightmap from the LIGHTING lump, averaged over the 2 x 2
+ * samples; the covered pixels of a top view match the footprint of the
+ * upward faces projected here (intersection over union >= 0.98); the spawn
+ * eye is the entity's origin plus the eye height; the same options give the
+ * same bytes; bad options are refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "check.h"
+
+#include "bspkit/render.h"
+#include "bspkit/write.h"
+#include "core/bytes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define W 320
+#define H 180
+#define SS 2
+
+typedef struct sample_map {
+    uint8_t *bytes;
+    size_t size;
+    bspkit_map *m;
+} sample_map;
+
+static sample_map open_sample(bspkit_sample_kind kind)
+{
+    sample_map s;
+    CHECK(bspkit_sample_build(kind, &s.bytes, &s.size, ERR));
+    bspkit_options o = {.flags = BSPKIT_OPEN_COPY};
+    CHECK(bspkit_open_memory(s.bytes, s.size, &o, &s.m, ERR));
+    return s;
+}
+
+static void close_sample(sample_map *s)
+{
+    bspkit_close(s->m);
+    bspkit_free(s->bytes);
+}
+
+static const uint8_t *lump(bspkit_map *m, const char *name, size_t *size)
+{
+    int i = bspkit_lump_find(m, name);
+    assert_true(i >= 0);
+    const uint8_t *d;
+    CHECK(bspkit_lump_bytes(m, i, &d, size, ERR));
+    return d;
+}
+
+static float f32(const uint8_t *p) { return bits_to_float(rd_le32(p)); }
+
+/* ---- Quake/GoldSrc faces read from the lumps --------------------------------- */
+
+typedef struct qface {
+    double normal[3];
+    double poly[16][3];
+    int n;
+    double s[4], t[4];
+    uint32_t miptex;
+    int32_t lightofs;
+} qface;
+
+typedef struct qmap {
+    qface faces[64];
+    size_t nfaces;
+    double mins[3], maxs[3];
+} qmap;
+
+static void read_qmap(bspkit_map *m, qmap *q)
+{
+    size_t nf, np, nv, ne, nse, nti, nmod;
+    const uint8_t *faces = lump(m, "FACES", &nf), *planes = lump(m, "PLANES", &np);
+    const uint8_t *verts = lump(m, "VERTEXES", &nv), *edges = lump(m, "EDGES", &ne);
+    const uint8_t *se = lump(m, "SURFEDGES", &nse), *ti = lump(m, "TEXINFO", &nti);
+    const uint8_t *models = lump(m, "MODELS", &nmod);
+    assert_true(nmod >= 64);
+    for (int k = 0; k < 3; k++) {
+        q->mins[k] = f32(models + 4 * k);
+        q->maxs[k] = f32(models + 12 + 4 * k);
+    }
+    q->nfaces = nf / 20;
+    assert_true(q->nfaces <= 64);
+    for (size_t i = 0; i < q->nfaces; i++) {
+        const uint8_t *f = faces + i * 20;
+        qface *o = &q->faces[i];
+        uint16_t plane = rd_le16(f), side = rd_le16(f + 2);
+        int32_t first = (int32_t)rd_le32(f + 4);
+        uint16_t count = rd_le16(f + 8), tinfo = rd_le16(f + 10);
+        o->lightofs = (int32_t)rd_le32(f + 16);
+        assert_true((size_t)plane * 20 + 20 <= np && count <= 16 && (size_t)tinfo * 40 + 40 <= nti);
+        for (int k = 0; k < 3; k++)
+            o->normal[k] = f32(planes + plane * 20 + 4 * k) * (side ? -1 : 1);
+        o->n = count;
+        for (int e = 0; e < count; e++) {
+            int32_t s = (int32_t)rd_le32(se + 4 * ((size_t)first + (size_t)e));
+            uint32_t ei = (uint32_t)(s < 0 ? -s : s);
+            assert_true((size_t)ei * 4 + 4 <= ne);
+            uint16_t v = rd_le16(edges + ei * 4 + (s < 0 ? 2 : 0));
+            assert_true((size_t)v * 12 + 12 <= nv);
+            for (int k = 0; k < 3; k++)
+                o->poly[e][k] = f32(verts + v * 12 + 4 * k);
+        }
+        for (int k = 0; k < 4; k++) {
+            o->s[k] = f32(ti + tinfo * 40 + 4 * k);
+            o->t[k] = f32(ti + tinfo * 40 + 16 + 4 * k);
+        }
+        o->miptex = rd_le32(ti + tinfo * 40 + 32);
+    }
+}
+
+/* Point (x, y) inside the face's polygon projected straight down (convex, either winding). */
+static bool inside_xy(const qface *f, double x, double y)
+{
+    int pos = 0, neg = 0;
+    for (int i = 0; i < f->n; i++) {
+        const double *a = f->poly[i], *b = f->poly[(i + 1) % f->n];
+        double c = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+        pos += c > 0;
+        neg += c < 0;
+    }
+    return pos == 0 || neg == 0;
+}
+
+/* The top view's mapping as render.h states it: the world model's X-Y box
+ * fitted into the sample grid with one scale, centred; y down the image. */
+typedef struct top_map {
+    double scale, cx, cy, gw, gh;
+} top_map;
+
+static top_map top_mapping(const qmap *q, uint32_t w, uint32_t h, uint32_t ss)
+{
+    top_map t;
+    t.gw = (double)w * ss;
+    t.gh = (double)h * ss;
+    t.scale = fmin(t.gw / (q->maxs[0] - q->mins[0]), t.gh / (q->maxs[1] - q->mins[1]));
+    t.cx = (q->mins[0] + q->maxs[0]) / 2;
+    t.cy = (q->mins[1] + q->maxs[1]) / 2;
+    return t;
+}
+
+static void sample_world(const top_map *t, double sx, double sy, double *x, double *y)
+{
+    *x = t->cx + (sx + 0.5 - t->gw / 2) / t->scale;
+    *y = t->cy - (sy + 0.5 - t->gh / 2) / t->scale;
+}
+
+static bspkit_image render(bspkit_map *m, bspkit_render_view view, uint32_t w, uint32_t h)
+{
+    bspkit_render_options o = {0};
+    o.view = view;
+    o.width = w;
+    o.height = h;
+    bspkit_image img;
+    CHECK(bspkit_render(m, &o, &img, NULL, ERR));
+    assert_int_equal(img.width, w);
+    assert_int_equal(img.height, h);
+    return img;
+}
+
+static bool is_background(const uint8_t *p) { return p[0] == 32 && p[1] == 32 && p[2] == 40; }
+
+/* ---- texture x lightmap -------------------------------------------------------- */
+
+static double frac_dist(double v) { return fabs(v - floor(v + 0.5)); }
+
+static void test_top_pixels_goldsrc(void **state)
+{
+    (void)state;
+    sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
+    qmap q;
+    read_qmap(s.m, &q);
+    const qface *floor_face = NULL;
+    for (size_t i = 0; i < q.nfaces; i++)
+        if (q.faces[i].normal[2] > 0.9)
+            floor_face = &q.faces[i];
+    assert_non_null(floor_face);
+    size_t ntex, nlight;
+    const uint8_t *tex = lump(s.m, "TEXTURES", &ntex), *light = lump(s.m, "LIGHTING", &nlight);
+    assert_true(floor_face->miptex < rd_le32(tex));
+    const uint8_t *mt = tex + rd_le32(tex + 4 + 4 * floor_face->miptex);
+    uint32_t tw = rd_le32(mt + 16), th = rd_le32(mt + 20);
+    const uint8_t *mip0 = mt + rd_le32(mt + 24);
+    const uint8_t *palette = mt + rd_le32(mt + 36) + (tw / 8) * (th / 8) + 2;
+    /* Lightmap extents: floor/ceil of the texture-space range over 16. */
+    double smin = HUGE_VAL, tmin = HUGE_VAL, smax = -HUGE_VAL, tmax = -HUGE_VAL;
+    for (int i = 0; i < floor_face->n; i++) {
+        const double *p = floor_face->poly[i];
+        double sv = p[0] * floor_face->s[0] + p[1] * floor_face->s[1] + p[2] * floor_face->s[2] + floor_face->s[3];
+        double tv = p[0] * floor_face->t[0] + p[1] * floor_face->t[1] + p[2] * floor_face->t[2] + floor_face->t[3];
+        smin = fmin(smin, sv);
+        smax = fmax(smax, sv);
+        tmin = fmin(tmin, tv);
+        tmax = fmax(tmax, tv);
+    }
+    int lw = (int)(ceil(smax / 16) - floor(smin / 16)) + 1, lh = (int)(ceil(tmax / 16) - floor(tmin / 16)) + 1;
+    assert_true((size_t)floor_face->lightofs + (size_t)lw * lh * 3 <= nlight);
+    const uint8_t *lm = light + floor_face->lightofs;
+
+    bspkit_image img = render(s.m, BSPKIT_RENDER_TOP, W, H);
+    top_map t = top_mapping(&q, W, H, SS);
+    int checked = 0;
+    for (uint32_t py = 2; py < H; py += 7) {
+        for (uint32_t px = 2; px < W; px += 7) {
+            int sum[3] = {0, 0, 0};
+            bool usable = true;
+            for (int k = 0; k < SS * SS && usable; k++) {
+                double x, y;
+                sample_world(&t, px * SS + (k % SS), py * SS + (k / SS), &x, &y);
+                if (!inside_xy(floor_face, x, y) || !inside_xy(floor_face, x + 0.05, y + 0.05) ||
+                    !inside_xy(floor_face, x - 0.05, y - 0.05)) {
+                    usable = false;
+                    break;
+                }
+                double p[3] = {x, y, floor_face->poly[0][2]};
+                double sv = p[0] * floor_face->s[0] + p[1] * floor_face->s[1] + p[2] * floor_face->s[2] +
+                            floor_face->s[3];
+                double tv = p[0] * floor_face->t[0] + p[1] * floor_face->t[1] + p[2] * floor_face->t[2] +
+                            floor_face->t[3];
+                /* Samples on a texel edge could fall either side of it. */
+                if (frac_dist(sv) < 0.01 || frac_dist(tv) < 0.01) {
+                    usable = false;
+                    break;
+                }
+                long tx = ((long)floor(sv) % (long)tw + (long)tw) % (long)tw;
+                long ty = ((long)floor(tv) % (long)th + (long)th) % (long)th;
+                const uint8_t *rgb = palette + 3 * mip0[(size_t)ty * tw + (size_t)tx];
+                double ls = sv / 16 - floor(smin / 16), lt = tv / 16 - floor(tmin / 16);
+                int x0 = (int)floor(ls), y0 = (int)floor(lt);
+                double ax = ls - x0, ay = lt - y0;
+                int xs[2] = {x0 < 0 ? 0 : x0 > lw - 1 ? lw - 1 : x0, x0 + 1 > lw - 1 ? lw - 1 : x0 + 1};
+                int ys[2] = {y0 < 0 ? 0 : y0 > lh - 1 ? lh - 1 : y0, y0 + 1 > lh - 1 ? lh - 1 : y0 + 1};
+                for (int c = 0; c < 3; c++) {
+                    double l00 = lm[(ys[0] * lw + xs[0]) * 3 + c], l10 = lm[(ys[0] * lw + xs[1]) * 3 + c];
+                    double l01 = lm[(ys[1] * lw + xs[0]) * 3 + c], l11 = lm[(ys[1] * lw + xs[1]) * 3 + c];
+                    double l = (l00 * (1 - ax) + l10 * ax) * (1 - ay) + (l01 * (1 - ax) + l11 * ax) * ay;
+                    sum[c] += (int)floor(rgb[c] * l / 255 + 0.5);
+                }
+            }
+            if (!usable)
+                continue;
+            const uint8_t *got = img.rgba + ((size_t)py * W + px) * 4;
+            for (int c = 0; c < 3; c++) {
+                int want = (sum[c] + SS * SS / 2) / (SS * SS);
+                if (abs(got[c] - want) > 1)
+                    fail_msg("pixel (%u, %u) channel %d: %d, expected %d", px, py, c, got[c], want);
+            }
+            checked++;
+        }
+    }
+    /* Outside the room's floor, inside the bounds: nothing faces up there. */
+    assert_true(is_background(img.rgba + ((size_t)(H / 2) * W + 2) * 4));
+    assert_true(checked > 100);
+    bspkit_image_free(&img);
+    close_sample(&s);
+}
+
+/* ---- top-view footprint ---------------------------------------------------------- */
+
+/* With one sample a pixel, a pixel is covered exactly when its centre is;
+ * with more, edge pixels blend and count as covered when any sample is. */
+static void check_footprint(bspkit_sample_kind kind, uint32_t w, uint32_t h, uint32_t ss)
+{
+    sample_map s = open_sample(kind);
+    qmap q;
+    read_qmap(s.m, &q);
+    bspkit_render_options o = {.view = BSPKIT_RENDER_TOP, .width = w, .height = h, .supersample = ss};
+    bspkit_image img;
+    CHECK(bspkit_render(s.m, &o, &img, NULL, ERR));
+    top_map t = top_mapping(&q, w, h, 1);
+    size_t inter = 0, uni = 0, covered = 0;
+    for (uint32_t py = 0; py < h; py++) {
+        for (uint32_t px = 0; px < w; px++) {
+            double x, y;
+            sample_world(&t, px, py, &x, &y);
+            bool want = false;
+            for (size_t i = 0; i < q.nfaces && !want; i++)
+                want = q.faces[i].normal[2] > 1e-6 && inside_xy(&q.faces[i], x, y);
+            bool got = !is_background(img.rgba + ((size_t)py * w + px) * 4);
+            inter += want && got;
+            uni += want || got;
+            covered += want;
+        }
+    }
+    double iou = uni ? (double)inter / (double)uni : 0;
+    printf("%s top view %ux%u, %ux%u samples: %zu pixels expected, IoU %.4f\n", bspkit_sample_name(kind), w, h, ss,
+           ss, covered, iou);
+    assert_true(covered > (size_t)w * h / 10);
+    assert_true(iou >= 0.98);
+    bspkit_image_free(&img);
+    close_sample(&s);
+}
+
+static void test_top_footprint(void **state)
+{
+    (void)state;
+    check_footprint(BSPKIT_SAMPLE_GOLDSRC_ROOM, W, H, 2);
+    check_footprint(BSPKIT_SAMPLE_QUAKE_ROOM, 97, 211, 1);
+    check_footprint(BSPKIT_SAMPLE_QUAKE_ROOM, 401, 233, 4);
+}
+
+/* ---- spawn eye, determinism, options ---------------------------------------------- */
+
+static void test_spawn_eye(void **state)
+{
+    (void)state;
+    struct {
+        bspkit_sample_kind kind;
+        double eye;
+    } cases[] = {{BSPKIT_SAMPLE_GOLDSRC_ROOM, 28}, {BSPKIT_SAMPLE_QUAKE_ROOM, 22}, {BSPKIT_SAMPLE_SOURCE_ROOM, 64}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sample_map s = open_sample(cases[c].kind);
+        size_t n;
+        const char *ent = (const char *)lump(s.m, "ENTITIES", &n);
+        const char *cls = strstr(ent, "info_player_start");
+        assert_non_null(cls);
+        /* The origin key may come before or after the classname inside the block. */
+        const char *open = cls;
+        while (open > ent && *open != '{')
+            open--;
+        const char *org = strstr(open, "\"origin\" \"");
+        assert_non_null(org);
+        assert_true(org < strchr(cls, '}'));
+        double o[3];
+        assert_int_equal(sscanf(org + 10, "%lf %lf %lf", &o[0], &o[1], &o[2]), 3);
+        bspkit_render_options opt = {.width = 64, .height = 36};
+        bspkit_render_stats st;
+        bspkit_image img;
+        CHECK(bspkit_render(s.m, &opt, &img, &st, ERR));
+        assert_true(st.eye.origin[0] == o[0] && st.eye.origin[1] == o[1]);
+        assert_true(fabs(st.eye.origin[2] - (o[2] + cases[c].eye)) < 1e-9);
+        /* Inside the closed room every pixel sees a wall. */
+        for (size_t i = 0; i < (size_t)64 * 36; i++)
+            assert_false(is_background(img.rgba + i * 4));
+        bspkit_image_free(&img);
+        close_sample(&s);
+    }
+}
+
+/* A small file's bytes (up to 1 MB). */
+static uint8_t *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint8_t *d = malloc(1 << 20);
+    assert_non_null(d);
+    *size = fread(d, 1, 1 << 20, f);
+    fclose(f);
+    return d;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    for (int k = 0; k < BSPKIT_SAMPLE_COUNT; k++) {
+        sample_map s = open_sample((bspkit_sample_kind)k);
+        for (int v = BSPKIT_RENDER_TOP; v <= BSPKIT_RENDER_ISO; v++) {
+            bspkit_image a = render(s.m, (bspkit_render_view)v, 200, 120);
+            bspkit_image b = render(s.m, (bspkit_render_view)v, 200, 120);
+            assert_memory_equal(a.rgba, b.rgba, (size_t)200 * 120 * 4);
+            size_t drawn = 0;
+            for (size_t i = 0; i < (size_t)200 * 120; i++)
+                drawn += !is_background(a.rgba + i * 4);
+            assert_true(drawn > 1000);
+            bspkit_image_free(&a);
+            bspkit_image_free(&b);
+        }
+        close_sample(&s);
+    }
+    /* The PNG files too, byte for byte. */
+    sample_map s = open_sample(BSPKIT_SAMPLE_SOURCE_ROOM);
+    char pa[] = "/tmp/bspkit_render_a_XXXXXX", pb[] = "/tmp/bspkit_render_b_XXXXXX";
+    int fa = mkstemp(pa), fb = mkstemp(pb);
+    assert_true(fa >= 0 && fb >= 0);
+    close(fa);
+    close(fb);
+    bspkit_render_options o = {.view = BSPKIT_RENDER_ISO, .width = 160, .height = 90};
+    CHECK(bspkit_render_png(s.m, pa, &o, NULL, ERR));
+    CHECK(bspkit_render_png(s.m, pb, &o, NULL, ERR));
+    size_t na, nb;
+    uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
+    assert_true(na > 8 && na == nb);
+    assert_memory_equal(da, db, na);
+    assert_memory_equal(da, "\x89PNG", 4);
+    free(da);
+    free(db);
+    unlink(pa);
+    unlink(pb);
+    close_sample(&s);
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
+    bspkit_image img;
+    bspkit_render_options o = {.width = 16};
+    assert_int_equal(bspkit_render(s.m, &o, &img, NULL, ERR), BSPKIT_ERR_ARGUMENT);
+    o = (bspkit_render_options){.supersample = 5};
+    assert_int_equal(bspkit_render(s.m, &o, &img, NULL, ERR), BSPKIT_ERR_ARGUMENT);
+    o = (bspkit_render_options){.view = BSPKIT_RENDER_CAMERA, .camera = {.fov = 180}};
+    assert_int_equal(bspkit_render(s.m, &o, &img, NULL, ERR), BSPKIT_ERR_ARGUMENT);
+    o = (bspkit_render_options){.view = BSPKIT_RENDER_TOP, .have_bounds = true, .bounds_min = {1, 0, 0}};
+    assert_int_equal(bspkit_render(s.m, &o, &img, NULL, ERR), BSPKIT_ERR_ARGUMENT);
+    o = (bspkit_render_options){.width = 16384, .height = 16384};
+    assert_int_equal(bspkit_render(s.m, &o, &img, NULL, ERR), BSPKIT_ERR_LIMIT);
+    close_sample(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_top_pixels_goldsrc), cmocka_unit_test(test_top_footprint),
+        cmocka_unit_test(test_spawn_eye),          cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
