@@ -28,9 +28,10 @@
  *    feet; GoldSrc 28, Quake and Quake 2 22, Quake 3 26 over the origin),
  *    looking along its "angles" (or "angle" as yaw); BSPKIT_ERR_NOT_FOUND
  *    when the map has none.
- *  - TOP: orthographic straight down over the bounds (default: the world
- *    model's mins/maxs), X to the right and Y up the image, the bounds'
- *    X-Y rectangle fitted to the image (one scale, centred).
+ *  - TOP: orthographic straight down over the bounds (default: the box of
+ *    the world model's drawn vertices; its MODELS box is often a placeholder
+ *    such as +-99999), X to the right and Y up the image, the bounds' X-Y
+ *    rectangle fitted to the image (one scale, centred).
  *  - ISO: orthographic from yaw 45, pitch 30 (looking towards +X +Y and
  *    down), the bounds' eight corners fitted to the image.
  *  - CAMERA: perspective from `camera`.
@@ -66,7 +67,7 @@ typedef struct bspkit_render_options {
     uint32_t width, height;       /**< pixels, 1..16384 each; 0 = 1280 x 720 */
     uint32_t supersample;         /**< samples per pixel side, 1..4; 0 = 2 */
     bspkit_render_camera camera;  /**< BSPKIT_RENDER_CAMERA */
-    bool have_bounds;             /**< TOP and ISO: use bounds_min/max instead of the world model's */
+    bool have_bounds;             /**< TOP and ISO: use bounds_min/max instead of the world's */
     double bounds_min[3], bounds_max[3];
     bool show_hidden;             /**< draw tool, sky, trigger and nodraw faces too */
     bool no_textures;             /**< lightmap only (on white) */

@@ -196,24 +196,11 @@ static void place(const bk_xnode *n, const float p[3], double out[3])
         out[i] += n->translation[i];
 }
 
-/* The world's bounds: the MODELS record of model 0, else its vertices. */
-static void world_bounds(bspkit_map *map, const scene *s, double mn[3], double mx[3])
+/* The world's bounds: the box of the world model's drawn vertices. The
+ * MODELS record's box is no use here: compilers often write a placeholder
+ * such as +-99999 or +-16376 there. */
+static void world_bounds(const scene *s, double mn[3], double mx[3])
 {
-    const bspkit_model *models;
-    size_t n;
-    bspkit_error e;
-    if (bspkit_get_models(map, &models, &n, &e) == BSPKIT_OK && n > 0) {
-        const bspkit_model *w = &models[0];
-        double a[3] = {w->mins.x, w->mins.y, w->mins.z}, b[3] = {w->maxs.x, w->maxs.y, w->maxs.z};
-        bool ok = true;
-        for (int i = 0; i < 3; i++)
-            ok = ok && isfinite(a[i]) && isfinite(b[i]) && a[i] <= b[i];
-        if (ok && (a[0] < b[0] || a[1] < b[1])) {
-            memcpy(mn, a, sizeof a);
-            memcpy(mx, b, sizeof b);
-            return;
-        }
-    }
     for (int i = 0; i < 3; i++) {
         mn[i] = HUGE_VAL;
         mx[i] = -HUGE_VAL;
@@ -414,7 +401,7 @@ bspkit_result bspkit_render(bspkit_map *map, const bspkit_render_options *opts, 
             memcpy(mn, o.bounds_min, sizeof mn);
             memcpy(mx, o.bounds_max, sizeof mx);
         } else {
-            world_bounds(map, &s, mn, mx);
+            world_bounds(&s, mn, mx);
         }
         if (o.view == BSPKIT_RENDER_TOP) {
             /* Pitch 90 with yaw 90 puts +X right and +Y up the image. */
