@@ -86,6 +86,7 @@ bench: build
 	./$(BUILD_DIR)/bench/bench_decompile $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_scan.sh $(firstword $(BENCH_MAPS))
+	BSPKIT=$(BSPKIT) bench/bench_render.sh $(firstword $(BENCH_MAPS))
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at
 # every lump boundary and at random points, SWEEP_FLIPS seeded byte flips per

@@ -38,7 +38,7 @@ static double edge(const bk_rvert *a, const bk_rvert *b, double px, double py)
     return (b->x - a->x) * (py - a->y) - (b->y - a->y) * (px - a->x);
 }
 
-bool bk_raster_triangle(bk_rtarget *t, const bk_rvert tri[3], bk_rshade_fn shade, const void *ctx)
+bool bk_raster_triangle(bk_rtarget *t, const bk_rvert tri[3], bk_rpass pass, bk_rshade_fn shade, const void *ctx)
 {
     /* Counter-clockwise seen from the front is clockwise with y down: reversed, its area is positive. */
     const bk_rvert v[3] = {tri[0], tri[2], tri[1]};
@@ -76,7 +76,12 @@ bool bk_raster_triangle(bk_rtarget *t, const bk_rvert tri[3], bk_rshade_fn shade
             b2 *= inv;
             double key = b0 * v[0].key + b1 * v[1].key + b2 * v[2].key;
             size_t i = (size_t)y * t->width + x;
-            if (!(key > t->depth[i]))
+            if (pass == BK_RPASS_DEPTH) {
+                if (key > t->depth[i])
+                    t->depth[i] = key;
+                continue;
+            }
+            if (pass == BK_RPASS_EQUAL ? key != t->depth[i] : !(key > t->depth[i]))
                 continue;
             /* Perspective-correct: attributes over w interpolate linearly, then divide by the interpolated 1/w. */
             double w0 = b0 * v[0].q, w1 = b1 * v[1].q, w2 = b2 * v[2].q;

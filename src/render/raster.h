@@ -31,11 +31,22 @@ typedef bool (*bk_rshade_fn)(const void *ctx, const double attr[BK_RATTRS], uint
 bool bk_rtarget_init(bk_rtarget *t, uint32_t width, uint32_t height, const uint8_t bg[3]);
 void bk_rtarget_free(bk_rtarget *t);
 
+/* How a triangle meets the depth buffer. Opaque triangles go through
+ * DEPTH first and EQUAL second, so each sample is shaded once, by the
+ * triangle that ends up in front; cut-out triangles (whose samples may be
+ * discarded) are drawn NEAREST in the second pass. */
+typedef enum bk_rpass {
+    BK_RPASS_NEAREST, /* shade and keep samples nearer than the buffer */
+    BK_RPASS_DEPTH,   /* only record the nearest depth */
+    BK_RPASS_EQUAL    /* shade samples at exactly the recorded depth */
+} bk_rpass;
+
 /* Draw one triangle when it is front-facing (clockwise on the y-down sample
  * grid, i.e. counter-clockwise seen from the front as the map's triangles are);
  * returns whether it was front-facing with some area. A sample is covered when
- * its centre is inside or on an edge; the first triangle of equal depth keeps it. */
-bool bk_raster_triangle(bk_rtarget *t, const bk_rvert v[3], bk_rshade_fn shade, const void *ctx);
+ * its centre is inside or on an edge. The depth of a sample is computed the
+ * same way in every pass, so EQUAL finds exactly what DEPTH recorded. */
+bool bk_raster_triangle(bk_rtarget *t, const bk_rvert v[3], bk_rpass pass, bk_rshade_fn shade, const void *ctx);
 
 /* The mean of each s x s block of samples, rounded, into width/s x height/s RGBA pixels (alpha 255). */
 void bk_rtarget_resolve(const bk_rtarget *t, uint32_t s, uint8_t *rgba);

@@ -50,21 +50,28 @@ static uint32_t wrap(double t, uint32_t n)
     return f >= n ? n - 1 : (uint32_t)f;
 }
 
-static double luxel(const bspkit_image *lm, double u, double v, int c)
+static uint32_t clamp_index(double f, uint32_t n)
+{
+    return f <= 0 ? 0 : f >= n - 1.0 ? n - 1 : (uint32_t)f;
+}
+
+/* Bilinear RGB of the atlas at (u, v): luxel centres at (k + 0.5) / size. */
+static void luxel(const bspkit_image *lm, double u, double v, double out[3])
 {
     double px = u * lm->width - 0.5, py = v * lm->height - 0.5;
-    if (!isfinite(px) || !isfinite(py))
-        return 255;
+    if (!isfinite(px) || !isfinite(py)) {
+        out[0] = out[1] = out[2] = 255;
+        return;
+    }
     double fx = floor(px), fy = floor(py);
     double ax = px - fx, ay = py - fy;
-    double maxx = lm->width - 1.0, maxy = lm->height - 1.0;
-    uint32_t x0 = (uint32_t)fmin(fmax(fx, 0), maxx), x1 = (uint32_t)fmin(fmax(fx + 1, 0), maxx);
-    uint32_t y0 = (uint32_t)fmin(fmax(fy, 0), maxy), y1 = (uint32_t)fmin(fmax(fy + 1, 0), maxy);
-    const uint8_t *p = lm->rgba;
+    uint32_t x0 = clamp_index(fx, lm->width), x1 = clamp_index(fx + 1, lm->width);
+    uint32_t y0 = clamp_index(fy, lm->height), y1 = clamp_index(fy + 1, lm->height);
     size_t w = lm->width;
-    double a = p[((size_t)y0 * w + x0) * 4 + c], b = p[((size_t)y0 * w + x1) * 4 + c];
-    double d = p[((size_t)y1 * w + x0) * 4 + c], e = p[((size_t)y1 * w + x1) * 4 + c];
-    return (a * (1 - ax) + b * ax) * (1 - ay) + (d * (1 - ax) + e * ax) * ay;
+    const uint8_t *a = lm->rgba + ((size_t)y0 * w + x0) * 4, *b = lm->rgba + ((size_t)y0 * w + x1) * 4;
+    const uint8_t *d = lm->rgba + ((size_t)y1 * w + x0) * 4, *e = lm->rgba + ((size_t)y1 * w + x1) * 4;
+    for (int c = 0; c < 3; c++)
+        out[c] = (a[c] * (1 - ax) + b[c] * ax) * (1 - ay) + (d[c] * (1 - ax) + e[c] * ax) * ay;
 }
 
 static bool shade(const void *vctx, const double attr[BK_RATTRS], uint8_t rgb[3])
@@ -85,9 +92,11 @@ static bool shade(const void *vctx, const double attr[BK_RATTRS], uint8_t rgb[3]
             tex[0] = tex[1] = tex[2] = CHECKER[cell];
         }
     }
+    double l[3] = {255, 255, 255};
+    if (ctx->lightmap)
+        luxel(ctx->lightmap, attr[2], attr[3], l);
     for (int c = 0; c < 3; c++) {
-        double l = ctx->lightmap ? luxel(ctx->lightmap, attr[2], attr[3], c) : 255;
-        double o = floor(tex[c] * l / 255 + 0.5);
+        double o = floor(tex[c] * l[c] / 255 + 0.5);
         rgb[c] = (uint8_t)(o > 255 ? 255 : o < 0 ? 0 : o);
     }
     return true;
@@ -265,8 +274,11 @@ static int clip_near(const cvert in[3], cvert out[MAX_CLIPPED])
     return n;
 }
 
-static void draw_scene(const scene *s, const bk_rcam *cam, const bspkit_render_options *o, bk_rtarget *t,
-                       bspkit_render_stats *st)
+/* One pass over the scene. The depth pass leaves out cut-out materials and
+ * counts nothing; the shading pass draws opaque triangles where they won the
+ * depth pass and cut-out ones against the depth so far. */
+static void draw_pass(const scene *s, const bk_rcam *cam, const bspkit_render_options *o, bool depth_pass,
+                      bk_rtarget *t, bspkit_render_stats *st)
 {
     const bk_xmesh *m = &s->mesh;
     for (size_t ni = 0; ni < m->node_count; ni++) {
@@ -278,6 +290,10 @@ static void draw_scene(const scene *s, const bk_rcam *cam, const bspkit_render_o
         for (size_t pi = 0; pi < xm->prim_count; pi++) {
             const bk_xprim *p = &xm->prims[pi];
             shade_ctx ctx = {&s->mats[p->material], NULL, !o->no_textures};
+            bool cut_out = ctx.textures && ctx.mat->mask;
+            if (depth_pass && cut_out)
+                continue;
+            bk_rpass pass = depth_pass ? BK_RPASS_DEPTH : cut_out ? BK_RPASS_NEAREST : BK_RPASS_EQUAL;
             for (size_t k = 0; k + 2 < p->index_count; k += 3) {
                 cvert tri[3];
                 bool bad = false;
@@ -298,7 +314,8 @@ static void draw_scene(const scene *s, const bk_rcam *cam, const bspkit_render_o
                 }
                 if (bad)
                     continue;
-                st->triangles++;
+                if (!depth_pass)
+                    st->triangles++;
                 /* A face the atlas did not place is drawn at full brightness. */
                 uint32_t face = p->verts[p->indices[k]].face;
                 ctx.lightmap = s->have_atlas && face < s->atlas.rect_count && s->atlas.rects[face].placed
@@ -318,13 +335,21 @@ static void draw_scene(const scene *s, const bk_rcam *cam, const bspkit_render_o
                 bool drawn = false;
                 for (int j = 1; j + 1 < n; j++) {
                     bk_rvert f[3] = {rv[0], rv[j], rv[j + 1]};
-                    drawn = bk_raster_triangle(t, f, shade, &ctx) || drawn;
+                    drawn = bk_raster_triangle(t, f, pass, shade, &ctx) || drawn;
                 }
-                if (drawn)
+                if (drawn && !depth_pass)
                     st->triangles_drawn++;
             }
         }
     }
+}
+
+/* Depth first, so each sample of an opaque face is shaded once. */
+static void draw_scene(const scene *s, const bk_rcam *cam, const bspkit_render_options *o, bk_rtarget *t,
+                       bspkit_render_stats *st)
+{
+    draw_pass(s, cam, o, true, t, st);
+    draw_pass(s, cam, o, false, t, st);
 }
 
 static bspkit_result check_options(const bspkit_render_options *o, bspkit_error *err)

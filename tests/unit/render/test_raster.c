@@ -57,19 +57,19 @@ static void test_coverage_and_culling(void **state)
     /* Front-facing means counter-clockwise seen from the front, which is
      * clockwise on the y-down grid: (0,0) -> (0,10) -> (10,0) is the other way, culled. */
     bk_rvert back[3] = {vert(0, 0, 1), vert(10, 0, 1), vert(0, 10, 1)};
-    assert_false(bk_raster_triangle(&t, back, flat, &red));
+    assert_false(bk_raster_triangle(&t, back, BK_RPASS_NEAREST, flat, &red));
     assert_int_equal(count_colour(&t, red.rgb), 0);
     bk_rvert front[3] = {vert(0, 0, 1), vert(0, 10, 1), vert(10, 0, 1)};
-    assert_true(bk_raster_triangle(&t, front, flat, &red));
+    assert_true(bk_raster_triangle(&t, front, BK_RPASS_NEAREST, flat, &red));
     /* Centres (x + 0.5, y + 0.5) with x + y + 1 <= 10: 10 + 9 + ... + 1. */
     assert_int_equal(count_colour(&t, red.rgb), 55);
     /* A nearer triangle over all of it wins, a farther one loses. */
     colour_ctx blue = {{0, 0, 200}, {0}}, green = {{0, 200, 0}, {0}};
     bk_rvert far[3] = {vert(0, 0, 0.5), vert(0, 20, 0.5), vert(20, 0, 0.5)};
-    assert_true(bk_raster_triangle(&t, far, flat, &green));
+    assert_true(bk_raster_triangle(&t, far, BK_RPASS_NEAREST, flat, &green));
     assert_int_equal(count_colour(&t, red.rgb), 55);
     bk_rvert near[3] = {vert(0, 0, 2), vert(0, 20, 2), vert(20, 0, 2)};
-    assert_true(bk_raster_triangle(&t, near, flat, &blue));
+    assert_true(bk_raster_triangle(&t, near, BK_RPASS_NEAREST, flat, &blue));
     assert_int_equal(count_colour(&t, blue.rgb), 100);
     bk_rtarget_free(&t);
 }
@@ -93,9 +93,9 @@ static void test_perspective_correct(void **state)
     bk_rtarget t;
     assert_true(bk_rtarget_init(&t, 100, 100, BG));
     colour_ctx c = {{9, 9, 9}, {0}};
-    if (!bk_raster_triangle(&t, v, flat, &c)) {
+    if (!bk_raster_triangle(&t, v, BK_RPASS_NEAREST, flat, &c)) {
         bk_rvert w[3] = {v[0], v[2], v[1]};
-        assert_true(bk_raster_triangle(&t, w, flat, &c));
+        assert_true(bk_raster_triangle(&t, w, BK_RPASS_NEAREST, flat, &c));
     }
     /* The last sample drawn: its ray hits the triangle's plane at a point whose x and z the attributes must equal. */
     size_t last = 0;
