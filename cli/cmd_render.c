@@ -37,6 +37,9 @@ void cmd_render_help(FILE *out)
             "                      OUT.png and OUT.txt with pos_x, pos_y (map position of\n"
             "                      the image's top-left corner) and scale (map units per\n"
             "                      pixel) as CS:S and CS:GO read them\n"
+            "  --sheet             contact sheet: the image split 2 x 2 into the spawn view\n"
+            "                      (iso from yaw 135 when the map has no spawn), the top\n"
+            "                      view and iso views from yaw 45 and yaw 225\n"
             "  --show-hidden       draw tool, sky, trigger and nodraw faces too\n"
             "  --no-textures       lightmaps on white\n"
             "  --no-lightmaps      textures at full brightness\n"
@@ -143,11 +146,67 @@ static int write_overview(const char *map_path, const char *png, const bspkit_re
     return rc;
 }
 
+/* One tile of a contact sheet: the view rendered at the tile's size and copied into place. */
+static bspkit_result sheet_tile(bspkit_map *map, const bspkit_render_options *base, bspkit_render_view view,
+                                double iso_yaw, bspkit_image *sheet, uint32_t col, uint32_t row,
+                                bspkit_render_stats *st, bspkit_error *err)
+{
+    bspkit_render_options o = *base;
+    o.view = view;
+    o.iso_yaw = iso_yaw;
+    o.width = sheet->width / 2;
+    o.height = sheet->height / 2;
+    bspkit_image tile;
+    bspkit_result r = bspkit_render(map, &o, &tile, st, err);
+    if (r != BSPKIT_OK)
+        return r;
+    for (uint32_t y = 0; y < tile.height; y++)
+        memcpy(sheet->rgba + (((size_t)row * tile.height + y) * sheet->width + (size_t)col * tile.width) * 4,
+               tile.rgba + (size_t)y * tile.width * 4, (size_t)tile.width * 4);
+    bspkit_image_free(&tile);
+    return BSPKIT_OK;
+}
+
+/* The 2 x 2 sheet written to `out`; the spawn tile falls back to another iso view. */
+static bspkit_result render_sheet(bspkit_map *map, const char *out, const bspkit_render_options *opts,
+                                  bspkit_render_stats *st, bspkit_error *err)
+{
+    uint32_t w = opts->width ? opts->width : 1280, h = opts->height ? opts->height : 720;
+    if (w < 2 || h < 2)
+        return BSPKIT_ERR_ARGUMENT;
+    bspkit_image sheet;
+    bspkit_result r = bspkit_image_alloc(&sheet, w, h, err);
+    if (r != BSPKIT_OK)
+        return r;
+    /* Odd sizes leave a last row or column: background colour, opaque. */
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        memcpy(sheet.rgba + i * 4, "\x20\x20\x28\xff", 4);
+    bspkit_render_stats one;
+    memset(st, 0, sizeof *st);
+    r = sheet_tile(map, opts, BSPKIT_RENDER_SPAWN, 0, &sheet, 0, 0, &one, err);
+    if (r == BSPKIT_ERR_NOT_FOUND)
+        r = sheet_tile(map, opts, BSPKIT_RENDER_ISO, 135, &sheet, 0, 0, &one, err);
+    const struct { bspkit_render_view view; double yaw; uint32_t col, row; } rest[] = {
+        {BSPKIT_RENDER_TOP, 0, 1, 0}, {BSPKIT_RENDER_ISO, 45, 0, 1}, {BSPKIT_RENDER_ISO, 225, 1, 1}};
+    for (size_t i = 0; r == BSPKIT_OK; i++) {
+        st->triangles += one.triangles;
+        st->triangles_drawn += one.triangles_drawn;
+        st->missing_textures = one.missing_textures;
+        if (i == sizeof rest / sizeof rest[0])
+            break;
+        r = sheet_tile(map, opts, rest[i].view, rest[i].yaw, &sheet, rest[i].col, rest[i].row, &one, err);
+    }
+    if (r == BSPKIT_OK)
+        r = bspkit_image_write_png(&sheet, out, err);
+    bspkit_image_free(&sheet);
+    return r;
+}
+
 int cmd_render(int argc, char **argv)
 {
     const char *out = NULL, *map_path = NULL;
     bspkit_render_options opts = {0};
-    bool overview = false, have_view = false, have_size = false;
+    bool overview = false, sheet = false, have_view = false, have_size = false;
     const char **wads = calloc((size_t)argc, sizeof *wads);
     if (!wads)
         return CLI_EXIT_UNREADABLE;
@@ -212,6 +271,8 @@ int cmd_render(int argc, char **argv)
             wads[opts.wad_path_count++] = v;
         } else if (strcmp(argv[i], "--overview") == 0) {
             overview = true;
+        } else if (strcmp(argv[i], "--sheet") == 0) {
+            sheet = true;
         } else if (strcmp(argv[i], "--show-hidden") == 0) {
             opts.show_hidden = true;
         } else if (strcmp(argv[i], "--no-textures") == 0) {
@@ -234,6 +295,14 @@ int cmd_render(int argc, char **argv)
         cli_usage_error("render", !map_path ? "expected a MAP" : "-o OUT.png is required");
         goto done;
     }
+    if (sheet && (overview || have_view)) {
+        cli_usage_error("render", "--sheet chooses its own views: no --view, --camera or --overview");
+        goto done;
+    }
+    if (sheet && have_size && (opts.width < 2 || opts.height < 2)) {
+        cli_usage_error("render", "--sheet needs a --size of at least 2x2");
+        goto done;
+    }
     if (overview) {
         if ((have_view && opts.view != BSPKIT_RENDER_TOP) || have_size) {
             cli_usage_error("render", "--overview is a 1024x1024 top view: no --view, --camera or --size");
@@ -251,7 +320,8 @@ int cmd_render(int argc, char **argv)
         goto done;
     }
     cli_warn_entities(map_path, map);
-    bspkit_result r = bspkit_render_png(map, out, &opts, &stats, &err);
+    bspkit_result r = sheet ? render_sheet(map, out, &opts, &stats, &err)
+                            : bspkit_render_png(map, out, &opts, &stats, &err);
     if (r == BSPKIT_OK) {
         printf("%s -> %s: %zu %s drawn of %zu, %zu missing %s\n", map_path, out, stats.triangles_drawn,
                cli_plural(stats.triangles_drawn, "triangle", "triangles"), stats.triangles, stats.missing_textures,

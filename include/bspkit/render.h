@@ -32,8 +32,8 @@
  *    the world model's drawn vertices; its MODELS box is often a placeholder
  *    such as +-99999), X to the right and Y up the image, the bounds' X-Y
  *    rectangle fitted to the image (one scale, centred).
- *  - ISO: orthographic from yaw 45, pitch 30 (looking towards +X +Y and
- *    down), the bounds' eight corners fitted to the image.
+ *  - ISO: orthographic from yaw 45 (or `iso_yaw`), pitch 30 (looking
+ *    towards +X +Y and down), the bounds' eight corners fitted to the image.
  *  - CAMERA: perspective from `camera`.
  * Perspective fov is horizontal, in degrees (default 90); the near plane is
  * one unit in front of the eye.
@@ -67,6 +67,7 @@ typedef struct bspkit_render_options {
     uint32_t width, height;       /**< pixels, 1..16384 each; 0 = 1280 x 720 */
     uint32_t supersample;         /**< samples per pixel side, 1..4; 0 = 2 */
     bspkit_render_camera camera;  /**< BSPKIT_RENDER_CAMERA */
+    double iso_yaw;               /**< ISO: direction looked along, degrees; 0 = 45 */
     bool have_bounds;             /**< TOP and ISO: use bounds_min/max instead of the world's */
     double bounds_min[3], bounds_max[3];
     bool show_hidden;             /**< draw tool, sky, trigger and nodraw faces too */

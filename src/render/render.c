@@ -372,6 +372,8 @@ static bspkit_result check_options(const bspkit_render_options *o, bspkit_error 
             return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1,
                            "camera needs a finite origin and angles and a fov in (0, 180)");
     }
+    if (!isfinite(o->iso_yaw))
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "iso_yaw must be finite");
     if (o->have_bounds)
         for (int i = 0; i < 3; i++)
             if (!isfinite(o->bounds_min[i]) || !isfinite(o->bounds_max[i]) || o->bounds_min[i] > o->bounds_max[i])
@@ -436,7 +438,7 @@ bspkit_result bspkit_render(bspkit_map *map, const bspkit_render_options *opts, 
             st.top_left[0] = cam.centre_r - w / 2.0 / px;
             st.top_left[1] = cam.centre_u + h / 2.0 / px;
         } else {
-            bk_rcam_ortho(&cam, ISO_PITCH, ISO_YAW, mn, mx, gw, gh);
+            bk_rcam_ortho(&cam, ISO_PITCH, o.iso_yaw != 0 ? o.iso_yaw : ISO_YAW, mn, mx, gw, gh);
         }
     }
     bk_rtarget t;
