@@ -4,8 +4,10 @@
  * bilinear RGB lightmap from the LIGHTING lump, averaged over the 2 x 2
  * samples; the covered pixels of a top view match the footprint of the
  * upward faces projected here (intersection over union >= 0.98); the spawn
- * eye is the entity's origin plus the eye height; the same options give the
- * same bytes; bad options are refused. */
+ * eye is the entity's origin plus the eye height; a floor whose miptex is
+ * renamed to sky or a tool name in the file's bytes disappears (and comes back
+ * with show_hidden); a missing texture is the grey checker; the same options
+ * give the same bytes; bad options are refused. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -313,6 +315,89 @@ static void test_top_footprint(void **state)
     check_footprint(BSPKIT_SAMPLE_QUAKE_ROOM, 401, 233, 4);
 }
 
+/* ---- hidden faces -------------------------------------------------------------------- */
+
+static size_t covered_pixels(const bspkit_image *img)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < (size_t)img->width * img->height; i++)
+        n += !is_background(img->rgba + i * 4);
+    return n;
+}
+
+/* The GoldSrc room with its floor/ceiling miptex renamed in the file's bytes:
+ * as "sky" or "aaatrigger" the floor is hidden from the top view (walls are
+ * edge-on there), and show_hidden brings it back. */
+static void test_hidden_faces(void **state)
+{
+    (void)state;
+    static const char *const NAMES[] = {"sky", "aaatrigger", "clip"};
+    for (size_t n = 0; n < sizeof NAMES / sizeof NAMES[0]; n++) {
+        sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
+        qmap q;
+        read_qmap(s.m, &q);
+        uint32_t floor_tex = UINT32_MAX;
+        for (size_t i = 0; i < q.nfaces; i++)
+            if (q.faces[i].normal[2] > 0.9)
+                floor_tex = q.faces[i].miptex;
+        bspkit_lump_info li;
+        CHECK(bspkit_get_lump_info(s.m, bspkit_lump_find(s.m, "TEXTURES"), &li));
+        uint8_t *copy = malloc(s.size);
+        assert_non_null(copy);
+        memcpy(copy, s.bytes, s.size);
+        assert_true((uint64_t)li.offset + 8 + 4 * (uint64_t)floor_tex <= s.size);
+        uint64_t name_at = (uint64_t)li.offset + rd_le32(copy + li.offset + 4 + 4 * (size_t)floor_tex);
+        assert_true(name_at + 16 <= s.size);
+        memset(copy + name_at, 0, 16);
+        memcpy(copy + name_at, NAMES[n], strlen(NAMES[n]));
+        bspkit_map *m;
+        bspkit_options o = {.flags = BSPKIT_OPEN_COPY};
+        CHECK(bspkit_open_memory(copy, s.size, &o, &m, ERR));
+        bspkit_render_options ro = {.view = BSPKIT_RENDER_TOP, .width = 160, .height = 160};
+        bspkit_image hidden, shown;
+        CHECK(bspkit_render(m, &ro, &hidden, NULL, ERR));
+        ro.show_hidden = true;
+        CHECK(bspkit_render(m, &ro, &shown, NULL, ERR));
+        /* The floor fills the square image when shown; hidden, only a wall's edge may touch a pixel. */
+        printf("floor named %s: %zu pixels covered hidden, %zu shown\n", NAMES[n], covered_pixels(&hidden),
+               covered_pixels(&shown));
+        assert_true(covered_pixels(&hidden) < 160 * 4);
+        assert_true(covered_pixels(&shown) == 160 * 160);
+        bspkit_image_free(&hidden);
+        bspkit_image_free(&shown);
+        bspkit_close(m);
+        free(copy);
+        close_sample(&s);
+    }
+}
+
+/* Quake 2 textures live outside the map: the room's floor is the checker,
+ * 128 and 96 grey, never white; with lightmaps off nothing else shows. */
+static void test_missing_checker(void **state)
+{
+    (void)state;
+    sample_map s = open_sample(BSPKIT_SAMPLE_QUAKE2_ROOM);
+    bspkit_render_options o = {.view = BSPKIT_RENDER_TOP, .width = 120, .height = 120, .supersample = 1,
+                               .no_lightmaps = true};
+    bspkit_image img;
+    bspkit_render_stats st;
+    CHECK(bspkit_render(s.m, &o, &img, &st, ERR));
+    assert_true(st.missing_textures > 0);
+    size_t light = 0, dark = 0;
+    for (size_t i = 0; i < (size_t)120 * 120; i++) {
+        const uint8_t *p = img.rgba + i * 4;
+        if (is_background(p))
+            continue;
+        assert_true(p[0] == p[1] && p[1] == p[2]);
+        assert_true(p[0] == 128 || p[0] == 96);
+        light += p[0] == 128;
+        dark += p[0] == 96;
+    }
+    assert_true(light > 1000 && dark > 1000);
+    bspkit_image_free(&img);
+    close_sample(&s);
+}
+
 /* ---- spawn eye, determinism, options ---------------------------------------------- */
 
 static void test_spawn_eye(void **state)
@@ -425,6 +510,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_top_pixels_goldsrc), cmocka_unit_test(test_top_footprint),
+        cmocka_unit_test(test_hidden_faces),       cmocka_unit_test(test_missing_checker),
         cmocka_unit_test(test_spawn_eye),          cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_options),
     };
