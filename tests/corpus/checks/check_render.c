@@ -2,7 +2,9 @@
  * Rendering over every supported map of the corpus: each renders an iso view
  * (160 x 90, one sample a pixel) without error, and every family has at
  * least one map whose picture is not all background. Maps that come out
- * blank are listed (a map of tool faces only is blank by design).
+ * blank are listed (a map of tool faces only is blank by design). Maps with
+ * a player spawn also render the spawn view (96 x 54); those without one
+ * must say so with BSPKIT_ERR_NOT_FOUND.
  * Usage: corpus_check_render MAPS_DIR
  */
 #include "bspkit/render.h"
@@ -17,8 +19,36 @@
 #define FAMILIES 16
 
 static int failures, maps;
-static int family_maps[FAMILIES], family_drawn[FAMILIES];
+static int family_maps[FAMILIES], family_drawn[FAMILIES], family_spawn[FAMILIES], family_spawn_drawn[FAMILIES];
 static const char *family_names[FAMILIES];
+
+static size_t covered(const bspkit_image *img)
+{
+    size_t drawn = 0;
+    for (size_t i = 0; i < (size_t)img->width * img->height; i++) {
+        const uint8_t *p = img->rgba + i * 4;
+        drawn += !(p[0] == 32 && p[1] == 32 && p[2] == 40);
+    }
+    return drawn;
+}
+
+static void spawn_view(const char *rel, bspkit_map *map, int fam)
+{
+    bspkit_render_options o = {.view = BSPKIT_RENDER_SPAWN, .width = 96, .height = 54, .supersample = 1};
+    bspkit_image img;
+    bspkit_error err;
+    bspkit_result r = bspkit_render(map, &o, &img, NULL, &err);
+    if (r == BSPKIT_ERR_NOT_FOUND)
+        return;
+    if (r != BSPKIT_OK) {
+        printf("FAIL %s: spawn view: %s\n", rel, err.message);
+        failures++;
+        return;
+    }
+    family_spawn[fam]++;
+    family_spawn_drawn[fam] += covered(&img) > 0;
+    bspkit_image_free(&img);
+}
 
 static void visit(const char *root, const char *rel)
 {
@@ -47,16 +77,12 @@ static void visit(const char *root, const char *rel)
         bspkit_close(map);
         return;
     }
-    size_t drawn = 0;
-    for (size_t i = 0; i < (size_t)img.width * img.height; i++) {
-        const uint8_t *p = img.rgba + i * 4;
-        drawn += !(p[0] == 32 && p[1] == 32 && p[2] == 40);
-    }
-    if (drawn > 0)
+    if (covered(&img) > 0)
         family_drawn[fam]++;
     else
         printf("blank: %s\n", rel);
     bspkit_image_free(&img);
+    spawn_view(rel, map, fam);
     bspkit_close(map);
 }
 
@@ -72,7 +98,8 @@ int main(int argc, char **argv)
     for (int f = 0; f < FAMILIES; f++) {
         if (!family_maps[f])
             continue;
-        printf("render: %-10s %d of %d maps drawn non-blank\n", family_names[f], family_drawn[f], family_maps[f]);
+        printf("render: %-10s %d of %d maps drawn non-blank; spawn view: %d maps, %d non-blank\n", family_names[f],
+               family_drawn[f], family_maps[f], family_spawn[f], family_spawn_drawn[f]);
         if (!family_drawn[f]) {
             printf("FAIL: no %s map renders a non-blank picture\n", family_names[f]);
             failures++;
