@@ -8,10 +8,13 @@
  * nodraw are hidden unless `show_hidden` is set. Back faces are culled (the
  * map's faces are one-sided), so top and iso views look into closed rooms.
  *
- * Shading: colour = texture texel (nearest, repeating) x lightmap luxel
- * (bilinear over the style-0 atlas) / 255, in 8-bit sRGB as the files store
+ * Shading: colour = texture texel x lightmap luxel (bilinear over the
+ * style-0 atlas) / 255, in 8-bit sRGB as the files store
  * them (GLQuake's modulate without overbrights). Faces the atlas did not
  * place (unlit, or the map has no lighting) are drawn at full brightness. A
+ * texel is the nearest of a repeating texture, from the mip level (each a
+ * 2 x 2 box filter of the one above) whose texels come nearest one sample
+ * across, level 0 while a texel spans at least 1/sqrt(2) samples. A
  * texture that is not found or not decodable is a grey checker, 4 x 4 cells
  * per texture repeat, of 128 and 96. Pixels no face covers are the
  * background (32, 32, 40). Alpha is 255 everywhere.

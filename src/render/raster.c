@@ -62,6 +62,19 @@ bool bk_raster_triangle(bk_rtarget *t, const bk_rvert tri[3], bk_rpass pass, bk_
         return true;
     uint32_t x0 = (uint32_t)fx0, x1 = (uint32_t)fx1, y0 = (uint32_t)fy0, y1 = (uint32_t)fy1;
     double inv = 1.0 / area;
+    /* Screen-space derivatives of the barycentrics, then of 1/w and of the
+     * first two attributes over w: what the quotient rule needs per sample. */
+    double bx[3] = {-(v[2].y - v[1].y) * inv, -(v[0].y - v[2].y) * inv, -(v[1].y - v[0].y) * inv};
+    double by[3] = {(v[2].x - v[1].x) * inv, (v[0].x - v[2].x) * inv, (v[1].x - v[0].x) * inv};
+    double qx = 0, qy = 0, ax[2] = {0, 0}, ay[2] = {0, 0};
+    for (int j = 0; j < 3; j++) {
+        qx += bx[j] * v[j].q;
+        qy += by[j] * v[j].q;
+        for (int k = 0; k < 2; k++) {
+            ax[k] += bx[j] * v[j].q * v[j].attr[k];
+            ay[k] += by[j] * v[j].q * v[j].attr[k];
+        }
+    }
     for (uint32_t y = y0; y <= y1; y++) {
         double py = y + 0.5;
         for (uint32_t x = x0; x <= x1; x++) {
@@ -91,8 +104,13 @@ bool bk_raster_triangle(bk_rtarget *t, const bk_rvert tri[3], bk_rpass pass, bk_
             double attr[BK_RATTRS];
             for (int k = 0; k < BK_RATTRS; k++)
                 attr[k] = (w0 * v[0].attr[k] + w1 * v[1].attr[k] + w2 * v[2].attr[k]) / q;
+            double grad[4];
+            for (int k = 0; k < 2; k++) {
+                grad[2 * k] = (ax[k] - attr[k] * qx) / q;
+                grad[2 * k + 1] = (ay[k] - attr[k] * qy) / q;
+            }
             uint8_t rgb[3];
-            if (!shade(ctx, attr, rgb))
+            if (!shade(ctx, attr, grad, rgb))
                 continue;
             t->depth[i] = key;
             memcpy(t->rgb + i * 3, rgb, 3);

@@ -24,8 +24,10 @@ typedef struct bk_rvert {
     double attr[BK_RATTRS];
 } bk_rvert;
 
-/* Colour of a sample from interpolated attributes; false discards it (cut-out texels). */
-typedef bool (*bk_rshade_fn)(const void *ctx, const double attr[BK_RATTRS], uint8_t rgb[3]);
+/* Colour of a sample from interpolated attributes and the screen-space
+ * derivatives of the first two (d0/dx, d0/dy, d1/dx, d1/dy per sample, for
+ * choosing a mip level); false discards it (cut-out texels). */
+typedef bool (*bk_rshade_fn)(const void *ctx, const double attr[BK_RATTRS], const double grad[4], uint8_t rgb[3]);
 
 /* Allocate a target of width x height samples cleared to `bg`; false when out of memory. */
 bool bk_rtarget_init(bk_rtarget *t, uint32_t width, uint32_t height, const uint8_t bg[3]);

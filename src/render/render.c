@@ -29,9 +29,14 @@
 static const uint8_t BACKGROUND[3] = {32, 32, 40};
 static const uint8_t CHECKER[2] = {128, 96};
 
+/* Mip levels down to 1 x 1 of a texture up to 2^(MAX_MIPS - 1) texels a side. */
+#define MAX_MIPS 16
+
 typedef struct material_view {
-    bspkit_image image; /* rgba NULL: the checker */
-    bool mask;          /* some texel has alpha below 255: cut out below 128 */
+    bspkit_image image;         /* level 0; rgba NULL: the checker */
+    bspkit_image mips[MAX_MIPS - 1]; /* levels 1.. */
+    uint32_t levels;            /* 1 + the used entries of mips */
+    bool mask;                  /* some texel has alpha below 255: cut out below 128 */
 } material_view;
 
 typedef struct shade_ctx {
@@ -74,12 +79,29 @@ static void luxel(const bspkit_image *lm, double u, double v, double out[3])
         out[c] = (a[c] * (1 - ax) + b[c] * ax) * (1 - ay) + (d[c] * (1 - ax) + e[c] * ax) * ay;
 }
 
-static bool shade(const void *vctx, const double attr[BK_RATTRS], uint8_t rgb[3])
+/* The level whose texels are nearest one sample across (point-sampled
+ * textures shimmer in the distance without it). */
+static const bspkit_image *mip_for(const material_view *m, const double grad[4])
+{
+    const bspkit_image *im = &m->image;
+    double w = im->width, h = im->height;
+    double gx = sqrt(grad[0] * w * grad[0] * w + grad[2] * h * grad[2] * h);
+    double gy = sqrt(grad[1] * w * grad[1] * w + grad[3] * h * grad[3] * h);
+    double rho = gx > gy ? gx : gy;
+    if (!(rho >= 1.4142135623730951) || m->levels < 2)
+        return im;
+    double level = floor(log2(rho) + 0.5);
+    if (!(level < m->levels - 1.0))
+        level = m->levels - 1.0;
+    return &m->mips[(uint32_t)level - 1];
+}
+
+static bool shade(const void *vctx, const double attr[BK_RATTRS], const double grad[4], uint8_t rgb[3])
 {
     const shade_ctx *ctx = vctx;
     double tex[3] = {255, 255, 255};
     if (ctx->textures) {
-        const bspkit_image *im = &ctx->mat->image;
+        const bspkit_image *im = ctx->mat->image.rgba ? mip_for(ctx->mat, grad) : &ctx->mat->image;
         if (im->rgba) {
             uint32_t x = wrap(attr[0], im->width), y = wrap(attr[1], im->height);
             const uint8_t *t = im->rgba + ((size_t)y * im->width + x) * 4;
@@ -115,14 +137,49 @@ typedef struct scene {
 static void scene_free(scene *s)
 {
     if (s->have_mesh) {
-        for (size_t i = 0; s->mats && i < s->mesh.material_count; i++)
+        for (size_t i = 0; s->mats && i < s->mesh.material_count; i++) {
             bspkit_image_free(&s->mats[i].image);
+            for (uint32_t k = 0; k < MAX_MIPS - 1; k++)
+                bspkit_image_free(&s->mats[i].mips[k]);
+        }
         bk_xmesh_free(&s->mesh);
     }
     free(s->mats);
     if (s->have_atlas)
         bspkit_lightmap_atlas_free(&s->atlas);
     memset(s, 0, sizeof *s);
+}
+
+/* Levels 1.. of m->image, each texel the rounded mean of the 2 x 2 below it
+ * (edge texels repeated for odd sizes). */
+static bspkit_result build_mips(material_view *m, bspkit_error *err)
+{
+    m->levels = 1;
+    const bspkit_image *src = &m->image;
+    while (m->levels < MAX_MIPS && (src->width > 1 || src->height > 1)) {
+        bspkit_image *dst = &m->mips[m->levels - 1];
+        uint32_t w = src->width > 1 ? src->width / 2 : 1, h = src->height > 1 ? src->height / 2 : 1;
+        bspkit_result r = bspkit_image_alloc(dst, w, h, err);
+        if (r != BSPKIT_OK)
+            return r;
+        for (uint32_t y = 0; y < h; y++) {
+            for (uint32_t x = 0; x < w; x++) {
+                uint32_t xs[2] = {2 * x < src->width ? 2 * x : src->width - 1,
+                                  2 * x + 1 < src->width ? 2 * x + 1 : src->width - 1};
+                uint32_t ys[2] = {2 * y < src->height ? 2 * y : src->height - 1,
+                                  2 * y + 1 < src->height ? 2 * y + 1 : src->height - 1};
+                for (int c = 0; c < 4; c++) {
+                    uint32_t sum = 0;
+                    for (int j = 0; j < 4; j++)
+                        sum += src->rgba[((size_t)ys[j >> 1] * src->width + xs[j & 1]) * 4 + c];
+                    dst->rgba[((size_t)y * w + x) * 4 + c] = (uint8_t)((sum + 2) / 4);
+                }
+            }
+        }
+        src = dst;
+        m->levels++;
+    }
+    return BSPKIT_OK;
 }
 
 /* Decode each texture a primitive uses; one not found or not decodable
@@ -158,6 +215,7 @@ static bspkit_result load_textures(bspkit_map *map, const bspkit_render_options 
             s->missing++;
         } else {
             s->mats[i].mask = !bk_image_opaque(&s->mats[i].image);
+            r = build_mips(&s->mats[i], err);
         }
     }
     if (tex)

@@ -1,6 +1,7 @@
 /* The rasterizer on hand-made triangles: coverage of sample centres (edges
  * included), back faces culled, the depth test, perspective-correct
- * attributes against the value a point on the 3-D triangle has, and the
+ * attributes and their screen derivatives against the point on the 3-D
+ * triangle each sample ray meets, and the
  * rounded mean of the supersample resolve. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,12 +20,14 @@ static const uint8_t BG[3] = {1, 2, 3};
 typedef struct colour_ctx {
     uint8_t rgb[3];
     double last[BK_RATTRS];
+    double grad[4];
 } colour_ctx;
 
-static bool flat(const void *ctx, const double attr[BK_RATTRS], uint8_t rgb[3])
+static bool flat(const void *ctx, const double attr[BK_RATTRS], const double grad[4], uint8_t rgb[3])
 {
     colour_ctx *c = (colour_ctx *)(uintptr_t)ctx;
     memcpy(c->last, attr, sizeof c->last);
+    memcpy(c->grad, grad, sizeof c->grad);
     memcpy(rgb, c->rgb, 3);
     return true;
 }
@@ -53,7 +56,7 @@ static void test_coverage_and_culling(void **state)
     (void)state;
     bk_rtarget t;
     assert_true(bk_rtarget_init(&t, 10, 10, BG));
-    colour_ctx red = {{200, 0, 0}, {0}};
+    colour_ctx red = {{200, 0, 0}, {0}, {0}};
     /* Front-facing means counter-clockwise seen from the front, which is
      * clockwise on the y-down grid: (0,0) -> (0,10) -> (10,0) is the other way, culled. */
     bk_rvert back[3] = {vert(0, 0, 1), vert(10, 0, 1), vert(0, 10, 1)};
@@ -64,7 +67,7 @@ static void test_coverage_and_culling(void **state)
     /* Centres (x + 0.5, y + 0.5) with x + y + 1 <= 10: 10 + 9 + ... + 1. */
     assert_int_equal(count_colour(&t, red.rgb), 55);
     /* A nearer triangle over all of it wins, a farther one loses. */
-    colour_ctx blue = {{0, 0, 200}, {0}}, green = {{0, 200, 0}, {0}};
+    colour_ctx blue = {{0, 0, 200}, {0}, {0}}, green = {{0, 200, 0}, {0}, {0}};
     bk_rvert far[3] = {vert(0, 0, 0.5), vert(0, 20, 0.5), vert(20, 0, 0.5)};
     assert_true(bk_raster_triangle(&t, far, BK_RPASS_NEAREST, flat, &green));
     assert_int_equal(count_colour(&t, red.rgb), 55);
@@ -92,7 +95,7 @@ static void test_perspective_correct(void **state)
     /* Either winding: draw whichever order is front-facing. */
     bk_rtarget t;
     assert_true(bk_rtarget_init(&t, 100, 100, BG));
-    colour_ctx c = {{9, 9, 9}, {0}};
+    colour_ctx c = {{9, 9, 9}, {0}, {0}};
     if (!bk_raster_triangle(&t, v, BK_RPASS_NEAREST, flat, &c)) {
         bk_rvert w[3] = {v[0], v[2], v[1]};
         assert_true(bk_raster_triangle(&t, w, BK_RPASS_NEAREST, flat, &c));
@@ -115,6 +118,19 @@ static void test_perspective_correct(void **state)
     double s = (n[0] * P[0][0] + n[1] * P[0][1] + n[2] * P[0][2]) / (n[0] * dir[0] + n[1] * dir[1] + n[2] * dir[2]);
     assert_true(fabs(c.last[0] - dir[0] * s) < 1e-9);
     assert_true(fabs(c.last[1] - s) < 1e-9);
+    /* The derivatives against finite differences of the same ray-plane hit one sample either side. */
+    for (int axis = 0; axis < 2; axis++) {
+        double at[2];
+        for (int side = 0; side < 2; side++) {
+            double h = side ? 1e-4 : -1e-4;
+            double d[3] = {(sx + (axis == 0 ? h : 0) - 50) / 10, -(sy + (axis == 1 ? h : 0) - 50) / 10, 1};
+            double hit = (n[0] * P[0][0] + n[1] * P[0][1] + n[2] * P[0][2]) / (n[0] * d[0] + n[1] * d[1] + n[2] * d[2]);
+            at[side] = d[0] * hit;
+        }
+        double numeric = (at[1] - at[0]) / 2e-4;
+        if (fabs(c.grad[axis] - numeric) > 1e-6 * (1 + fabs(numeric)))
+            fail_msg("d(attr0)/d%c = %g, finite difference %g", axis ? 'y' : 'x', c.grad[axis], numeric);
+    }
     bk_rtarget_free(&t);
 }
 

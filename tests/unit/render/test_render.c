@@ -6,7 +6,8 @@
  * upward faces projected here (intersection over union >= 0.98); the spawn
  * eye is the entity's origin plus the eye height; a floor whose miptex is
  * renamed to sky or a tool name in the file's bytes disappears (and comes back
- * with show_hidden); a missing texture is the grey checker; the same options
+ * with show_hidden); a missing texture is the grey checker; far away, a
+ * texture shows the mean of the texel block a sample covers; the same options
  * give the same bytes; bad options are refused. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,30 +181,98 @@ static bool is_background(const uint8_t *p) { return p[0] == 32 && p[1] == 32 &&
 
 static double frac_dist(double v) { return fabs(v - floor(v + 0.5)); }
 
+/* The GoldSrc room's floor face and its miptex (level 0 and palette). */
+typedef struct floor_info {
+    const qface *face;
+    uint32_t tw, th;
+    const uint8_t *mip0, *palette;
+} floor_info;
+
+static floor_info find_floor(bspkit_map *m, const qmap *q)
+{
+    floor_info f = {0};
+    for (size_t i = 0; i < q->nfaces; i++)
+        if (q->faces[i].normal[2] > 0.9)
+            f.face = &q->faces[i];
+    assert_non_null(f.face);
+    size_t ntex;
+    const uint8_t *tex = lump(m, "TEXTURES", &ntex);
+    assert_true(f.face->miptex < rd_le32(tex));
+    const uint8_t *mt = tex + rd_le32(tex + 4 + 4 * f.face->miptex);
+    f.tw = rd_le32(mt + 16);
+    f.th = rd_le32(mt + 20);
+    f.mip0 = mt + rd_le32(mt + 24);
+    f.palette = mt + rd_le32(mt + 36) + (f.tw / 8) * (f.th / 8) + 2;
+    return f;
+}
+
+static double tex_s(const qface *f, const double p[3]) { return p[0] * f->s[0] + p[1] * f->s[1] + p[2] * f->s[2] + f->s[3]; }
+static double tex_t(const qface *f, const double p[3]) { return p[0] * f->t[0] + p[1] * f->t[1] + p[2] * f->t[2] + f->t[3]; }
+
+/* Seen from far enough that 16 texels fall on one sample, the floor shows
+ * the mean colour of the 16 x 16 texel block each sample lands in (level 4
+ * of the box-filtered chain; a level is rounded each time, so within 3). */
+static void test_minified_texture(void **state)
+{
+    (void)state;
+    sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
+    qmap q;
+    read_qmap(s.m, &q);
+    floor_info ft = find_floor(s.m, &q);
+    const uint32_t size = 8; /* 128 units on 8 pixels: 16 texels a sample */
+    bspkit_render_options o = {.view = BSPKIT_RENDER_TOP, .width = size, .height = size, .supersample = 1,
+                               .no_lightmaps = true};
+    bspkit_image img;
+    CHECK(bspkit_render(s.m, &o, &img, NULL, ERR));
+    top_map t = top_mapping(&q, size, size, 1);
+    int checked = 0;
+    for (uint32_t py = 0; py < size; py++) {
+        for (uint32_t px = 0; px < size; px++) {
+            double x, y;
+            sample_world(&t, px, py, &x, &y);
+            double p[3] = {x, y, ft.face->poly[0][2]};
+            long bs = (long)floor(tex_s(ft.face, p) / 16), bt = (long)floor(tex_t(ft.face, p) / 16);
+            uint32_t sum[3] = {0, 0, 0}, n = 0;
+            for (long v = bt * 16; v < bt * 16 + 16; v++)
+                for (long u = bs * 16; u < bs * 16 + 16; u++) {
+                    long tx = (u % (long)ft.tw + (long)ft.tw) % (long)ft.tw;
+                    long ty = (v % (long)ft.th + (long)ft.th) % (long)ft.th;
+                    const uint8_t *rgb = ft.palette + 3 * ft.mip0[(size_t)ty * ft.tw + (size_t)tx];
+                    for (int c = 0; c < 3; c++)
+                        sum[c] += rgb[c];
+                    n++;
+                }
+            const uint8_t *got = img.rgba + ((size_t)py * size + px) * 4;
+            for (int c = 0; c < 3; c++) {
+                int want = (int)((sum[c] + n / 2) / n);
+                if (abs(got[c] - want) > 3)
+                    fail_msg("pixel (%u, %u) channel %d: %d, the block mean is %d", px, py, c, got[c], want);
+            }
+            checked++;
+        }
+    }
+    assert_int_equal(checked, size * size);
+    bspkit_image_free(&img);
+    close_sample(&s);
+}
+
 static void test_top_pixels_goldsrc(void **state)
 {
     (void)state;
     sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
     qmap q;
     read_qmap(s.m, &q);
-    const qface *floor_face = NULL;
-    for (size_t i = 0; i < q.nfaces; i++)
-        if (q.faces[i].normal[2] > 0.9)
-            floor_face = &q.faces[i];
-    assert_non_null(floor_face);
-    size_t ntex, nlight;
-    const uint8_t *tex = lump(s.m, "TEXTURES", &ntex), *light = lump(s.m, "LIGHTING", &nlight);
-    assert_true(floor_face->miptex < rd_le32(tex));
-    const uint8_t *mt = tex + rd_le32(tex + 4 + 4 * floor_face->miptex);
-    uint32_t tw = rd_le32(mt + 16), th = rd_le32(mt + 20);
-    const uint8_t *mip0 = mt + rd_le32(mt + 24);
-    const uint8_t *palette = mt + rd_le32(mt + 36) + (tw / 8) * (th / 8) + 2;
+    floor_info ft = find_floor(s.m, &q);
+    const qface *floor_face = ft.face;
+    uint32_t tw = ft.tw, th = ft.th;
+    const uint8_t *mip0 = ft.mip0, *palette = ft.palette;
+    size_t nlight;
+    const uint8_t *light = lump(s.m, "LIGHTING", &nlight);
     /* Lightmap extents: floor/ceil of the texture-space range over 16. */
     double smin = HUGE_VAL, tmin = HUGE_VAL, smax = -HUGE_VAL, tmax = -HUGE_VAL;
     for (int i = 0; i < floor_face->n; i++) {
         const double *p = floor_face->poly[i];
-        double sv = p[0] * floor_face->s[0] + p[1] * floor_face->s[1] + p[2] * floor_face->s[2] + floor_face->s[3];
-        double tv = p[0] * floor_face->t[0] + p[1] * floor_face->t[1] + p[2] * floor_face->t[2] + floor_face->t[3];
+        double sv = tex_s(floor_face, p), tv = tex_t(floor_face, p);
         smin = fmin(smin, sv);
         smax = fmax(smax, sv);
         tmin = fmin(tmin, tv);
@@ -229,10 +298,7 @@ static void test_top_pixels_goldsrc(void **state)
                     break;
                 }
                 double p[3] = {x, y, floor_face->poly[0][2]};
-                double sv = p[0] * floor_face->s[0] + p[1] * floor_face->s[1] + p[2] * floor_face->s[2] +
-                            floor_face->s[3];
-                double tv = p[0] * floor_face->t[0] + p[1] * floor_face->t[1] + p[2] * floor_face->t[2] +
-                            floor_face->t[3];
+                double sv = tex_s(floor_face, p), tv = tex_t(floor_face, p);
                 /* Samples on a texel edge could fall either side of it. */
                 if (frac_dist(sv) < 0.01 || frac_dist(tv) < 0.01) {
                     usable = false;
@@ -336,17 +402,17 @@ static void test_hidden_faces(void **state)
         sample_map s = open_sample(BSPKIT_SAMPLE_GOLDSRC_ROOM);
         qmap q;
         read_qmap(s.m, &q);
-        uint32_t floor_tex = UINT32_MAX;
+        uint32_t floor_miptex = UINT32_MAX;
         for (size_t i = 0; i < q.nfaces; i++)
             if (q.faces[i].normal[2] > 0.9)
-                floor_tex = q.faces[i].miptex;
+                floor_miptex = q.faces[i].miptex;
         bspkit_lump_info li;
         CHECK(bspkit_get_lump_info(s.m, bspkit_lump_find(s.m, "TEXTURES"), &li));
         uint8_t *copy = malloc(s.size);
         assert_non_null(copy);
         memcpy(copy, s.bytes, s.size);
-        assert_true((uint64_t)li.offset + 8 + 4 * (uint64_t)floor_tex <= s.size);
-        uint64_t name_at = (uint64_t)li.offset + rd_le32(copy + li.offset + 4 + 4 * (size_t)floor_tex);
+        assert_true((uint64_t)li.offset + 8 + 4 * (uint64_t)floor_miptex <= s.size);
+        uint64_t name_at = (uint64_t)li.offset + rd_le32(copy + li.offset + 4 + 4 * (size_t)floor_miptex);
         assert_true(name_at + 16 <= s.size);
         memset(copy + name_at, 0, 16);
         memcpy(copy + name_at, NAMES[n], strlen(NAMES[n]));
@@ -511,6 +577,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_top_pixels_goldsrc), cmocka_unit_test(test_top_footprint),
         cmocka_unit_test(test_hidden_faces),       cmocka_unit_test(test_missing_checker),
+        cmocka_unit_test(test_minified_texture),
         cmocka_unit_test(test_spawn_eye),          cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_options),
     };
