@@ -19,7 +19,7 @@ TARGET      ?=
 SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
-FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff
+FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff render
 
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1
@@ -101,6 +101,7 @@ bench: build
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_scan.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_scan_rss.sh
+	BSPKIT=$(BSPKIT) bench/bench_render.sh $(firstword $(BENCH_MAPS))
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at
 # every lump boundary and at random points, SWEEP_FLIPS seeded byte flips per
@@ -126,7 +127,7 @@ fuzz:
 	./$(FUZZ_DIR)/fuzz/make_seeds $(FUZZ_DIR)/seeds
 	@failed=; for t in $(or $(TARGET),$(FUZZ_TARGETS)); do \
 	  seeds=$(FUZZ_DIR)/seeds/$$t; [ -d "$$seeds" ] || seeds=$(FUZZ_DIR)/seeds/open; \
-	  case $$t in entities|diff) dict=-dict=fuzz/entities.dict ;; open|validate|detect|edit|lzma|gamelump|export) dict=-dict=fuzz/bsp.dict ;; *) dict= ;; esac; \
+	  case $$t in entities|diff) dict=-dict=fuzz/entities.dict ;; open|validate|detect|edit|lzma|gamelump|export|render) dict=-dict=fuzz/bsp.dict ;; *) dict= ;; esac; \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/crashes; \
 	  echo "== fuzz_$$t for $(SECONDS)s"; \
 	  ./$(FUZZ_DIR)/fuzz/fuzz_$$t $$dict -max_total_time=$(SECONDS) -timeout=10 \

@@ -68,6 +68,8 @@ int cmd_size(int argc, char **argv);
 void cmd_size_help(FILE *out);
 int cmd_deps(int argc, char **argv);
 void cmd_deps_help(FILE *out);
+int cmd_render(int argc, char **argv);
+void cmd_render_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */

@@ -32,6 +32,8 @@ static const cli_command COMMANDS[] = {
      cmd_size, cmd_size_help},
     {"deps", "files a map needs (materials, textures, models, sounds, WADs): packed, in the game, or missing",
      cmd_deps, cmd_deps_help},
+    {"render", "draw the map as a PNG (spawn, top or iso view) with the built-in software rasterizer", cmd_render,
+     cmd_render_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -51,7 +51,7 @@ typedef enum bspkit_export_format {
 
 /** Face kinds that can be left out. */
 enum {
-    BSPKIT_SKIP_TOOL = 0x1,    /**< tool textures: clip, skip, hint, origin, trigger, nodraw, aaatrigger, tools/... */
+    BSPKIT_SKIP_TOOL = 0x1,    /**< tool textures: clip, skip, hint, origin, trigger, nodraw, aaatrigger, tools/..., .../tools* */
     BSPKIT_SKIP_SKY = 0x2,     /**< sky faces */
     BSPKIT_SKIP_TRIGGER = 0x4, /**< faces of trigger_* brush entities */
     BSPKIT_SKIP_NODRAW = 0x8   /**< Source SURF_NODRAW faces */

@@ -137,7 +137,15 @@ static bool is_tool_name(const char *name)
     for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++)
         if (bk_ascii_casecmp(name, TOOLS[i]) == 0)
             return true;
-    return bk_ascii_ncasecmp(name, "tools/", 6) == 0 || bk_ascii_ncasecmp(name, "tools\\", 6) == 0;
+    if (bk_ascii_ncasecmp(name, "tools/", 6) == 0 || bk_ascii_ncasecmp(name, "tools\\", 6) == 0)
+        return true;
+    /* Valve's tool materials are named tools*, also in other folders
+     * (Titanfall 2 keeps "common\\toolsnodraw"). */
+    const char *base = name;
+    for (const char *c = name; *c; c++)
+        if (*c == '/' || *c == '\\')
+            base = c + 1;
+    return base != name && bk_ascii_ncasecmp(base, "tools", 5) == 0;
 }
 
 /* Quake 3's tool shaders, under textures/common/. */

@@ -78,7 +78,7 @@ static void png_on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-static bool image_opaque(const bspkit_image *img)
+bool bk_image_opaque(const bspkit_image *img)
 {
     size_t n = (size_t)img->width * img->height;
     for (size_t i = 0; i < n; i++)
@@ -157,7 +157,7 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty image or NULL output");
     *out = NULL;
     *size = 0;
-    png_job job = {.img = img, .opaque = image_opaque(img), .fast = fast};
+    png_job job = {.img = img, .opaque = bk_image_opaque(img), .fast = fast};
     job.row = malloc((size_t)img->width * 3);
     if (!job.row)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "png: out of memory");

@@ -14,6 +14,7 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   media           images, WAD, miptex, VTF, texture resolution, lightmap atlas
   write           builder, encoders, edits and saved-map layout
   export          glTF and OBJ
+  render          software rasterizer over the export's meshes
   decompile       VMF and Valve 220 .map
   ops             for server operators and map archives: scanning
                   directories and containers, FastDL trees, map comparison
@@ -50,6 +51,7 @@ ALLOWED = {
     'media': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis'},
     'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
     'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
+    'render': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'export'},
     'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
     'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'write'},
     'cli': set(),

@@ -1,8 +1,8 @@
 /* Allocation failure: for every sample map, the whole read path (open, every
  * accessor, every dump table, validation, close), the edit path (open,
  * edit the entities, write, re-open the output), the export path (open,
- * GLB with textures and lightmaps) and the operators' path (diff, Stripper
- * config, size, dependencies) run once to count their allocations, then once per allocation with exactly that one failing.
+ * GLB with textures and lightmaps), the operators' path (diff, Stripper
+ * config, size, dependencies) and the render path (a small top view) run once to count their allocations, then once per allocation with exactly that one failing.
  * Each run must end with every call returning a known result (an error
  * carries its message), results identical to the clean run unless some call
  * reported it as out of memory, and no allocation left behind after close.
@@ -24,6 +24,7 @@
 #include "bspkit/entities_edit.h"
 #include "bspkit/size.h"
 #include "bspkit/export.h"
+#include "bspkit/render.h"
 #include "bspkit/write.h"
 
 #include <stdio.h>
@@ -361,9 +362,32 @@ static uint64_t ops_path(const uint8_t *data, size_t size, outcome *o)
     return h;
 }
 
-typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_PATH, OPS_PATH } path_kind;
+/* The render path: a small top view with textures and lightmaps; returns a hash of its pixels (0 on error). */
+static uint64_t render_path(const uint8_t *data, size_t size, outcome *o)
+{
+    exercise ex = {.check = check_call, .ctx = o};
+    bspkit_map *map = exercise_open(&ex, data, size, NULL);
+    if (map == NULL)
+        return 0;
+    bspkit_render_options ro = {.view = BSPKIT_RENDER_TOP, .width = 32, .height = 24};
+    bspkit_image img;
+    bspkit_error e;
+    bspkit_result r = bspkit_render(map, &ro, &img, NULL, &e);
+    check_call(o, "bspkit_render", r, &e);
+    uint64_t h = 0;
+    if (r == BSPKIT_OK) {
+        h = 1469598103934665603ull;
+        for (size_t i = 0; i < (size_t)img.width * img.height * 4; i++)
+            h = (h ^ img.rgba[i]) * 1099511628211ull;
+        bspkit_image_free(&img);
+    }
+    bspkit_close(map);
+    return h;
+}
 
-static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile", "ops"};
+typedef enum path_kind { READ_PATH, EDIT_PATH, EXPORT_PATH, DECOMPILE_PATH, OPS_PATH, RENDER_PATH } path_kind;
+
+static const char *const PATH_NAMES[] = {"read", "edit", "export", "decompile", "ops", "render"};
 
 static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outcome *o)
 {
@@ -376,6 +400,8 @@ static uint64_t run_path(path_kind path, const uint8_t *data, size_t size, outco
         return decompile_path(data, size, o);
     case OPS_PATH:
         return ops_path(data, size, o);
+    case RENDER_PATH:
+        return render_path(data, size, o);
     default:
         return export_path(data, size, o);
     }
@@ -474,6 +500,16 @@ OPS_CASE(GOLDSRC_ROOM)
 OPS_CASE(SOURCE_ROOM)
 OPS_CASE(SOURCE_ROOM_LZMA)
 
+#define RENDER_CASE(kind)                                                                             \
+    static void test_render_##kind(void **state)                                                      \
+    {                                                                                                 \
+        (void)state;                                                                                  \
+        every_failure(BSPKIT_SAMPLE_##kind, RENDER_PATH);                                             \
+    }
+RENDER_CASE(GOLDSRC_ROOM)
+RENDER_CASE(SOURCE_ROOM)
+RENDER_CASE(QUAKE3_ROOM)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +523,8 @@ int main(void)
         cmocka_unit_test(test_decompile_SOURCE_ROOM_LZMA),
         cmocka_unit_test(test_ops_GOLDSRC_ROOM), cmocka_unit_test(test_ops_SOURCE_ROOM),
         cmocka_unit_test(test_ops_SOURCE_ROOM_LZMA),
+        cmocka_unit_test(test_render_GOLDSRC_ROOM), cmocka_unit_test(test_render_SOURCE_ROOM),
+        cmocka_unit_test(test_render_QUAKE3_ROOM),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

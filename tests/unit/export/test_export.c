@@ -469,6 +469,11 @@ static void test_skip_names(void **state)
     assert_true(bk_xmesh_skips(BSPKIT_FAMILY_GOLDSRC, BSPKIT_SKIP_TOOL, "AAATRIGGER", 0));
     assert_true(bk_xmesh_skips(BSPKIT_FAMILY_QUAKE, BSPKIT_SKIP_TOOL, "clip", 0));
     assert_false(bk_xmesh_skips(BSPKIT_FAMILY_QUAKE, BSPKIT_SKIP_TOOL, "clipboard", 0));
+    /* tools* materials in any folder, either separator; not a bare name that happens to start so. */
+    assert_true(bk_xmesh_skips(BSPKIT_FAMILY_TITANFALL, BSPKIT_SKIP_TOOL, "common\\toolsnodraw", 0));
+    assert_true(bk_xmesh_skips(BSPKIT_FAMILY_SOURCE, BSPKIT_SKIP_TOOL, "maps/x/TOOLSclip", 0));
+    assert_false(bk_xmesh_skips(BSPKIT_FAMILY_GOLDSRC, BSPKIT_SKIP_TOOL, "toolshed", 0));
+    assert_false(bk_xmesh_skips(BSPKIT_FAMILY_SOURCE, BSPKIT_SKIP_TOOL, "world/floor_tool", 0));
     assert_true(bk_xmesh_skips(BSPKIT_FAMILY_QUAKE, BSPKIT_SKIP_SKY, "sky4", 0));
     assert_false(bk_xmesh_skips(BSPKIT_FAMILY_GOLDSRC, BSPKIT_SKIP_SKY, "sky4", 0));
     assert_true(bk_xmesh_skips(BSPKIT_FAMILY_GOLDSRC, BSPKIT_SKIP_SKY, "SKY", 0));

@@ -1,0 +1,3 @@
+# render answers --help with its usage, and the main help lists it.
+"$BSPKIT" render --help
+"$BSPKIT" --help | grep -c '^  render '
