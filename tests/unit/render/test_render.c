@@ -56,7 +56,9 @@ static const uint8_t *lump(bspkit_map *m, const char *name, size_t *size)
 {
     int i = bspkit_lump_find(m, name);
     assert_true(i >= 0);
-    const uint8_t *d;
+    /* Static, not local: gcc's -Wdangling-pointer takes the returned bytes
+     * for the address of a local whose address the call was given. */
+    static const uint8_t *d;
     CHECK(bspkit_lump_bytes(m, i, &d, size, ERR));
     return d;
 }
