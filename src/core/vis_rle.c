@@ -10,31 +10,25 @@
 
 #include <string.h>
 
-/* With `dst` NULL the row is only walked: the same result and consumed
- * count, nothing written. */
 static bspkit_result rle_row(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes, size_t *consumed)
 {
-
     size_t in = 0, out = 0;
     while (out < row_bytes && in < src_size) {
         uint8_t b = src[in];
         if (b) {
             /* A literal span: copied bytewise while spans are short (most
-             * rows alternate literals and runs every few bytes); a long one,
-             * or any when only walking, is scanned (and copied) in bulk. */
+             * rows alternate literals and runs every few bytes); a long one
+             * is scanned and copied in bulk. */
             size_t avail = src_size - in, room = row_bytes - out;
             size_t limit = avail < room ? avail : room;
-            if (!dst || (limit >= 32 && src[in + 1] && src[in + 2] && src[in + 3])) {
+            if (limit >= 32 && src[in + 1] && src[in + 2] && src[in + 3]) {
                 const uint8_t *zero = memchr(src + in, 0, limit);
                 size_t lit = zero ? (size_t)(zero - (src + in)) : limit;
-                if (dst)
-                    memcpy(dst + out, src + in, lit);
+                memcpy(dst + out, src + in, lit);
                 in += lit;
                 out += lit;
             } else {
-                if (dst)
-                    dst[out] = b;
-                out++;
+                dst[out++] = b;
                 in++;
             }
             continue;
@@ -45,16 +39,14 @@ static bspkit_result rle_row(const uint8_t *src, size_t src_size, uint8_t *dst, 
         size_t run = src[in++];
         if (run > row_bytes - out)
             run = row_bytes - out;
-        if (dst)
-            memset(dst + out, 0, run);
+        memset(dst + out, 0, run);
         out += run;
     }
     if (consumed)
         *consumed = in;
     if (out < row_bytes) {
         /* Leave no uninitialised bytes behind for callers that ignore the result. */
-        if (dst)
-            memset(dst + out, 0, row_bytes - out);
+        memset(dst + out, 0, row_bytes - out);
         return BSPKIT_ERR_VISIBILITY;
     }
     return BSPKIT_OK;
@@ -76,5 +68,19 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
         *consumed = 0;
     if (!src && src_size)
         return BSPKIT_ERR_ARGUMENT;
-    return rle_row(src, src_size, NULL, row_bytes, consumed);
+    /* Counting only: one pass over the code, a literal adding one byte and a
+     * run its count, without the calls a copy needs per span. */
+    size_t in = 0, out = 0;
+    while (out < row_bytes && in < src_size) {
+        if (src[in++]) {
+            out++;
+        } else {
+            if (in >= src_size)
+                break;
+            out += src[in++];
+        }
+    }
+    if (consumed)
+        *consumed = in;
+    return out < row_bytes ? BSPKIT_ERR_VISIBILITY : BSPKIT_OK;
 }
