@@ -316,6 +316,35 @@ class Map:
         """Start an edit; the map stays open (and alive) while the edit exists."""
         return Edit(self._m.edit(), self._m)
 
+    def render(self, path: Optional[Union[str, "os.PathLike[str]"]] = None, *, view: str = "spawn",
+               size: Tuple[int, int] = (1280, 720), camera: Optional[Sequence[float]] = None,
+               supersample: int = 0, show_hidden: bool = False, no_textures: bool = False,
+               no_lightmaps: bool = False):
+        """A picture of the map (`bspkit render`): textures x lightmaps, sky/tool/trigger
+        faces hidden unless `show_hidden`. `view` is spawn, top or iso; `camera`
+        (x, y, z, pitch, yaw, fov) gives a camera view instead. With `path`, a PNG is
+        written there (temporary file + rename) and the render statistics are returned;
+        without, the pixels come back as a (height, width, 4) uint8 RGBA array."""
+        views = {"spawn": 0, "top": 1, "iso": 2, "camera": 3}
+        if camera is not None:
+            view = "camera"
+        if view not in views:
+            raise ValueError(f"view must be one of {sorted(views)}, not {view!r}")
+        cam = tuple(float(v) for v in camera) if camera is not None else (0.0,) * 6
+        if len(cam) != 6:
+            raise ValueError("camera is (x, y, z, pitch, yaw, fov)")
+        pixels, width, height, stats = self._m.render(None if path is None else os.fspath(path), views[view],
+                                                      int(size[0]), int(size[1]), int(supersample), cam,
+                                                      bool(show_hidden), bool(no_textures), bool(no_lightmaps))
+        if path is not None:
+            return stats
+        return np.frombuffer(pixels, dtype=np.uint8).reshape(height, width, 4)
+
+    @property
+    def static_prop_models(self) -> List[str]:
+        """The static props' model names; a prop's `prop_type` indexes this list."""
+        return self._m.static_prop_models()
+
     def array(self, name: str) -> np.ndarray:
         """The decoded records of `name` (a key of RECORD_ARRAYS) as a read-only NumPy array
         viewing the library's memory (no copy)."""

@@ -1,5 +1,5 @@
 import os
-from typing import Iterable, Sequence, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Iterable, Sequence, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -109,6 +109,11 @@ class Map:
                        no_cubemaps: bool = ..., no_areaportals: bool = ..., no_occluders: bool = ...,
                        no_detail: bool = ..., no_displacements: bool = ..., no_brush_entities: bool = ...,
                        no_clip: bool = ..., no_merge: bool = ...) -> str: ...
+    def render(self, path: Optional[Union[str, os.PathLike[str]]] = ..., *, view: str = ...,
+               size: Tuple[int, int] = ..., camera: Optional[Sequence[float]] = ..., supersample: int = ...,
+               show_hidden: bool = ..., no_textures: bool = ..., no_lightmaps: bool = ...) -> Any: ...
+    @property
+    def static_prop_models(self) -> List[str]: ...
     def array(self, name: str) -> np.ndarray: ...
     planes: np.ndarray
     vertexes: np.ndarray
@@ -131,6 +136,7 @@ class Map:
     areas: np.ndarray
     areaportals: np.ndarray
     cubemaps: np.ndarray
+    static_props: np.ndarray
 
 def open(source: Union[str, bytes, bytearray, memoryview, os.PathLike[str]]) -> Map: ...
 

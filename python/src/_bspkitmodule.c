@@ -13,6 +13,8 @@
 #include "bspkit/export.h"
 #include "bspkit/decompile.h"
 #include "bspkit/scan.h"
+#include "bspkit/props.h"
+#include "bspkit/render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,8 +420,8 @@ typedef struct field_desc {
 } field_desc;
 
 #define CTYPE(x)                                                                                           \
-    _Generic((x), float: "f4", int32_t: "i4", uint32_t: "u4", uint8_t: "u1", int8_t: "i1", bool: "?",      \
-             int64_t: "i8", uint64_t: "u8", bspkit_rgbexp: "rgbexp")
+    _Generic((x), float: "f4", int32_t: "i4", uint32_t: "u4", uint16_t: "u2", int16_t: "i2", uint8_t: "u1",  \
+             int8_t: "i1", bool: "?", int64_t: "i8", uint64_t: "u8", bspkit_rgbexp: "rgbexp")
 #define F(T, f) {#f, offsetof(T, f), CTYPE(((T *)0)->f), {0, 0}}
 #define FA(T, f) {#f, offsetof(T, f), CTYPE(((T *)0)->f[0]), {(int)(sizeof((T *)0)->f / sizeof((T *)0)->f[0]), 0}}
 #define FA2(T, f)                                                                                          \
@@ -475,6 +477,18 @@ static const field_desc AREAPORTAL_FIELDS[] = {
     F(bspkit_areaportal, portal_key), F(bspkit_areaportal, other_area), F(bspkit_areaportal, first_clip_vert),
     F(bspkit_areaportal, num_clip_verts), F(bspkit_areaportal, plane), END};
 static const field_desc CUBEMAP_FIELDS[] = {FA(bspkit_cubemap, origin), F(bspkit_cubemap, size), END};
+/* The pointer fields (targetname, raw) are left out: they are addresses, not data. */
+static const field_desc STATIC_PROP_FIELDS[] = {
+    FV(bspkit_static_prop, origin), FV(bspkit_static_prop, angles), F(bspkit_static_prop, prop_type),
+    F(bspkit_static_prop, first_leaf), F(bspkit_static_prop, leaf_count), F(bspkit_static_prop, solid),
+    F(bspkit_static_prop, flags), F(bspkit_static_prop, skin), F(bspkit_static_prop, fade_min_dist),
+    F(bspkit_static_prop, fade_max_dist), FV(bspkit_static_prop, lighting_origin),
+    F(bspkit_static_prop, forced_fade_scale), F(bspkit_static_prop, min_dx_level),
+    F(bspkit_static_prop, max_dx_level), F(bspkit_static_prop, min_cpu_level), F(bspkit_static_prop, max_cpu_level),
+    F(bspkit_static_prop, min_gpu_level), F(bspkit_static_prop, max_gpu_level),
+    FA(bspkit_static_prop, diffuse_modulation), F(bspkit_static_prop, disable_x360), F(bspkit_static_prop, flags_ex),
+    F(bspkit_static_prop, uniform_scale), FV(bspkit_static_prop, non_uniform_scale),
+    F(bspkit_static_prop, lightmap_resolution_x), F(bspkit_static_prop, lightmap_resolution_y), END};
 
 typedef bspkit_result (*getter_fn)(bspkit_map *, const void **, size_t *, bspkit_error *);
 
@@ -519,6 +533,16 @@ WRAP(bspkit_get_areas, bspkit_area)
 WRAP(bspkit_get_areaportals, bspkit_areaportal)
 WRAP(bspkit_get_cubemaps, bspkit_cubemap)
 
+/* The static props' records (an empty array for maps without an sprp game lump). */
+static bspkit_result w_static_props(bspkit_map *m, const void **out, size_t *n, bspkit_error *e)
+{
+    const bspkit_static_props *sp = NULL;
+    bspkit_result r = bspkit_get_static_props(m, &sp, e);
+    *out = r == BSPKIT_OK && sp ? (const void *)sp->props : NULL;
+    *n = r == BSPKIT_OK && sp ? sp->prop_count : 0;
+    return r;
+}
+
 #define ARRAY(n, fn, T, fields) {n, w_##fn, sizeof(T), fields, NULL}
 #define SCALARS(n, fn, T) {n, w_##fn, sizeof(T), NULL, CTYPE((T)0)}
 
@@ -544,6 +568,7 @@ static const array_desc ARRAYS[] = {
     ARRAY("areas", bspkit_get_areas, bspkit_area, AREA_FIELDS),
     ARRAY("areaportals", bspkit_get_areaportals, bspkit_areaportal, AREAPORTAL_FIELDS),
     ARRAY("cubemaps", bspkit_get_cubemaps, bspkit_cubemap, CUBEMAP_FIELDS),
+    {"static_props", w_static_props, sizeof(bspkit_static_prop), STATIC_PROP_FIELDS, NULL},
 };
 #define ARRAY_COUNT (sizeof ARRAYS / sizeof ARRAYS[0])
 
@@ -696,6 +721,108 @@ static PyObject *Map_array(MapObject *self, PyObject *arg)
     buf->itemsize = (Py_ssize_t)a->itemsize;
     buf->length = (Py_ssize_t)(count * a->itemsize);
     return (PyObject *)buf;
+}
+
+/* The static props' model dictionary (prop_type indexes it), as str. */
+static PyObject *Map_static_prop_models(MapObject *self, PyObject *Py_UNUSED(ignored))
+{
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    const bspkit_static_props *sp = NULL;
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_result r = bspkit_get_static_props(m, &sp, &err);
+    if (r != BSPKIT_OK)
+        return raise_error(r, &err);
+    size_t n = sp ? sp->dictionary_count : 0;
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        const char *name = sp->dictionary[i].name;
+        /* 128-byte fields: a name that fills its field has no NUL. */
+        PyObject *item = PyUnicode_DecodeUTF8(name, (Py_ssize_t)strnlen(name, sizeof sp->dictionary[i].name),
+                                              "surrogateescape");
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, (Py_ssize_t)i, item);
+    }
+    return list;
+}
+
+/* ---- pictures ---------------------------------------------------------------- */
+
+/* render(path or None, view, width, height, supersample, (x, y, z, pitch, yaw, fov), show_hidden,
+ * no_textures, no_lightmaps) -> (rgba bytes or None, width, height, stats dict) */
+static PyObject *Map_render(MapObject *self, PyObject *args)
+{
+    PyObject *path_obj;
+    int view, show_hidden, no_textures, no_lightmaps;
+    unsigned int width, height, supersample;
+    double cam[6];
+    if (!PyArg_ParseTuple(args, "OiIII(dddddd)ppp", &path_obj, &view, &width, &height, &supersample, &cam[0],
+                          &cam[1], &cam[2], &cam[3], &cam[4], &cam[5], &show_hidden, &no_textures, &no_lightmaps))
+        return NULL;
+    if (view < BSPKIT_RENDER_SPAWN || view > BSPKIT_RENDER_CAMERA) {
+        PyErr_SetString(PyExc_ValueError, "view must be spawn, top, iso or camera");
+        return NULL;
+    }
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    bspkit_render_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.view = (bspkit_render_view)view;
+    opts.width = width;
+    opts.height = height;
+    opts.supersample = supersample;
+    for (int k = 0; k < 3; k++)
+        opts.camera.origin[k] = cam[k];
+    opts.camera.pitch = cam[3];
+    opts.camera.yaw = cam[4];
+    opts.camera.fov = cam[5];
+    opts.show_hidden = show_hidden != 0;
+    opts.no_textures = no_textures != 0;
+    opts.no_lightmaps = no_lightmaps != 0;
+    bspkit_render_stats st;
+    memset(&st, 0, sizeof st);
+    bspkit_error err;
+    clear_error(&err);
+    bspkit_image img;
+    memset(&img, 0, sizeof img);
+    PyObject *pixels = NULL;
+    bspkit_result r;
+    if (path_obj == Py_None) {
+        r = bspkit_render(m, &opts, &img, &st, &err);
+        if (r != BSPKIT_OK)
+            return raise_error(r, &err);
+        pixels = PyBytes_FromStringAndSize((const char *)img.rgba, (Py_ssize_t)img.width * img.height * 4);
+        width = img.width;
+        height = img.height;
+        bspkit_image_free(&img);
+        if (pixels == NULL)
+            return NULL;
+    } else {
+        PyObject *encoded = NULL;
+        if (!PyUnicode_FSConverter(path_obj, &encoded))
+            return NULL;
+        r = bspkit_render_png(m, PyBytes_AS_STRING(encoded), &opts, &st, &err);
+        Py_DECREF(encoded);
+        if (r != BSPKIT_OK)
+            return raise_error(r, &err);
+        pixels = Py_NewRef(Py_None);
+        width = height = 0;
+    }
+    PyObject *stats = Py_BuildValue(
+        "{s:n,s:n,s:n,s:(ddd),s:d,s:d,s:d,s:(dd),s:d}", "triangles", (Py_ssize_t)st.triangles, "triangles_drawn",
+        (Py_ssize_t)st.triangles_drawn, "missing_textures", (Py_ssize_t)st.missing_textures, "eye_origin",
+        st.eye.origin[0], st.eye.origin[1], st.eye.origin[2], "eye_pitch", st.eye.pitch, "eye_yaw", st.eye.yaw,
+        "eye_fov", st.eye.fov, "top_left", st.top_left[0], st.top_left[1], "units_per_pixel", st.units_per_pixel);
+    if (stats == NULL) {
+        Py_DECREF(pixels);
+        return NULL;
+    }
+    return Py_BuildValue("(NIIN)", pixels, width, height, stats);
 }
 
 /* ---- visibility ------------------------------------------------------------ */
@@ -1226,6 +1353,9 @@ static PyMethodDef Map_methods[] = {
     {"entities", (PyCFunction)Map_entities, METH_NOARGS, "[(line, offset, [(key, value), ...]), ...]"},
     {"validate", (PyCFunction)Map_validate, METH_VARARGS, "(problems, errors, warnings)"},
     {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},
+    {"render", (PyCFunction)Map_render, METH_VARARGS, "Render a picture (see bspkit_render)."},
+    {"static_prop_models", (PyCFunction)Map_static_prop_models, METH_NOARGS,
+     "The static props' model names (prop_type indexes them)."},
     {"edit", (PyCFunction)Map_edit, METH_NOARGS, "Start an edit of the map."},
     {"lump_find", (PyCFunction)Map_lump_find, METH_O, "Lump index of a name or key, or -1."},
     {"vis_dimensions", (PyCFunction)Map_vis_dimensions, METH_NOARGS, "(rows, row_bytes) of the visibility data."},
