@@ -41,10 +41,14 @@ void cmd_export_help(FILE *out)
             "options:\n"
             "  -o FILE          output file; the extension selects the format\n"
             "  --scale S        multiply positions by S (glTF default 0.0254, OBJ 1)\n"
-            "  --skip LIST      leave out faces, comma-separated: tool (clip, skip, hint,\n"
-            "                   origin, trigger, nodraw, null, aaatrigger, tools/*, and\n"
-            "                   Source hint/skip/trigger surfaces), sky, trigger\n"
-            "                   (trigger_* entities), nodraw (Source SURF_NODRAW), all\n"
+            "  --keep LIST      include faces that are left out by default, comma-separated:\n"
+            "                   tool (clip, skip, hint, origin, trigger, nodraw, null,\n"
+            "                   aaatrigger, tools/*, and Source hint/skip/trigger\n"
+            "                   surfaces), sky, trigger (trigger_* entities), nodraw\n"
+            "                   (Source SURF_NODRAW), all, none; without it none of\n"
+            "                   these faces is exported\n"
+            "  --skip LIST      leave out faces of these kinds (same names) even when\n"
+            "                   --keep names them\n"
             "  --no-textures    do not write texture images\n"
             "  --no-lightmaps   no lightmap atlas and no second texture coordinate set\n"
             "  --hdr            Source: lightmap atlas from the HDR lighting\n"
@@ -62,12 +66,13 @@ void cmd_export_help(FILE *out)
             "  64  usage error\n");
 }
 
-static int parse_skip(const char *list, uint32_t *skip)
+/* A comma list of face kinds (--keep or --skip) into BSPKIT_SKIP_* flags. */
+static int parse_kinds(const char *option, const char *list, uint32_t *kinds)
 {
     static const struct { const char *name; uint32_t bit; } NAMES[] = {
         {"tool", BSPKIT_SKIP_TOOL}, {"sky", BSPKIT_SKIP_SKY}, {"trigger", BSPKIT_SKIP_TRIGGER},
         {"nodraw", BSPKIT_SKIP_NODRAW},
-        {"all", BSPKIT_SKIP_TOOL | BSPKIT_SKIP_SKY | BSPKIT_SKIP_TRIGGER | BSPKIT_SKIP_NODRAW}, {"none", 0}};
+        {"all", BSPKIT_SKIP_ALL}, {"none", 0}};
     const char *p = list;
     while (*p) {
         size_t n = strcspn(p, ",");
@@ -76,10 +81,11 @@ static int parse_skip(const char *list, uint32_t *skip)
             if (strlen(NAMES[i].name) == n && strncmp(p, NAMES[i].name, n) == 0)
                 break;
         if (i == sizeof NAMES / sizeof NAMES[0]) {
-            cli_usage_error("export", "unknown --skip kind '%.*s' (tool, sky, trigger, nodraw, all, none)", (int)n, p);
+            cli_usage_error("export", "unknown %s kind '%.*s' (tool, sky, trigger, nodraw, all, none)", option, (int)n,
+                            p);
             return -1;
         }
-        *skip |= NAMES[i].bit;
+        *kinds |= NAMES[i].bit;
         p += n;
         if (*p == ',')
             p++;
@@ -147,7 +153,14 @@ int cmd_export(int argc, char **argv)
                 cli_usage_error("export", "--skip needs a list (tool,sky,trigger,nodraw)");
                 goto done;
             }
-            if (parse_skip(v, &opts.skip) != 0)
+            if (parse_kinds("--skip", v, &opts.skip) != 0)
+                goto done;
+        } else if ((m = cli_option_value(argc, argv, &i, "--keep", &v)) != 0) {
+            if (m < 0) {
+                cli_usage_error("export", "--keep needs a list (tool,sky,trigger,nodraw)");
+                goto done;
+            }
+            if (parse_kinds("--keep", v, &opts.keep) != 0)
                 goto done;
         } else if ((m = cli_option_value(argc, argv, &i, "--wad", &v)) != 0) {
             if (m < 0) {

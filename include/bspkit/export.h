@@ -49,18 +49,24 @@ typedef enum bspkit_export_format {
     BSPKIT_EXPORT_OBJ
 } bspkit_export_format;
 
-/** Face kinds that can be left out. */
+/**
+ * Face kinds that can be left out. By default (a zero `keep`) every kind
+ * below is left out: sky, tool, trigger and nodraw faces are not part of
+ * what a player sees. `keep` names the kinds to include again, `skip`
+ * leaves kinds out even when `keep` names them.
+ */
 enum {
     BSPKIT_SKIP_TOOL = 0x1,    /**< tool textures: clip, skip, hint, origin, trigger, nodraw, aaatrigger, tools/..., .../tools* */
     BSPKIT_SKIP_SKY = 0x2,     /**< sky faces */
     BSPKIT_SKIP_TRIGGER = 0x4, /**< faces of trigger_* brush entities */
-    BSPKIT_SKIP_NODRAW = 0x8   /**< Source SURF_NODRAW faces */
+    BSPKIT_SKIP_NODRAW = 0x8,  /**< Source SURF_NODRAW faces */
+    BSPKIT_SKIP_ALL = 0xf      /**< every kind above */
 };
 
 typedef struct bspkit_export_options {
     bspkit_export_format format;
     double scale;              /**< 0 = default (see top of file) */
-    uint32_t skip;             /**< BSPKIT_SKIP_* flags */
+    uint32_t skip;             /**< BSPKIT_SKIP_* flags left out even when `keep` names them */
     bool no_textures;          /**< do not embed/write texture images */
     bool no_lightmaps;         /**< no lightmap atlas and no second UV set */
     bool lightmap_hdr;         /**< Source: atlas from the HDR lumps */
@@ -69,6 +75,9 @@ typedef struct bspkit_export_options {
     /** Search paths for WAD files (see bspkit_texture_options). */
     const char *const *wad_paths;
     size_t wad_path_count;
+    /** BSPKIT_SKIP_* flags of the face kinds to include; the kinds not
+     *  named here are left out (0: leave out every kind, the default). */
+    uint32_t keep;
 } bspkit_export_options;
 
 /** What an export wrote. */

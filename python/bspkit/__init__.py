@@ -264,18 +264,20 @@ class Map:
 
     # -- export and decompile
     def export(self, path: Union[str, "os.PathLike[str]"], *, scale: Optional[float] = None,
-               skip: Union[str, Iterable[str]] = (), no_textures: bool = False, no_lightmaps: bool = False,
-               hdr: bool = False, bake_lightmaps: bool = False, obj_y_up: bool = False,
+               skip: Union[str, Iterable[str]] = (), keep: Union[str, Iterable[str]] = (),
+               no_textures: bool = False, no_lightmaps: bool = False, hdr: bool = False,
+               bake_lightmaps: bool = False, obj_y_up: bool = False,
                wad: Iterable[Union[str, "os.PathLike[str]"]] = ()) -> dict:
         """Export the geometry as `bspkit export` does: the format from the extension of `path`
-        (.glb, .gltf, .obj); options named as the CLI's (`skip="tool,sky"` or a list of tool, sky,
-        trigger, nodraw, all, none; `wad` the WAD search paths). Returns the figures
-        `bspkit export --json` prints (nodes, faces, triangles, vertices, ...)."""
+        (.glb, .gltf, .obj); options named as the CLI's (`keep="tool,sky"` or a list of tool, sky,
+        trigger, nodraw, all, none: the face kinds, all left out by default, to include again;
+        `skip` the same names, left out even when `keep` names them; `wad` the WAD search paths).
+        Returns the figures `bspkit export --json` prints (nodes, faces, triangles, vertices, ...)."""
         if scale is not None and not scale > 0:
             raise ValueError("scale must be a positive number")
         wads = tuple(os.fsencode(w) for w in ([wad] if isinstance(wad, (str, os.PathLike)) else wad))
-        return self._m.export(path, 0, float(scale or 0.0), _skip_bits(skip), no_textures, no_lightmaps, hdr,
-                              bake_lightmaps, obj_y_up, wads)
+        return self._m.export(path, 0, float(scale or 0.0), _skip_bits(skip, "skip"), _skip_bits(keep, "keep"),
+                              no_textures, no_lightmaps, hdr, bake_lightmaps, obj_y_up, wads)
 
     def decompile(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = None,
                   **options: bool) -> dict:
@@ -364,12 +366,12 @@ _DECOMPILE_SKIP = {"no_props": 0x1, "no_overlays": 0x2, "no_cubemaps": 0x4, "no_
                    "no_brush_entities": 0x80, "no_clip": 0x100}
 
 
-def _skip_bits(skip: Union[str, Iterable[str]]) -> int:
-    names = [n for n in skip.split(",") if n] if isinstance(skip, str) else list(skip)
+def _skip_bits(kinds: Union[str, Iterable[str]], option: str) -> int:
+    names = [n for n in kinds.split(",") if n] if isinstance(kinds, str) else list(kinds)
     bits = 0
     for n in names:
         if n not in _EXPORT_SKIP:
-            raise ValueError(f"unknown skip kind {n!r} (tool, sky, trigger, nodraw, all, none)")
+            raise ValueError(f"unknown {option} kind {n!r} (tool, sky, trigger, nodraw, all, none)")
         bits |= _EXPORT_SKIP[n]
     return bits
 

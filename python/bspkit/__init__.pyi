@@ -98,8 +98,8 @@ class Map:
     def leaf_vis_row(self, leaf: int, kind: str = ...) -> np.ndarray: ...
     def visible(self, a: Sequence[float], b: Sequence[float], kind: str = ...) -> bool: ...
     def export(self, path: Union[str, "os.PathLike[str]"], *, scale: Optional[float] = ...,
-               skip: Union[str, Iterable[str]] = ..., no_textures: bool = ..., no_lightmaps: bool = ...,
-               hdr: bool = ..., bake_lightmaps: bool = ..., obj_y_up: bool = ...,
+               skip: Union[str, Iterable[str]] = ..., keep: Union[str, Iterable[str]] = ...,
+               no_textures: bool = ..., no_lightmaps: bool = ..., hdr: bool = ..., bake_lightmaps: bool = ..., obj_y_up: bool = ...,
                wad: Iterable[Union[str, "os.PathLike[str]"]] = ...) -> Dict[str, int]: ...
     def decompile(self, path: Union[str, "os.PathLike[str]"], format: Optional[str] = ..., *, no_props: bool = ..., no_overlays: bool = ...,
                   no_cubemaps: bool = ..., no_areaportals: bool = ..., no_occluders: bool = ...,

@@ -969,17 +969,17 @@ static PyObject *stats_dict(const stat_row *rows, size_t n)
     return d;
 }
 
-/* (path, format, scale, skip, no_textures, no_lightmaps, hdr, bake_lightmaps, obj_y_up, wad_paths)
+/* (path, format, scale, skip, keep, no_textures, no_lightmaps, hdr, bake_lightmaps, obj_y_up, wad_paths)
  * -> the export's figures as a dict (bspkit_export). */
 static PyObject *Map_export(MapObject *self, PyObject *args)
 {
     PyObject *path_obj, *wads;
     int format;
     double scale;
-    unsigned int skip;
+    unsigned int skip, keep;
     int no_textures, no_lightmaps, hdr, bake, y_up;
-    if (!PyArg_ParseTuple(args, "OidIpppppO!", &path_obj, &format, &scale, &skip, &no_textures, &no_lightmaps, &hdr,
-                          &bake, &y_up, &PyTuple_Type, &wads))
+    if (!PyArg_ParseTuple(args, "OidIIpppppO!", &path_obj, &format, &scale, &skip, &keep, &no_textures, &no_lightmaps,
+                          &hdr, &bake, &y_up, &PyTuple_Type, &wads))
         return NULL;
     bspkit_map *m = map_get(self);
     if (m == NULL)
@@ -1008,6 +1008,7 @@ static PyObject *Map_export(MapObject *self, PyObject *args)
     opts.format = (bspkit_export_format)format;
     opts.scale = scale;
     opts.skip = skip;
+    opts.keep = keep;
     opts.no_textures = no_textures != 0;
     opts.no_lightmaps = no_lightmaps != 0;
     opts.lightmap_hdr = hdr != 0;

@@ -34,6 +34,7 @@ def quake_face_triangles(path):
     ("quake-room", {}, []),
     ("goldsrc-room", {"scale": 0.5, "no_lightmaps": True}, ["--scale", "0.5", "--no-lightmaps"]),
     ("source-room", {"skip": "tool,sky"}, ["--skip", "tool,sky"]),
+    ("source-room", {"keep": "all", "skip": ["sky"]}, ["--keep", "all", "--skip", "sky"]),
     ("quake3-room", {"no_textures": True}, ["--no-textures"]),
 ])
 def test_glb_equals_cli(samples, tmp_path, kind, options, cli_args):
@@ -51,6 +52,37 @@ def test_glb_equals_cli(samples, tmp_path, kind, options, cli_args):
     assert positions == ref["vertices"] and indices == 3 * ref["triangles"]
     if kind == "quake-room":
         assert indices == 3 * quake_face_triangles(src)
+
+
+def glb_triangles(path):
+    doc = read_glb(path.read_bytes())
+    return sum(doc["accessors"][p["indices"]]["count"] for mesh in doc["meshes"] for p in mesh["primitives"]) // 3
+
+
+def test_keep_sky_and_tool(samples, tmp_path):
+    """The source room with SURF_SKY on texinfo 0 and SURF_HINT (a tool surface) on texinfo 1:
+    their faces are left out unless keep= names them, as with the CLI's --keep."""
+    src = samples["source-room"]
+    texinfo = bytearray(run_cli("lump", src, "extract", "TEXINFO")[1])
+    struct.pack_into("<i", texinfo, 64, 0x4)          # texinfo 0 flags: SURF_SKY
+    struct.pack_into("<i", texinfo, 72 + 64, 0x100)   # texinfo 1 flags: SURF_HINT
+    (tmp_path / "ti.bin").write_bytes(texinfo)
+    patched = tmp_path / "sky-tool.bsp"
+    run_cli("lump", src, "replace", "TEXINFO", tmp_path / "ti.bin", "-o", patched)
+    faces = run_cli("lump", patched, "extract", "FACES")[1]
+    # dface_t (56 bytes): numedges and texinfo int16 at 8 and 10
+    tris = {}
+    for i in range(0, len(faces), 56):
+        edges, ti = struct.unpack_from("<hh", faces, i + 8)
+        tris[ti] = tris.get(ti, 0) + edges - 2
+    assert tris[0] and tris[1] and tris[2]
+    for keep, want in (((), tris[2]), ("sky,tool", tris[0] + tris[1] + tris[2]), (["sky"], tris[0] + tris[2])):
+        with bspkit.open(patched) as m:
+            stats = m.export(tmp_path / "py.glb", keep=keep)
+        cli_args = ["--keep", keep if isinstance(keep, str) else ",".join(keep)] if keep else []
+        run_cli("export", patched, "-o", tmp_path / "cli.glb", *cli_args)
+        assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+        assert glb_triangles(tmp_path / "py.glb") == stats["triangles"] == want
 
 
 def test_obj_and_gltf_files_equal_cli(samples, tmp_path):
@@ -143,3 +175,5 @@ def test_refusals(samples, tmp_path):
             m.decompile(tmp_path / "x.map", no_such_option=True)
         with pytest.raises(ValueError):
             m.export(tmp_path / "x.glb", skip="walls")
+        with pytest.raises(ValueError):
+            m.export(tmp_path / "x.glb", keep="skies")

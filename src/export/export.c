@@ -53,7 +53,7 @@ static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bo
     if (r != BSPKIT_OK)
         return r;
     bk_xmesh_options mo = {0};
-    mo.skip = o ? o->skip : 0;
+    mo.skip = o ? (o->skip | (BSPKIT_SKIP_ALL & ~o->keep)) & BSPKIT_SKIP_ALL : BSPKIT_SKIP_ALL;
     mo.atlas = media->have_atlas ? &media->atlas : NULL;
     if ((r = bk_xmesh_build(map, &mo, mesh, err)) != BSPKIT_OK) {
         bk_xmedia_free(media);

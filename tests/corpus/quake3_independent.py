@@ -132,7 +132,7 @@ def check_export(bspkit, rel, path, data, lumps):
                                                    (y - by * STEPS) / STEPS))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "map.glb")
-        r = subprocess.run([bspkit, "export", path, "-o", out, "--skip", "none"], capture_output=True, text=True)
+        r = subprocess.run([bspkit, "export", path, "-o", out, "--keep", "all"], capture_output=True, text=True)
         if r.returncode != 0:
             fail(rel, f"export failed: {r.stderr.strip()}")
             return 0

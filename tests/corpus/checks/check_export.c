@@ -1,6 +1,7 @@
 /*
  * Geometry export over every supported map of the corpus:
- *  - the map exports to GLB in memory;
+ *  - the map exports to GLB in memory, every face kind kept (sky, tool,
+ *    trigger and nodraw faces, left out by default, included);
  *  - the GLB header and chunk lengths add up to the buffer size;
  *  - the exported triangle count equals the sum computed here from the raw
  *    lumps: num_edges - 2 for every face (with a texinfo and at least 3
@@ -202,7 +203,9 @@ static void visit(const char *root, const char *rel)
     uint8_t *glb = NULL;
     size_t size = 0;
     bspkit_export_stats st;
-    if (bspkit_export_glb_memory(map, NULL, &glb, &size, &st, &err) != BSPKIT_OK) {
+    /* Every face kind, sky and tool faces included: the count below is of all faces. */
+    bspkit_export_options opts = {.keep = BSPKIT_SKIP_ALL};
+    if (bspkit_export_glb_memory(map, &opts, &glb, &size, &st, &err) != BSPKIT_OK) {
         fail(rel, "export: %s", err.message);
         bspkit_close(map);
         return;

@@ -554,7 +554,9 @@ static bool check_glb(bspkit_map *m, const bspkit_export_options *opts, double s
     }
 
     bk_xmesh x;
-    bk_xmesh_options mo = {.skip = opts ? opts->skip : 0};
+    /* The export leaves out the kinds `keep` does not name, and `skip`'s. */
+    bk_xmesh_options mo = {.skip = opts ? (opts->skip | (BSPKIT_SKIP_ALL & ~opts->keep)) & BSPKIT_SKIP_ALL
+                                        : BSPKIT_SKIP_ALL};
     CHECK(bk_xmesh_build(m, &mo, &x, ERR));
     json_t *meshes = jget(root, "meshes");
     size_t mesh_index = 0, triangles = 0;
@@ -639,7 +641,9 @@ static void test_glb(void **state)
     }
     bspkit_map *m = open_custom(true);
     assert_true(check_glb(m, NULL, 0.0254));
-    bspkit_export_options o = {.scale = 2.0, .skip = BSPKIT_SKIP_TOOL};
+    bspkit_export_options o = {.scale = 2.0, .skip = BSPKIT_SKIP_TOOL, .keep = BSPKIT_SKIP_ALL};
+    assert_true(check_glb(m, &o, 2.0));
+    o.skip = 0;
     assert_true(check_glb(m, &o, 2.0));
     bspkit_close(m);
 }
@@ -698,7 +702,9 @@ static void test_files(void **state)
         }
     }
     assert_true(door_seen);
-    assert_int_equal(nf, expected_triangles(m, &l, NULL));
+    /* By default the nodraw-tool quad (2 triangles) and the trigger_once model are left out. */
+    bool trigger_model[3] = {false, false, true};
+    assert_int_equal(nf, expected_triangles(m, &l, trigger_model) - 2);
     assert_int_equal(nv, nvt);
     assert_true(max_index <= (int)nv);
     assert_non_null(strstr(mtext, "newmtl DEV/FLOOR"));
@@ -729,6 +735,167 @@ static void test_files(void **state)
     rmdir(dir);
 }
 
+/* ---- face kinds left out by default ------------------------------------ */
+
+/* Three 64x64 quads in model 0 of a Source map: face 0 textured DEV/FLOOR,
+ * face 1 the tool texture TOOLS/TOOLSCLIP, face 2 SKYBOX/SKY_DAY with
+ * SURF_SKY. */
+static bspkit_map *open_sky_tool(void)
+{
+    bspkit_builder *b;
+    CHECK(bspkit_builder_new(BSPKIT_FAMILY_SOURCE, 20, &b, ERR));
+    bspkit_vec3 verts[12];
+    bspkit_edge edges[13];
+    int32_t surfedges[12];
+    bspkit_face faces[3];
+    memset(edges, 0, sizeof edges);
+    memset(faces, 0, sizeof faces);
+    for (int f = 0; f < 3; f++) {
+        float x0 = 100.0f * (float)f;
+        bspkit_vec3 q[4] = {{x0, 0, 0}, {x0, 64, 0}, {x0 + 64, 64, 0}, {x0 + 64, 0, 0}};
+        for (int k = 0; k < 4; k++) {
+            verts[4 * f + k] = q[k];
+            edges[1 + 4 * f + k].v[0] = (uint32_t)(4 * f + k);
+            edges[1 + 4 * f + k].v[1] = (uint32_t)(4 * f + (k + 1) % 4);
+            surfedges[4 * f + k] = 1 + 4 * f + k;
+        }
+        faces[f].first_edge = 4 * f;
+        faces[f].num_edges = 4;
+        faces[f].texinfo = f;
+        faces[f].dispinfo = -1;
+        faces[f].orig_face = -1;
+        faces[f].light_offset = -1;
+        memset(faces[f].styles, 255, 4);
+    }
+    bspkit_plane planes[] = {{{0, 0, 1}, 0, 2}};
+    bspkit_texinfo ti[3];
+    memset(ti, 0, sizeof ti);
+    for (int t = 0; t < 3; t++) {
+        ti[t].texture = t;
+        ti[t].texture_vecs[0][0] = 1;
+        ti[t].texture_vecs[1][1] = 1;
+    }
+    ti[2].flags = 0x4; /* SURF_SKY */
+    bspkit_texdata td[3] = {{.name_id = 0, .width = 64, .height = 64},
+                            {.name_id = 1, .width = 64, .height = 64},
+                            {.name_id = 2, .width = 64, .height = 64}};
+    const char *names[3] = {"DEV/FLOOR", "TOOLS/TOOLSCLIP", "SKYBOX/SKY_DAY"};
+    bspkit_model model;
+    memset(&model, 0, sizeof model);
+    model.num_faces = 3;
+    const char *ents = "{\n\"classname\" \"worldspawn\"\n}\n";
+    CHECK(bspkit_builder_set_vertexes(b, verts, 12, ERR));
+    CHECK(bspkit_builder_set_edges(b, edges, 13, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, surfedges, 12, ERR));
+    CHECK(bspkit_builder_set_planes(b, planes, 1, ERR));
+    CHECK(bspkit_builder_set_faces(b, faces, 3, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, ti, 3, ERR));
+    CHECK(bspkit_builder_set_texdata(b, td, 3, ERR));
+    CHECK(bspkit_builder_set_texdata_strings(b, names, 3, ERR));
+    CHECK(bspkit_builder_set_models(b, &model, 1, ERR));
+    CHECK(bspkit_builder_set_entities(b, ents, strlen(ents), ERR));
+    uint8_t *buf;
+    size_t size;
+    bspkit_write_options wo = {.big_endian = false};
+    CHECK(bspkit_builder_write(b, &wo, &buf, &size, ERR));
+    bspkit_builder_free(b);
+    bspkit_map *m = open_bytes(buf, size);
+    bspkit_free_buffer(buf);
+    return m;
+}
+
+/* Triangles (index count / 3 over every primitive) of a GLB, read from its
+ * JSON chunk, and whether a material is named `name`. */
+static size_t glb_triangles(const uint8_t *glb, size_t size, const char *name, bool *has_material)
+{
+    assert_true(size >= 20 && rd_le32(glb) == 0x46546C67u && rd_le32(glb + 16) == 0x4E4F534Au);
+    json_error_t je;
+    json_t *root = json_loadb((const char *)glb + 20, rd_le32(glb + 12), 0, &je);
+    assert_non_null(root);
+    json_t *acc = jget(root, "accessors"), *mesh, *prim, *mat;
+    size_t i, j, indices = 0;
+    json_array_foreach(jget(root, "meshes"), i, mesh)
+    {
+        json_array_foreach(jget(mesh, "primitives"), j, prim)
+        {
+            indices += jint(json_array_get(acc, jint(prim, "indices")), "count");
+        }
+    }
+    *has_material = false;
+    json_array_foreach(json_object_get(root, "materials"), i, mat)
+    {
+        if (strcmp(json_string_value(jget(mat, "name")), name) == 0)
+            *has_material = true;
+    }
+    json_decref(root);
+    assert_int_equal(indices % 3, 0);
+    return indices / 3;
+}
+
+static size_t export_triangles(bspkit_map *m, const bspkit_export_options *o, bool *tool, bool *sky)
+{
+    uint8_t *glb;
+    size_t size;
+    bspkit_export_stats st;
+    CHECK(bspkit_export_glb_memory(m, o, &glb, &size, &st, ERR));
+    size_t tris = glb_triangles(glb, size, "TOOLS/TOOLSCLIP", tool);
+    assert_int_equal(glb_triangles(glb, size, "SKYBOX/SKY_DAY", sky), tris);
+    assert_int_equal(st.triangles, tris);
+    free(glb);
+    return tris;
+}
+
+/* Sky and tool faces are left out unless `keep` names them; `skip` wins over `keep`. */
+static void test_default_leaves_out_sky_and_tool(void **state)
+{
+    (void)state;
+    bspkit_map *m = open_sky_tool();
+    bool tool, sky;
+    assert_int_equal(export_triangles(m, NULL, &tool, &sky), 2);
+    assert_false(tool);
+    assert_false(sky);
+    bspkit_export_options o;
+    memset(&o, 0, sizeof o);
+    assert_int_equal(export_triangles(m, &o, &tool, &sky), 2);
+    assert_false(tool || sky);
+    o.keep = BSPKIT_SKIP_SKY | BSPKIT_SKIP_TOOL;
+    assert_int_equal(export_triangles(m, &o, &tool, &sky), 6);
+    assert_true(tool && sky);
+    o.keep = BSPKIT_SKIP_SKY;
+    assert_int_equal(export_triangles(m, &o, &tool, &sky), 4);
+    assert_true(!tool && sky);
+    o.keep = BSPKIT_SKIP_ALL;
+    o.skip = BSPKIT_SKIP_TOOL;
+    assert_int_equal(export_triangles(m, &o, &tool, &sky), 4);
+    assert_true(!tool && sky);
+
+    /* OBJ: one "f" line per triangle. */
+    char dir[] = "/tmp/bspkit-export-keep.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char obj[128], mtl[128];
+    snprintf(obj, sizeof obj, "%s/k.obj", dir);
+    snprintf(mtl, sizeof mtl, "%s/k.mtl", dir);
+    const uint32_t keeps[2] = {0, BSPKIT_SKIP_SKY | BSPKIT_SKIP_TOOL};
+    const size_t want[2] = {2, 6};
+    for (int k = 0; k < 2; k++) {
+        memset(&o, 0, sizeof o);
+        o.keep = keeps[k];
+        o.no_textures = true;
+        bspkit_export_stats st;
+        CHECK(bspkit_export(m, obj, &o, &st, ERR));
+        size_t size, nf = 0;
+        char *text = slurp(obj, &size);
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+            nf += strncmp(line, "f ", 2) == 0;
+        free(text);
+        assert_int_equal(nf, want[k]);
+    }
+    bspkit_close(m);
+    unlink(obj);
+    unlink(mtl);
+    rmdir(dir);
+}
+
 /* A face whose surfedges lie outside SURFEDGES fails cleanly, naming FACES. */
 static void test_hostile(void **state)
 {
@@ -755,7 +922,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples), cmocka_unit_test(test_quake3_room), cmocka_unit_test(test_custom_le), cmocka_unit_test(test_custom_be),
         cmocka_unit_test(test_skip_names), cmocka_unit_test(test_angles), cmocka_unit_test(test_glb),
-        cmocka_unit_test(test_files), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_files), cmocka_unit_test(test_default_leaves_out_sky_and_tool),
+        cmocka_unit_test(test_hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
