@@ -20,9 +20,12 @@ from typing import Iterable, Sequence, Iterator, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _bspkit
-from ._bspkit import Error
+from ._bspkit import (Error, ArgumentError, FileError, OutOfMemoryError, LimitError, FormatError,
+                      UnsupportedError, NotFoundError)
 
-__all__ = ["open", "Map", "Format", "Entity", "Problem", "Error", "RECORD_ARRAYS", "__version__"]
+__all__ = ["open", "Map", "Format", "Entity", "Problem", "Error", "ArgumentError", "FileError",
+           "OutOfMemoryError", "LimitError", "FormatError", "UnsupportedError", "NotFoundError",
+           "RECORD_ARRAYS", "__version__"]
 __version__ = _bspkit.LIBRARY_VERSION
 
 # Error codes (bspkit_result); an Error's `code` is one of these.
@@ -30,7 +33,10 @@ OK, ERR_ARGUMENT, ERR_IO, ERR_NOMEM, ERR_LIMIT, ERR_EMPTY, ERR_TRUNCATED, ERR_UN
     ERR_UNSUPPORTED, ERR_LUMP_RANGE, ERR_LUMP_SIZE, ERR_COMPRESSION, ERR_ENTITIES, ERR_VISIBILITY, \
     ERR_TEXTURES, ERR_GAME_LUMP, ERR_INDEX, ERR_ENGINE_LIMIT, ERR_NOT_FOUND, ERR_INCOMPLETE = range(20)
 
-Error.__module__ = "bspkit"
+for _cls in (Error, ArgumentError, FileError, OutOfMemoryError, LimitError, FormatError, UnsupportedError,
+             NotFoundError):
+    _cls.__module__ = "bspkit"
+del _cls
 Error.code = 0
 Error.lump = None
 Error.offset = None
@@ -461,12 +467,20 @@ for _name in RECORD_ARRAYS:
 del _name
 
 
-def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"]) -> Map:
+def open(source: Union[str, bytes, bytearray, memoryview, "os.PathLike[str]"], *, max_file_size: int = 0,
+         max_lump_size: int = 0, max_memory: int = 0) -> Map:
     """Open a map from a path (str or os.PathLike) or from its bytes (bytes, bytearray,
-    memoryview; copied). Raises bspkit.Error when the file is not a readable map."""
+    memoryview; copied). Raises bspkit.Error when the file is not a readable map.
+
+    The limits are the library's (0 = its default): the largest input, the largest
+    decompressed lump, and the bytes the map may allocate for decoded data; going over
+    one raises bspkit.LimitError."""
+    limits = (int(max_file_size), int(max_lump_size), int(max_memory))
+    if min(limits) < 0:
+        raise ValueError("limits are byte counts, 0 or more")
     if isinstance(source, (str, os.PathLike)):
-        return Map(_bspkit.open_file(source))
-    return Map(_bspkit.open_memory(source))
+        return Map(_bspkit.open_file(source, limits))
+    return Map(_bspkit.open_memory(source, limits))
 
 
 #: Endings of the files a directory walk reads (a path named on its own is read whatever its name).

@@ -32,10 +32,45 @@ static PyObject *int_or_none(int64_t v)
 }
 
 /* Raises bspkit.Error from `err` (or from `code` alone when err holds no message); returns NULL. */
+/* Subclasses of bspkit.Error by failure class, each also under the builtin
+ * exception a Python caller would reach for. */
+static const struct {
+    const char *name;
+    const char *doc;
+    int builtin; /* 0 none, 1 ValueError, 2 OSError, 3 MemoryError, 4 LookupError */
+} ERROR_CLASSES[] = {
+    {"bspkit.ArgumentError", "An invalid argument (also a ValueError).", 1},
+    {"bspkit.FileError", "A file could not be opened, read, mapped or written (also an OSError).", 2},
+    {"bspkit.OutOfMemoryError", "The allocator failed (also a MemoryError).", 3},
+    {"bspkit.LimitError", "A limit given to open would be exceeded.", 0},
+    {"bspkit.FormatError", "The input is damaged or not a map: empty, cut short, unknown, bad lumps.", 0},
+    {"bspkit.UnsupportedError", "A recognised format or variant bspkit does not read or write.", 0},
+    {"bspkit.NotFoundError", "The requested lump or item does not exist (also a LookupError).", 4},
+};
+enum { EC_ARGUMENT, EC_FILE, EC_NOMEM, EC_LIMIT, EC_FORMAT, EC_UNSUPPORTED, EC_NOT_FOUND, EC_COUNT };
+static PyObject *ErrorClasses[EC_COUNT];
+
+static PyObject *error_class(bspkit_result code)
+{
+    int c;
+    switch (code) {
+    case BSPKIT_ERR_ARGUMENT: c = EC_ARGUMENT; break;
+    case BSPKIT_ERR_IO: c = EC_FILE; break;
+    case BSPKIT_ERR_NOMEM: c = EC_NOMEM; break;
+    case BSPKIT_ERR_LIMIT: case BSPKIT_ERR_ENGINE_LIMIT: c = EC_LIMIT; break;
+    case BSPKIT_ERR_UNSUPPORTED: c = EC_UNSUPPORTED; break;
+    case BSPKIT_ERR_NOT_FOUND: c = EC_NOT_FOUND; break;
+    case BSPKIT_OK: return BspkitError;
+    default: c = EC_FORMAT; break;
+    }
+    return ErrorClasses[c] ? ErrorClasses[c] : BspkitError;
+}
+
 static PyObject *raise_error(bspkit_result code, const bspkit_error *err)
 {
     const char *msg = err->message[0] ? err->message : bspkit_strerror(code);
-    PyObject *exc = PyObject_CallFunction(BspkitError, "s", msg);
+    PyObject *cls = error_class(code);
+    PyObject *exc = PyObject_CallFunction(cls, "s", msg);
     if (exc == NULL)
         return NULL;
     PyObject *c = PyLong_FromLong((long)code);
@@ -45,7 +80,7 @@ static PyObject *raise_error(bspkit_result code, const bspkit_error *err)
     if (c && lump && off && loff && PyObject_SetAttrString(exc, "code", c) == 0 &&
         PyObject_SetAttrString(exc, "lump", lump) == 0 && PyObject_SetAttrString(exc, "offset", off) == 0 &&
         PyObject_SetAttrString(exc, "lump_offset", loff) == 0)
-        PyErr_SetObject(BspkitError, exc);
+        PyErr_SetObject(cls, exc);
     Py_XDECREF(c);
     Py_XDECREF(lump);
     Py_XDECREF(off);
@@ -110,30 +145,51 @@ static PyObject *map_new_from(bspkit_map *m)
     return (PyObject *)self;
 }
 
-static PyObject *mod_open_file(PyObject *mod, PyObject *arg)
+/* The limits tuple (max_file_size, max_lump_size, max_memory) into options; 0 = the default. */
+static void set_limits(bspkit_options *opts, unsigned long long file, unsigned long long lump,
+                       unsigned long long memory)
+{
+    opts->max_file_size = file;
+    opts->max_lump_size = lump;
+    opts->max_memory = memory;
+}
+
+static PyObject *mod_open_file(PyObject *mod, PyObject *args)
 {
     (void)mod;
-    PyObject *encoded = NULL;
-    if (!PyUnicode_FSConverter(arg, &encoded))
+    PyObject *path;
+    unsigned long long file, lump, memory;
+    if (!PyArg_ParseTuple(args, "O(KKK)", &path, &file, &lump, &memory))
         return NULL;
+    PyObject *encoded = NULL;
+    if (!PyUnicode_FSConverter(path, &encoded))
+        return NULL;
+    bspkit_options opts;
+    memset(&opts, 0, sizeof opts);
+    set_limits(&opts, file, lump, memory);
     bspkit_map *m = NULL;
     bspkit_error err;
     clear_error(&err);
-    bspkit_result r = bspkit_open_file(PyBytes_AS_STRING(encoded), NULL, &m, &err);
+    bspkit_result r = bspkit_open_file(PyBytes_AS_STRING(encoded), &opts, &m, &err);
     Py_DECREF(encoded);
     if (r != BSPKIT_OK)
         return raise_error(r, &err);
     return map_new_from(m);
 }
 
-static PyObject *mod_open_memory(PyObject *mod, PyObject *arg)
+static PyObject *mod_open_memory(PyObject *mod, PyObject *args)
 {
     (void)mod;
+    PyObject *data;
+    unsigned long long file, lump, memory;
+    if (!PyArg_ParseTuple(args, "O(KKK)", &data, &file, &lump, &memory))
+        return NULL;
     Py_buffer buf;
-    if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) != 0)
+    if (PyObject_GetBuffer(data, &buf, PyBUF_SIMPLE) != 0)
         return NULL;
     bspkit_options opts;
     memset(&opts, 0, sizeof opts);
+    set_limits(&opts, file, lump, memory);
     opts.flags = BSPKIT_OPEN_COPY;
     bspkit_map *m = NULL;
     bspkit_error err;
@@ -1505,8 +1561,10 @@ static PyObject *mod_strerror(PyObject *mod, PyObject *arg)
 }
 
 static PyMethodDef module_methods[] = {
-    {"open_file", mod_open_file, METH_O, "Open a map file (str, bytes or os.PathLike path)."},
-    {"open_memory", mod_open_memory, METH_O, "Open a map from a bytes-like object (copied)."},
+    {"open_file", mod_open_file, METH_VARARGS,
+     "Open a map file (str, bytes or os.PathLike path) with (max_file_size, max_lump_size, max_memory)."},
+    {"open_memory", mod_open_memory, METH_VARARGS,
+     "Open a map from a bytes-like object (copied) with (max_file_size, max_lump_size, max_memory)."},
     {"record_types", mod_record_types, METH_NOARGS, "Field descriptors of every record array."},
     {"scan", mod_scan, METH_VARARGS, "(paths[, threads]) -> JSON text of every map record, in path order."},
     {"strerror", mod_strerror, METH_O, "Short description of a result code."},
@@ -1524,6 +1582,19 @@ PyMODINIT_FUNC PyInit__bspkit(void)
         return NULL;
     BspkitError = PyErr_NewExceptionWithDoc("bspkit.Error", "A bspkit failure: code, lump, offset, message.",
                                             NULL, NULL);
+    for (int i = 0; BspkitError != NULL && i < EC_COUNT; i++) {
+        PyObject *builtin[] = {NULL, PyExc_ValueError, PyExc_OSError, PyExc_MemoryError, PyExc_LookupError};
+        PyObject *extra = builtin[ERROR_CLASSES[i].builtin];
+        PyObject *bases = extra ? PyTuple_Pack(2, BspkitError, extra) : PyTuple_Pack(1, BspkitError);
+        ErrorClasses[i] = bases ? PyErr_NewExceptionWithDoc(ERROR_CLASSES[i].name, ERROR_CLASSES[i].doc, bases, NULL)
+                                : NULL;
+        Py_XDECREF(bases);
+        if (ErrorClasses[i] == NULL ||
+            PyModule_AddObjectRef(m, strchr(ERROR_CLASSES[i].name, '.') + 1, ErrorClasses[i]) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
     if (BspkitError == NULL || PyModule_AddObjectRef(m, "Error", BspkitError) < 0 ||
         PyModule_AddObjectRef(m, "Map", (PyObject *)&MapType) < 0 ||
         PyModule_AddObjectRef(m, "RecordBuffer", (PyObject *)&RecordBufferType) < 0 ||
