@@ -18,6 +18,7 @@ Environment:
 import os
 from concurrent.futures import ThreadPoolExecutor
 from glob import glob
+import re
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -31,10 +32,19 @@ def rel(path):
     return os.path.relpath(path, HERE)
 
 
+def library_globs():
+    """The library's source globs, read from CMakeLists.txt's file(GLOB BSPKIT_SOURCES ...) so the
+    two builds cannot drift apart (a room missing here would leave symbols undefined)."""
+    with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
+        text = f.read()
+    match = re.search(r"file\(GLOB BSPKIT_SOURCES[^)]*\)", text)
+    if not match:
+        raise SystemExit("setup.py: no file(GLOB BSPKIT_SOURCES ...) in CMakeLists.txt")
+    return [word.rstrip(")") for word in match.group(0).split() if word.rstrip(")").endswith(".c")]
+
+
 # The same source globs, include dirs, definitions and libraries as CMakeLists.txt.
-LIBRARY_GLOBS = ["src/core/*.c", "src/formats/*.c", "src/formats/*/*.c", "src/analysis/*.c",
-                 "src/entities/*.c", "src/media/*.c", "src/write/*.c", "src/export/*.c",
-                 "src/decompile/*.c", "src/ops/*.c"]
+LIBRARY_GLOBS = library_globs()
 LIBRARIES = ["lzma", "zip", "png", "deflate", "pcre2-8", "jansson", "z", "sqlite3", "bz2", "pthread", "m"]
 WARNINGS = ["-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Wvla"]
 

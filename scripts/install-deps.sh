@@ -15,6 +15,7 @@ packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libc
           xz-utils zip unzip jq python3 bzip2 gzip
           python3-dev python3-setuptools python3-numpy python3-pytest python3-pip  # the Python package and its tests
           python3-distributed  # the Dask scan example and its test
+          python3-build  # the wheel test (python3 -m build)
           libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
