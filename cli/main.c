@@ -40,7 +40,8 @@ static const cli_command COMMANDS[] = {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: bspkit <command> [options]\n\n"
-                 "Read, check, decode and edit Quake, GoldSrc and Source BSP maps.\n\ncommands:\n");
+                 "Read, check, decode, edit and draw BSP maps: Quake, GoldSrc, Source,\n"
+                 "Quake 2, Quake 3 and Titanfall 2.\n\ncommands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-10s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(out, "\nRun 'bspkit <command> --help' for the options of a command.\n"
