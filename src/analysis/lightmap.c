@@ -79,8 +79,6 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         return false;
     const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
     const int32_t *se = c->surfedges + f->first_edge;
-    double lo[2], hi[2];
-    float flo[2], fhi[2];
 #if defined(__SSE2__)
     /* Both axes at once, lane 0 = s and lane 1 = t. Every lane operation is
      * the scalar one, in the same order, so the results are the same bits;
@@ -107,15 +105,36 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         flov = _mm_min_ps(fp, flov);
         fhiv = _mm_max_ps(fp, fhiv);
     }
-    _mm_storeu_pd(lo, dlo);
-    _mm_storeu_pd(hi, dhi);
-    float fl[4], fh[4];
-    _mm_storeu_ps(fl, flov);
-    _mm_storeu_ps(fh, fhiv);
-    flo[0] = fl[0], flo[1] = fl[1], fhi[0] = fh[0], fhi[1] = fh[1];
+    /* The grids of both axes at once, as the scalar path computes them:
+     * floats widen exactly, and 1e9 is exact in float too. */
+    const __m128d fl = _mm_cvtps_pd(flov), fh = _mm_cvtps_pd(fhiv);
+    const __m128d big = _mm_set1_pd(1e9), nbig = _mm_set1_pd(-1e9);
+    __m128d ok = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(dlo, nbig), _mm_cmplt_pd(dhi, big)), _mm_cmple_pd(dlo, dhi));
+    ok = _mm_and_pd(ok, _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(fl, nbig), _mm_cmplt_pd(fh, big)), _mm_cmple_pd(fl, fh)));
+    if (_mm_movemask_pd(ok) != 3)
+        return false; /* out of range or NaN */
+    const __m128d sixteenth = _mm_set1_pd(1.0 / 16.0), one = _mm_set1_pd(1.0);
+    /* floor and ceil by truncation (|x| < 2^31 here) */
+    __m128d xs = _mm_mul_pd(dlo, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vdmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
+    xs = _mm_mul_pd(dhi, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vdmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
+    xs = _mm_mul_pd(fl, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vfmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
+    xs = _mm_mul_pd(fh, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vfmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
+    /* per axis the smaller grid */
+    const __m128d take_f = _mm_cmplt_pd(_mm_sub_pd(vfmax, vfmin), _mm_sub_pd(vdmax, vdmin));
+    const __m128d gmin = _mm_or_pd(_mm_and_pd(take_f, vfmin), _mm_andnot_pd(take_f, vdmin));
+    const __m128d gmax = _mm_or_pd(_mm_and_pd(take_f, vfmax), _mm_andnot_pd(take_f, vdmax));
+    int32_t m[4], n[4];
+    _mm_storeu_si128((__m128i *)m, _mm_cvttpd_epi32(gmin));
+    _mm_storeu_si128((__m128i *)n, _mm_cvttpd_epi32(_mm_add_pd(_mm_sub_pd(gmax, gmin), one)));
+    mins[0] = m[0], mins[1] = m[1], size[0] = n[0], size[1] = n[1];
+    return true;
 #else
-    lo[0] = lo[1] = INFINITY, hi[0] = hi[1] = -INFINITY;
-    flo[0] = flo[1] = INFINITY, fhi[0] = fhi[1] = -INFINITY;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
     for (int32_t k = 0; k < f->num_edges; k++) {
         int64_t vi = bk_surfedge_vertex(se[k], c->edges, c->edges_n, c->verts_n);
         if (vi < 0)
@@ -135,7 +154,6 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
             fhi[axis] = fs > fhi[axis] ? fs : fhi[axis];
         }
     }
-#endif
     for (int axis = 0; axis < 2; axis++) {
         /* Also rejects NaN (comparisons false) before any float-to-int conversion. */
         if (!(lo[axis] > -1e9 && hi[axis] < 1e9 && lo[axis] <= hi[axis] && flo[axis] > -1e9f && fhi[axis] < 1e9f &&
@@ -151,6 +169,7 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         size[axis] = dmax - dmin + 1;
     }
     return true;
+#endif
 }
 
 static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
