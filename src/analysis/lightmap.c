@@ -50,6 +50,7 @@ static const bspkit_texinfo *texinfo_of(const lm_ctx *c, const bspkit_face *f)
     return &c->texinfo[f->texinfo];
 }
 
+#if !defined(__SSE2__)
 /* floor() and ceil() for |x| < 2^31, by truncation: without SSE4.1 the
  * library calls cost more than the rest of a face's extents. */
 static inline int32_t floor_int(double x)
@@ -63,6 +64,7 @@ static inline int32_t ceil_int(double x)
     int32_t i = (int32_t)x;
     return i + (x > (double)i);
 }
+#endif
 
 /* Texture-space extents of a Quake/GoldSrc face, in luxels. False when an
  * index is out of range or the projection is not finite.
