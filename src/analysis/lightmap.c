@@ -79,9 +79,9 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 {
     if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
         return false;
-    const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
     const int32_t *se = c->surfedges + f->first_edge;
 #if defined(__SSE2__)
+    const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
     /* Both axes at once, lane 0 = s and lane 1 = t. Every lane operation is
      * the scalar one, in the same order, so the results are the same bits;
      * min/max keep the scalar form's operand order. */
