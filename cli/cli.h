@@ -157,4 +157,16 @@ void cli_report_error(const char *file, const bspkit_error *err);
  * was read as the engines read it. */
 void cli_warn_entities(const char *file, bspkit_map *map);
 
+/* A progress line on stderr ("[done/total] rate maps/s, time left"), drawn
+ * only when stderr is a terminal, redrawn in place and cleared before other
+ * output. */
+typedef struct cli_progress {
+    bool enabled;
+    double start; /* seconds, monotonic */
+} cli_progress;
+double cli_now(void);
+cli_progress cli_progress_start(void);
+void cli_progress_draw(const cli_progress *p, size_t done, size_t total);
+void cli_progress_clear(const cli_progress *p);
+
 #endif

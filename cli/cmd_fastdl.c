@@ -37,7 +37,8 @@ void cmd_fastdl_help(FILE *out)
             "the input, and the output with its size. Warnings (stderr): a map above\n"
             "64 MiB (older clients refuse to download it) or above 150 MiB (current\n"
             "clients refuse it), and an archive that saves less than 10%% (LZMA-compressed\n"
-            "maps gain little). A summary line follows.\n"
+            "maps gain little). A summary line follows. When stderr is a terminal, a\n"
+            "progress line (maps done, rate, time left) is drawn there.\n"
             "\n"
             "exit codes:\n"
             "  0   every map was written, copied, up to date or skipped\n"
@@ -48,9 +49,16 @@ void cmd_fastdl_help(FILE *out)
 
 static const char *const ACTIONS[] = {"written", "copied", "unchanged", "skipped", "FAILED"};
 
+typedef struct fastdl_cli {
+    bool quiet;
+    cli_progress progress;
+} fastdl_cli;
+
 static void on_item(void *user, const bspkit_fastdl_item *it)
 {
-    bool quiet = *(const bool *)user;
+    const fastdl_cli *c = user;
+    bool quiet = c->quiet;
+    cli_progress_clear(&c->progress); /* the line printed replaces the progress line */
     if (it->action == BSPKIT_FASTDL_FAILED)
         fprintf(stderr, "%-9s %s: %s\n", ACTIONS[it->action], it->input, it->message ? it->message : "");
     else if (it->action == BSPKIT_FASTDL_SKIPPED && !quiet)
@@ -67,6 +75,12 @@ static void on_item(void *user, const bspkit_fastdl_item *it)
         fprintf(stderr, "bspkit: %s: warning: bzip2 saves only %.1f%% (%" PRIu64 " -> %" PRIu64 " bytes)\n", it->input,
                 it->input_size ? 100.0 * (1.0 - (double)it->output_size / (double)it->input_size) : 0.0,
                 it->input_size, it->output_size);
+}
+
+static void on_progress(void *user, size_t done, size_t total)
+{
+    const fastdl_cli *c = user;
+    cli_progress_draw(&c->progress, done, total);
 }
 
 int cmd_fastdl(int argc, char **argv)
@@ -111,12 +125,14 @@ int cmd_fastdl(int argc, char **argv)
         free(paths);
         return CLI_EXIT_USAGE;
     }
-    bspkit_fastdl_options opts = {.on_item = on_item, .user = &quiet, .content_dirs = content,
-                                  .content_dir_count = ncontent};
+    fastdl_cli c = {.quiet = quiet, .progress = cli_progress_start()};
+    bspkit_fastdl_options opts = {.on_item = on_item, .user = &c, .content_dirs = content,
+                                  .content_dir_count = ncontent, .on_progress = on_progress};
     bspkit_fastdl_totals t;
     bspkit_error err;
     bspkit_result r = bspkit_fastdl(paths, npaths, out, &opts, &t, &err);
     free(paths);
+    cli_progress_clear(&c.progress);
     if (r != BSPKIT_OK) {
         cli_report_error(out, &err);
         return CLI_EXIT_UNREADABLE;

@@ -82,11 +82,6 @@ typedef struct lump_row {
     const char *external; /* the file beside the map the lump was read from, or NULL */
 } lump_row;
 
-typedef struct count_row {
-    const char *key;
-    uint64_t count;
-} count_row;
-
 /* Everything info prints, gathered once so both renderers agree. */
 typedef struct info_data {
     const char *file;
@@ -95,7 +90,7 @@ typedef struct info_data {
     int lump_count;
     lump_row lumps[BSPKIT_MAX_LUMPS];
     bool any_compressed;
-    count_row counts[BSPKIT_MAX_LUMPS];
+    bspkit_record_count counts[BSPKIT_MAX_LUMPS];
     size_t count_rows;
 
     bool entities_ok;
@@ -151,20 +146,9 @@ static int gather(bspkit_map *map, info_data *d)
         row->external = bspkit_lump_external_path(map, i);
         if (row->info.compressed)
             d->any_compressed = true;
-
-        /* One count per key; should two lumps share a key, the first wins so
-         * the JSON object never holds duplicates. */
-        if (!row->has_records || row->info.key == NULL)
-            continue;
-        bool seen = false;
-        for (size_t k = 0; k < d->count_rows; k++)
-            seen = seen || strcmp(d->counts[k].key, row->info.key) == 0;
-        if (!seen && strcmp(row->info.key, "textures") != 0) {
-            d->counts[d->count_rows].key = row->info.key;
-            d->counts[d->count_rows].count = row->records;
-            d->count_rows++;
-        }
     }
+    /* One count per key (the first lump wins), so the JSON object never holds duplicates. */
+    d->count_rows = bspkit_map_record_counts(map, d->counts, BSPKIT_MAX_LUMPS);
 
     const bspkit_entities *ents = NULL;
     cli_warn_entities(d->file, map);

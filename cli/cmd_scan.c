@@ -7,8 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 void cmd_scan_help(FILE *out)
 {
@@ -60,17 +58,9 @@ void cmd_scan_help(FILE *out)
 
 typedef struct scan_cli {
     FILE *jsonl;         /* JSON Lines output, or NULL for the table */
-    bool progress;
-    double start;
+    cli_progress progress;
     bool write_failed;
 } scan_cli;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void human_size(uint64_t bytes, char *out, size_t cap)
 {
@@ -85,8 +75,7 @@ static void human_size(uint64_t bytes, char *out, size_t cap)
 static int on_record(void *user, const bspkit_scan_record *rec)
 {
     scan_cli *c = user;
-    if (c->progress)
-        fputs("\r\033[K", stderr); /* the record replaces the progress line */
+    cli_progress_clear(&c->progress); /* the record replaces the progress line */
     if (c->jsonl) {
         if (fputs(rec->json, c->jsonl) == EOF || fputc('\n', c->jsonl) == EOF)
             c->write_failed = true;
@@ -108,13 +97,7 @@ static int on_record(void *user, const bspkit_scan_record *rec)
 static void on_progress(void *user, size_t done, size_t total)
 {
     scan_cli *c = user;
-    if (!c->progress)
-        return;
-    double elapsed = now() - c->start;
-    double rate = elapsed > 0 ? (double)done / elapsed : 0;
-    double eta = rate > 0 ? (double)(total - done) / rate : 0;
-    fprintf(stderr, "\r[%zu/%zu] %.1f maps/s, %.0f s left\033[K", done, total, rate, eta);
-    fflush(stderr);
+    cli_progress_draw(&c->progress, done, total);
 }
 
 int cmd_scan(int argc, char **argv)
@@ -161,7 +144,7 @@ int cmd_scan(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
 
-    scan_cli c = {.progress = isatty(STDERR_FILENO) != 0, .start = now()};
+    scan_cli c = {.progress = cli_progress_start()};
     if (jsonl) {
         c.jsonl = strcmp(jsonl, "-") == 0 ? stdout : fopen(jsonl, "w");
         if (!c.jsonl) {
@@ -179,8 +162,7 @@ int cmd_scan(int argc, char **argv)
     bspkit_error err;
     bspkit_result r = bspkit_scan(paths, npaths, &opts, &totals, &err);
     free(paths);
-    if (c.progress)
-        fputs("\r\033[K", stderr);
+    cli_progress_clear(&c.progress);
     int status = CLI_EXIT_OK;
     if (totals.invalid > 0)
         status = CLI_EXIT_INVALID;
@@ -205,7 +187,7 @@ int cmd_scan(int argc, char **argv)
         human_size(totals.bytes, size, sizeof size);
         printf("%zu %s, %zu unreadable, %zu with errors (%zu errors, %zu warnings), %s in %.2f s\n", totals.maps,
                cli_plural(totals.maps, "map", "maps"), totals.unreadable, totals.invalid, totals.errors,
-               totals.warnings, size, now() - c.start);
+               totals.warnings, size, cli_now() - c.progress.start);
     }
     if (cli_finish_output() != 0)
         return CLI_EXIT_UNREADABLE;

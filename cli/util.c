@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 
 /* Accepts plain decimal digits only: strtoull would silently take signs,
@@ -221,4 +223,33 @@ int cli_find_lump(const char *command, const bspkit_map *map, const char *id)
         cli_usage_error(command, "no lump '%s' in a %s map (give an index 0..%d or a name such as PLANES)", id,
                         bspkit_family_name(bspkit_map_format(map)->family), count - 1);
     return found;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+cli_progress cli_progress_start(void)
+{
+    return (cli_progress){.enabled = isatty(STDERR_FILENO) != 0, .start = cli_now()};
+}
+
+void cli_progress_draw(const cli_progress *p, size_t done, size_t total)
+{
+    if (!p->enabled)
+        return;
+    double elapsed = cli_now() - p->start;
+    double rate = elapsed > 0 ? (double)done / elapsed : 0;
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    fprintf(stderr, "\r[%zu/%zu] %.1f maps/s, %.0f s left\033[K", done, total, rate, eta);
+    fflush(stderr);
+}
+
+void cli_progress_clear(const cli_progress *p)
+{
+    if (p->enabled)
+        fputs("\r\033[K", stderr);
 }

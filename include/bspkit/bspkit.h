@@ -367,6 +367,22 @@ BSPKIT_API bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uin
  */
 BSPKIT_API bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_t *count);
 
+/** One record count of bspkit_map_record_counts(). */
+typedef struct bspkit_record_count {
+    const char *key; /**< the lump's key ("planes", "faces", ...; borrowed from the map) */
+    uint64_t count;
+} bspkit_record_count;
+
+/**
+ * The record count of every array lump, one per key, in lump order: when two
+ * lumps share a key the first one's count is kept. The "textures" key is left
+ * out (its records are not the map's texture count: see
+ * bspkit_map_texture_count()). Writes at most `cap` entries to `out` (which
+ * may be NULL when `cap` is 0) and returns how many there are in all, so a
+ * caller can size its array; never more than BSPKIT_MAX_LUMPS.
+ */
+BSPKIT_API size_t bspkit_map_record_counts(const bspkit_map *map, bspkit_record_count *out, size_t cap);
+
 /**
  * The path of the file beside the map that lump `index` was read from (a
  * Titanfall `.bsp_lump` file), or NULL when the lump's bytes are in the map

@@ -71,6 +71,9 @@ typedef struct bspkit_fastdl_options {
     void *user;
     const char *const *content_dirs; /**< searched in order for the files maps refer to; may be NULL */
     size_t content_dir_count;
+    /** Called after each map (and the content files it brought) with the maps done so far and
+     *  the number of maps found, for a progress display. May be NULL. */
+    void (*on_progress)(void *user, size_t done, size_t total);
 } bspkit_fastdl_options;
 
 typedef struct bspkit_fastdl_totals {

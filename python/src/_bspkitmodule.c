@@ -306,16 +306,10 @@ static PyObject *Map_counts(MapObject *self, PyObject *unused)
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
-    int n = bspkit_lump_count(m);
-    for (int i = 0; i < n; i++) {
-        bspkit_lump_info li;
-        uint64_t records = 0;
-        if (bspkit_get_lump_info(m, i, &li) != BSPKIT_OK || li.key == NULL ||
-            bspkit_lump_record_count(m, i, &records) != BSPKIT_OK || strcmp(li.key, "textures") == 0)
-            continue;
-        if (PyDict_GetItemString(d, li.key) != NULL)
-            continue;
-        if (set_item(d, li.key, PyLong_FromUnsignedLongLong(records)) != 0) {
+    bspkit_record_count rc[BSPKIT_MAX_LUMPS];
+    size_t n = bspkit_map_record_counts(m, rc, BSPKIT_MAX_LUMPS);
+    for (size_t k = 0; k < n; k++) {
+        if (set_item(d, rc[k].key, PyLong_FromUnsignedLongLong(rc[k].count)) != 0) {
             Py_DECREF(d);
             return NULL;
         }

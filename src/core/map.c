@@ -525,6 +525,26 @@ bspkit_result bspkit_lump_record_count(const bspkit_map *map, int index, uint64_
     return BSPKIT_OK;
 }
 
+size_t bspkit_map_record_counts(const bspkit_map *map, bspkit_record_count *out, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; map && i < map->lump_count; i++) {
+        const bk_lump *l = &map->lumps[i];
+        const char *key = bk_lump_key(map, i);
+        if (!l->layout.record_size || !key || strcmp(key, "textures") == 0)
+            continue;
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++) /* the first lump with the key wins */
+            seen = map->lumps[k].layout.record_size && bk_lump_key(map, k) && strcmp(bk_lump_key(map, k), key) == 0;
+        if (seen)
+            continue;
+        if (n < cap)
+            out[n] = (bspkit_record_count){key, l->uncompressed_length / l->layout.record_size};
+        n++;
+    }
+    return n;
+}
+
 void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
                          uint32_t length, bool compressed, uint32_t uncompressed_length)
 {

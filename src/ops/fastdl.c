@@ -382,7 +382,9 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
     char **used = list.nomem ? NULL : calloc(list.count ? list.count : 1, sizeof *used);
     if (!used)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");
-    size_t nused = 0;
+    size_t nused = 0, total = 0, done = 0;
+    for (size_t i = 0; i < list.count; i++)
+        total += i == 0 || strcmp(list.paths[i], list.paths[i - 1]) != 0;
     run rn = {.opts = opts, .out_dir = out_dir};
     for (size_t i = 0; used && i < list.count && !rn.nomem; i++) {
         if (i > 0 && strcmp(list.paths[i], list.paths[i - 1]) == 0)
@@ -397,6 +399,8 @@ bspkit_result bspkit_fastdl(const char *const *paths, size_t count, const char *
             used[nused++] = m.output;
         else
             free(m.output);
+        if (opts->on_progress)
+            opts->on_progress(opts->user, ++done, total);
     }
     if (rn.nomem)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "fastdl: out of memory");

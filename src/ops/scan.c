@@ -198,8 +198,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* counts exactly as `bspkit info --json` gives them: one per lump key (the
- * first lump with a key wins), then the texture count. */
+/* counts exactly as `bspkit info --json` gives them (one per lump key, the
+ * first lump with a key winning), and every lump's length by name. */
 static json_t *counts_json(bspkit_map *map, json_t *lumps)
 {
     json_t *counts = json_object();
@@ -207,19 +207,16 @@ static json_t *counts_json(bspkit_map *map, json_t *lumps)
     bool ok = counts != NULL;
     for (int i = 0; ok && i < n; i++) {
         bspkit_lump_info li;
-        uint64_t records;
-        if (bspkit_get_lump_info(map, i, &li) != BSPKIT_OK)
+        if (bspkit_get_lump_info(map, i, &li) != BSPKIT_OK || li.length == 0)
             continue;
-        if (li.length > 0) {
-            char fallback[16];
-            snprintf(fallback, sizeof fallback, "LUMP_%d", i);
-            ok = set_count(lumps, li.name ? li.name : fallback, li.length);
-        }
-        if (!ok || bspkit_lump_record_count(map, i, &records) != BSPKIT_OK || !li.key ||
-            strcmp(li.key, "textures") == 0 || json_object_get(counts, li.key))
-            continue;
-        ok = jset(counts, li.key, json_integer((json_int_t)records));
+        char fallback[16];
+        snprintf(fallback, sizeof fallback, "LUMP_%d", i);
+        ok = set_count(lumps, li.name ? li.name : fallback, li.length);
     }
+    bspkit_record_count rc[BSPKIT_MAX_LUMPS];
+    size_t nrc = bspkit_map_record_counts(map, rc, BSPKIT_MAX_LUMPS);
+    for (size_t k = 0; ok && k < nrc; k++)
+        ok = jset(counts, rc[k].key, json_integer((json_int_t)rc[k].count));
     if (!ok) {
         json_decref(counts);
         return NULL;

@@ -390,6 +390,26 @@ static void test_goldsrc_records(void **state)
     const bspkit_brush *br;
     assert_int_equal(bspkit_get_brushes(map, &br, &n, &e), BSPKIT_OK);
     assert_int_equal(n, 0);
+
+    /* One count per record lump, in lump order, from the bytes written above;
+     * the miptex lump (key "textures") is not a record array. */
+    static const struct {
+        const char *key;
+        uint64_t count;
+    } want[] = {{"planes", 0},   {"vertexes", 0},     {"nodes", 1}, {"texinfo", 1},  {"faces", 1},
+                {"clipnodes", 1}, {"leafs", 1}, {"marksurfaces", 1}, {"edges", 1}, {"surfedges", 1}, {"models", 1}};
+    const size_t nwant = sizeof want / sizeof want[0];
+    bspkit_record_count rc[BSPKIT_MAX_LUMPS];
+    assert_int_equal(bspkit_map_record_counts(map, NULL, 0), nwant);
+    assert_int_equal(bspkit_map_record_counts(map, rc, 3), nwant); /* writes only the first 3 */
+    assert_string_equal(rc[2].key, "nodes");
+    memset(rc, 0, sizeof rc);
+    assert_int_equal(bspkit_map_record_counts(map, rc, BSPKIT_MAX_LUMPS), nwant);
+    for (size_t k = 0; k < nwant; k++) {
+        assert_string_equal(rc[k].key, want[k].key);
+        assert_int_equal(rc[k].count, want[k].count);
+    }
+    assert_null(rc[nwant].key);
     bspkit_close(map);
     free(f.data);
 }
