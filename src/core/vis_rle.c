@@ -9,6 +9,9 @@
 #include "core/vis_rle.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static bspkit_result rle_row(const uint8_t *src, size_t src_size, uint8_t *dst, size_t row_bytes, size_t *consumed)
 {
@@ -71,6 +74,27 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
     /* Counting only: one pass over the code, a literal adding one byte and a
      * run its count, without the calls a copy needs per span. */
     size_t in = 0, out = 0;
+#if defined(__SSE2__)
+    /* Sixteen code bytes at a time while a whole block fits both the source
+     * and the row: the literals before the block's first zero count one
+     * each, then that zero's run is added. The scalar loop below finishes
+     * the row, so both reach the same `in` and `out`. */
+    const __m128i zero = _mm_setzero_si128();
+    while (out < row_bytes && in < src_size && src_size - in >= 16 && row_bytes - out >= 16) {
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(src + in)), zero));
+        if (mask == 0) {
+            in += 16;
+            out += 16;
+            continue;
+        }
+        unsigned k = (unsigned)__builtin_ctz(mask); /* literals before the zero; out + k < row_bytes */
+        in += k + 1;
+        out += k;
+        if (in >= src_size)
+            break;
+        out += src[in++];
+    }
+#endif
     while (out < row_bytes && in < src_size) {
         if (src[in++]) {
             out++;
