@@ -9,7 +9,9 @@
 #   - its UV comes from a UV Map node naming a layer of every mesh using the material, and that
 #     layer holds TEXCOORD_1's coordinates (V flipped) of the material's primitives;
 #   - its colour is multiplied with the base colour (texture image or baseColorFactor) and the
-#     product reaches the active Material Output.
+#     product reaches the active Material Output;
+#   - where the lit materials are one flat colour, a Cycles emission bake into the atlas layout
+#     gives that colour times the atlas at every texel the meshes cover.
 import base64
 import json
 import os
@@ -111,6 +113,7 @@ def reaches_output(node):
     return False
 
 
+lightmap_layers = set()
 for name, gmat in lit.items():
     mat = bpy.data.materials[name]
     ref = gmat["extras"]["lightmap"]
@@ -129,6 +132,7 @@ for name, gmat in lit.items():
     if len(uv_nodes) != 1:
         fail("%s: the lightmap is not read through one UV Map node" % name)
     layer = uv_nodes[0].uv_map
+    lightmap_layers.add(layer)
     want = []
     for mesh in gltf["meshes"]:
         for prim in mesh["primitives"]:
@@ -174,5 +178,41 @@ for name, gmat in lit.items():
     if not reaches_output(mul[0]):
         fail("%s: texture x lightmap does not reach the material output" % name)
     print("%s: lightmap %dx%d on UV layer %r, multiplied into the shader" % (name, width, height, layer))
+
+# What the shader gives: Cycles bakes the lit meshes' emission into the atlas layout (their
+# TEXCOORD_1 layer); where all lit materials are one flat colour, every baked texel must be that
+# colour times the atlas texel (sRGB decoded), as texture x lightmap is in the game.
+pbrs = [m.get("pbrMetallicRoughness", {}) for m in lit.values()]
+factors = {tuple(p.get("baseColorFactor", [1, 1, 1, 1])[:3]) for p in pbrs}
+if len(factors) == 1 and len(lightmap_layers) == 1 and not any("baseColorTexture" in p for p in pbrs):
+    import numpy as np
+    factor = np.array(factors.pop())
+    atlas = bpy.data.materials[next(iter(lit))].node_tree.nodes[NODE].image
+    width, height = atlas.size
+    target = bpy.data.images.new("bake", width, height, float_buffer=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 1
+    scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
+    objects = [o for o in scene.objects if o.type == "MESH" and any(m and m.name in lit for m in o.data.materials)]
+    for o in scene.objects:
+        o.select_set(o in objects)
+    bpy.context.view_layer.objects.active = objects[0]
+    for name in lit:
+        tree = bpy.data.materials[name].node_tree
+        tree.nodes.active = tree.nodes.new("ShaderNodeTexImage")
+        tree.nodes.active.image = target
+    if bpy.ops.object.bake(type="EMIT", margin=0, uv_layer=lightmap_layers.pop()) != {"FINISHED"}:
+        fail("the emission bake did not finish")
+    baked = np.array(target.pixels[:]).reshape(height, width, 4)[..., :3]
+    texel = np.array(atlas.pixels[:]).reshape(height, width, 4)[..., :3]  # sRGB-encoded bytes / 255
+    linear = np.where(texel <= 0.04045, texel / 12.92, ((texel + 0.055) / 1.055) ** 2.4)
+    covered = baked.sum(-1) > 0
+    err = np.abs(baked - factor * linear)[covered]
+    print("bake: %d of %d atlas texels covered, largest difference %.2g" % (covered.sum(), covered.size, err.max()))
+    if covered.sum() < 16 or err.max() > 1e-3:
+        fail("the baked emission is not base colour x lightmap")
+else:
+    print("bake: skipped (lit materials are textured, of several colours or UV layers)")
 
 print("ok: %d lit materials wired, %d unlit left alone" % (len(lit), len(unlit)))
