@@ -50,7 +50,8 @@ def view_bytes(index):
     view = gltf["bufferViews"][index]
     buf = gltf["buffers"][view["buffer"]]
     data = external(buf["uri"]) if "uri" in buf else chunk1
-    return data[view.get("byteOffset", 0):view.get("byteOffset", 0) + view["byteLength"]], view.get("byteStride")
+    start = view.get("byteOffset", 0)
+    return data[start:start + view["byteLength"]], view.get("byteStride")
 
 
 def image_bytes(texture):
@@ -137,7 +138,8 @@ for name, gmat in lit.items():
     for mesh in gltf["meshes"]:
         for prim in mesh["primitives"]:
             if gltf["materials"][prim["material"]]["name"] == name:
-                want += [(u, 1.0 - v) for u, v in texcoords(prim["attributes"]["TEXCOORD_%d" % ref["texCoord"]])]
+                coords = texcoords(prim["attributes"]["TEXCOORD_%d" % ref["texCoord"]])
+                want += [(u, 1.0 - v) for u, v in coords]
     users = [o for o in bpy.data.objects if o.type == "MESH" and mat in o.data.materials[:]]
     if not users:
         fail("%s: no mesh uses the material" % name)
@@ -194,7 +196,8 @@ if len(factors) == 1 and len(lightmap_layers) == 1 and not any("baseColorTexture
     scene.render.engine = "CYCLES"
     scene.cycles.samples = 1
     scene.cycles.use_denoising = False  # Debian's Blender is built without OpenImageDenoise
-    objects = [o for o in scene.objects if o.type == "MESH" and any(m and m.name in lit for m in o.data.materials)]
+    objects = [o for o in scene.objects
+               if o.type == "MESH" and any(m and m.name in lit for m in o.data.materials)]
     for o in scene.objects:
         o.select_set(o in objects)
     bpy.context.view_layer.objects.active = objects[0]
@@ -209,7 +212,8 @@ if len(factors) == 1 and len(lightmap_layers) == 1 and not any("baseColorTexture
     linear = np.where(texel <= 0.04045, texel / 12.92, ((texel + 0.055) / 1.055) ** 2.4)
     covered = baked.sum(-1) > 0
     err = np.abs(baked - factor * linear)[covered]
-    print("bake: %d of %d atlas texels covered, largest difference %.2g" % (covered.sum(), covered.size, err.max()))
+    print("bake: %d of %d atlas texels covered, largest difference %.2g"
+          % (covered.sum(), covered.size, err.max()))
     if covered.sum() < 16 or err.max() > 1e-3:
         fail("the baked emission is not base colour x lightmap")
 else:

@@ -34,7 +34,7 @@ NODE = "bspkit lightmap"  # the Image Texture node; its UV Map and multiply node
 
 
 def read_gltf(path):
-    """The glTF JSON and a function giving a buffer's bytes (GLB: chunk 0 JSON, chunk 1 BIN)."""
+    """The glTF JSON and a function giving image i's bytes (GLB: chunk 0 JSON, chunk 1 BIN)."""
     with open(path, "rb") as f:
         data = f.read()
     glb_bin = None
@@ -53,23 +53,21 @@ def read_gltf(path):
         with open(os.path.join(os.path.dirname(path), urllib.parse.unquote(uri)), "rb") as f:
             return f.read()
 
-    def buffer(i):
-        b = doc["buffers"][i]
-        return uri_bytes(b["uri"]) if "uri" in b else glb_bin
-
-    return doc, uri_bytes, buffer
-
-
-def load_image(doc, uri_bytes, buffer, index):
-    """Image `index` of the glTF as a packed Blender image."""
-    img = doc["images"][index]
-    if "uri" in img:
-        data = uri_bytes(img["uri"])
-    else:
+    def image_bytes(i):
+        img = doc["images"][i]
+        if "uri" in img:
+            return uri_bytes(img["uri"])
         view = doc["bufferViews"][img["bufferView"]]
+        buf = doc["buffers"][view["buffer"]]
         start = view.get("byteOffset", 0)
-        data = buffer(view["buffer"])[start:start + view["byteLength"]]
-    image = bpy.data.images.new(img.get("name", "lightmap"), 8, 8)
+        return (uri_bytes(buf["uri"]) if "uri" in buf else glb_bin)[start:start + view["byteLength"]]
+
+    return doc, image_bytes
+
+
+def packed_image(name, data):
+    """A Blender image holding these PNG bytes (packed into the .blend, as the glTF importer does)."""
+    image = bpy.data.images.new(name, 8, 8)
     image.pack(data=data, data_len=len(data))
     image.source = "FILE"
     return image
@@ -139,7 +137,7 @@ def import_map(path, standard_view=True):
         raise RuntimeError("glTF import failed: " + path)
     meshes = [o.data for o in bpy.data.objects if o.as_pointer() not in old_objects and o.type == "MESH"]
 
-    doc, uri_bytes, buffer = read_gltf(path)
+    doc, image_bytes = read_gltf(path)
     images, wired = {}, {}
     for mat in bpy.data.materials:
         ref = mat.get("lightmap") if mat.as_pointer() not in old_mats else None
@@ -147,9 +145,10 @@ def import_map(path, standard_view=True):
             continue
         source = doc["textures"][ref["index"]]["source"]
         if source not in images:
-            images[source] = load_image(doc, uri_bytes, buffer, source)
-        layer = ref.get("texCoord", 1)
-        names = [m.uv_layers[layer].name for m in meshes if mat in m.materials[:] and len(m.uv_layers) > layer]
+            images[source] = packed_image(doc["images"][source].get("name", "lightmap"), image_bytes(source))
+        layer = ref.get("texCoord", 1)  # bspkit always writes 1
+        names = [m.uv_layers[layer].name for m in meshes
+                 if mat in m.materials[:] and len(m.uv_layers) > layer]
         if not names:
             print("bspkit: material %r: no mesh has UV layer %d, lightmap not wired" % (mat.name, layer))
             continue
