@@ -3,7 +3,7 @@
 # ones that are missing, so repeated runs are quiet and need no network.
 #   scripts/install-deps.sh          build + test dependencies (clang for the second Release build;
 #                                    test tools: xz, bzip2, gzip, Info-ZIP zip/unzip, jq and python3 check
-#                                    outputs independently of bspkit)
+#                                    outputs independently of bspkit; blender runs the add-on's tests)
 #   scripts/install-deps.sh --fuzz   also clang's libFuzzer runtime
 # Also installs the Khronos glTF validator (npm package pinned in
 # tests/export/validator/package-lock.json) with `npm ci`, and Debian's nodejs
@@ -16,6 +16,7 @@ packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libc
           python3-dev python3-setuptools python3-numpy python3-pytest python3-pip  # the Python package and its tests
           python3-distributed  # the Dask scan example and its test
           python3-build  # the wheel test (python3 -m build)
+          blender  # the Blender add-on's tests (tests/blender: tools/blender/bspkit_import.py inside Blender)
           libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
