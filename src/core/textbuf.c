@@ -1,5 +1,6 @@
 /* Text buffer and JSON writer for the export writers. */
 #include "core/textbuf.h"
+#include "core/fmt_num.h"
 #include "core/grow.h"
 
 #include <math.h>
@@ -192,8 +193,8 @@ void jw_real(bk_tbuf *t, double v)
     sep(t);
     if (!isfinite(v))
         v = 0;
-    char buf[40];
-    int n = snprintf(buf, sizeof buf, "%.9g", v);
+    char buf[BK_FMT_NUM_CAP + 2];
+    int n = (int)bk_fmt_g(buf, v, 9);
     if (!strpbrk(buf, ".eE") && n + 2 < (int)sizeof buf) {
         buf[n++] = '.';
         buf[n++] = '0';

@@ -4,6 +4,7 @@
 
 #include "bspkit/edit.h"
 
+#include "core/fmt_num.h"
 #include "core/map.h"
 
 #include <math.h>
@@ -13,24 +14,18 @@
 
 void bk_decompile_num(char *buf, size_t size, double v)
 {
+    char tmp[BK_FMT_NUM_CAP];
     if (!isfinite(v))
         v = 0;
     double r = rint(v);
-    if (fabs(v - r) < 1e-6 && fabs(r) < 1e15) {
-        /* Integers are most of the output: written directly, without printf, and never "-0". */
-        long long n = (long long)r;
-        unsigned long long u = n < 0 ? 0ull - (unsigned long long)n : (unsigned long long)n;
-        char tmp[24], *q = tmp + sizeof tmp;
-        *--q = 0;
-        do
-            *--q = (char)('0' + u % 10);
-        while (u /= 10);
-        if (n < 0)
-            *--q = '-';
-        snprintf(buf, size, "%s", q);
-    } else {
-        snprintf(buf, size, "%.10g", v);
-    }
+    /* Integers (most of the output) never as "-0"; the rest as "%.10g". */
+    size_t n = fabs(v - r) < 1e-6 && fabs(r) < 1e15 ? bk_fmt_int(tmp, (long long)r) : bk_fmt_g(tmp, v, 10);
+    if (size == 0)
+        return;
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, tmp, n);
+    buf[n] = '\0';
 }
 
 bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,

@@ -1,0 +1,137 @@
+/* "%.*g" and "%lld" without printf (see fmt_num.h). */
+#include "core/fmt_num.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+size_t bk_fmt_int(char out[BK_FMT_NUM_CAP], long long v)
+{
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    char tmp[24], *q = tmp + sizeof tmp;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    size_t n = (size_t)(tmp + sizeof tmp - q);
+    memcpy(out, q, n);
+    out[n] = '\0';
+    return n;
+}
+
+static size_t fmt_printf(char out[BK_FMT_NUM_CAP], double v, int precision)
+{
+    int n = snprintf(out, BK_FMT_NUM_CAP, "%.*g", precision, v);
+    return n < 0 ? 0 : (size_t)n < BK_FMT_NUM_CAP ? (size_t)n : BK_FMT_NUM_CAP - 1;
+}
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 u128;
+
+static const uint64_t POW10[20] = {1ull,
+                                   10ull,
+                                   100ull,
+                                   1000ull,
+                                   10000ull,
+                                   100000ull,
+                                   1000000ull,
+                                   10000000ull,
+                                   100000000ull,
+                                   1000000000ull,
+                                   10000000000ull,
+                                   100000000000ull,
+                                   1000000000000ull,
+                                   10000000000000ull,
+                                   100000000000000ull,
+                                   1000000000000000ull,
+                                   10000000000000000ull,
+                                   100000000000000000ull,
+                                   1000000000000000000ull,
+                                   10000000000000000000ull};
+
+/* m * 2^e * 10^k rounded to an integer, half to even; k in 0..21, the
+ * product below 2^127 (the caller's ranges keep it there). */
+static uint64_t scaled(uint64_t m, int e, int k)
+{
+    u128 num = (u128)m;
+    if (k > 19) {
+        num *= POW10[19];
+        k -= 19;
+    }
+    num *= POW10[k];
+    if (e >= 0)
+        return (uint64_t)(num << e);
+    int s = -e;
+    if (s >= 127)
+        return 0;
+    u128 q = num >> s, rem = num - (q << s), half = (u128)1 << (s - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        q++;
+    return (uint64_t)q;
+}
+
+size_t bk_fmt_g(char out[BK_FMT_NUM_CAP], double v, int precision)
+{
+    if (precision < 1 || precision > 17 || !isfinite(v) || v == 0)
+        return fmt_printf(out, v, precision < 1 ? 1 : precision > 17 ? 17 : precision);
+    double a = fabs(v);
+    /* Fixed notation needs 1e-4 <= |v| rounded < 10^precision; outside a
+     * slightly wider band printf decides, so every edge is its answer. */
+    if (!(a >= 9e-5 && a < 1e17))
+        return fmt_printf(out, v, precision);
+    int bexp;
+    double frac = frexp(a, &bexp); /* a = frac * 2^bexp, frac in [0.5, 1) */
+    uint64_t m = (uint64_t)ldexp(frac, 53);
+    int e = bexp - 53;
+    /* Decimal exponent X of a: an estimate from the binary one, then
+     * corrected until the scaled value has exactly `precision` digits. */
+    int x = (int)floor((bexp - 1) * 0.30102999566398120);
+    uint64_t n = 0;
+    for (int tries = 0; tries < 4; tries++) {
+        int k = precision - 1 - x;
+        if (k < 0 || k > 21)
+            return fmt_printf(out, v, precision);
+        n = scaled(m, e, k);
+        if (n >= POW10[precision])
+            x++;
+        else if (n < POW10[precision - 1])
+            x--;
+        else
+            break;
+    }
+    if (n < POW10[precision - 1] || n >= POW10[precision] || x < -4 || x >= precision)
+        return fmt_printf(out, v, precision);
+
+    /* n holds the digits; `decimals` of them follow the point. */
+    int decimals = precision - 1 - x;
+    char *p = out;
+    if (v < 0)
+        *p++ = '-';
+    if (decimals == 0)
+        return (size_t)(p - out) + bk_fmt_int(p, (long long)n);
+    uint64_t ip = n / POW10[decimals], fp = n % POW10[decimals];
+    p += bk_fmt_int(p, (long long)ip);
+    if (fp) {
+        int digits = decimals;
+        while (fp % 10 == 0) { /* %g drops trailing zeros */
+            fp /= 10;
+            digits--;
+        }
+        *p++ = '.';
+        for (int i = digits - 1; i >= 0; i--) {
+            p[i] = (char)('0' + fp % 10);
+            fp /= 10;
+        }
+        p += digits;
+    }
+    *p = '\0';
+    return (size_t)(p - out);
+}
+#else
+size_t bk_fmt_g(char out[BK_FMT_NUM_CAP], double v, int precision)
+{
+    return fmt_printf(out, v, precision < 1 ? 1 : precision > 17 ? 17 : precision);
+}
+#endif
