@@ -27,27 +27,38 @@ void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4])
     out[3] = dv_add(dv_sub(c, ue), ve);
 }
 
+/* One edge p -> q of a clip, with both ends' distances: p when it is kept,
+ * then the crossing point when the edge strictly crosses the plane. False
+ * when that would pass `cap` (only a polygon that is not convex can). */
+static inline bool clip_edge(bk_dvec p, bk_dvec q, double dp, double dq, double eps, bk_dvec *out, size_t *m,
+                             size_t cap)
+{
+    bool cross = (dp < -eps && dq > eps) || (dp > eps && dq < -eps);
+    if (*m + (dp <= eps) + cross > cap)
+        return false;
+    if (dp <= eps)
+        out[(*m)++] = p;
+    if (cross) {
+        double t = dp / (dp - dq);
+        out[(*m)++] = dv_add(p, dv_scale(dv_sub(q, p), t));
+    }
+    return true;
+}
+
 size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out, size_t cap)
 {
     if (n == 0)
         return 0;
+    /* Each point's distance once: an edge's end is the next edge's start. */
+    const double first = dv_dot(plane->n, in[0]) - plane->d;
+    double dp = first;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        bk_dvec p = in[i], q = in[(i + 1) % n];
-        double dp = dv_dot(plane->n, p) - plane->d;
-        double dq = dv_dot(plane->n, q) - plane->d;
-        bool cross = (dp < -eps && dq > eps) || (dp > eps && dq < -eps);
-        /* A polygon that is not convex (a map's face can be anything) may
-         * cross the plane many times: it is not clipped past `cap`. */
-        if (m + (dp <= eps) + cross > cap)
+        bool last = i + 1 == n;
+        double dq = last ? first : dv_dot(plane->n, in[i + 1]) - plane->d;
+        if (!clip_edge(in[i], in[last ? 0 : i + 1], dp, dq, eps, out, &m, cap))
             return 0;
-        if (dp <= eps)
-            out[m++] = p;
-        /* An edge strictly crossing the plane gets the crossing point. */
-        if (cross) {
-            double t = dp / (dp - dq);
-            out[m++] = dv_add(p, dv_scale(dv_sub(q, p), t));
-        }
+        dp = dq;
     }
     return m;
 }
