@@ -296,6 +296,36 @@ static void test_trailing_junk(void **state)
     bspkit_entities_free(ents);
 }
 
+/* Values of every length up to 70 bytes, with a newline at every position
+ * (or none), each followed by an entity whose line number counts them: the
+ * strings are copied in blocks of sixteen bytes where the machine allows,
+ * so each length and newline position meets a block edge somewhere. */
+static void test_long_values_and_newlines(void **state)
+{
+    (void)state;
+    char value[80], text[256];
+    for (int len = 0; len <= 70; len++) {
+        for (int nl = -1; nl < len; nl++) {
+            for (int i = 0; i < len; i++)
+                value[i] = (char)('a' + (i * 7 + len) % 26);
+            if (nl >= 0)
+                value[nl] = '\n';
+            value[len] = '\0';
+            int n = snprintf(text, sizeof text, "{ \"k\" \"%s\" }\n{ \"x\" \"y\" }", value);
+            bspkit_entities *ents = parse_ok(text, (size_t)n);
+            assert_int_equal(ents->count, 2);
+            assert_pair(ents, 0, 0, "k", value);
+            assert_pair(ents, 1, 0, "x", "y");
+            assert_int_equal(ents->entities[1].line, nl >= 0 ? 3 : 2);
+            assert_int_equal(ents->entities[1].offset, (int64_t)(11 + len)); /* "{ \"k\" \"" VALUE "\" }\n" */
+            bspkit_entities_free(ents);
+        }
+    }
+    /* unterminated after a long run: the error still names the opening quote's line */
+    const char *bad = "{\n\"k\" \"0123456789abcdef0123456789abcdef0123456789\n";
+    expect_error(bad, strlen(bad), 6, "entities: line 2, byte 6: unterminated quoted string");
+}
+
 static void test_error_unterminated_string(void **state)
 {
     (void)state;
@@ -545,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_strings_are_copies),
         cmocka_unit_test(test_nul_terminates),
         cmocka_unit_test(test_trailing_junk),
+        cmocka_unit_test(test_long_values_and_newlines),
         cmocka_unit_test(test_error_unterminated_string),
         cmocka_unit_test(test_error_unterminated_block),
         cmocka_unit_test(test_error_key_without_value),
