@@ -8,25 +8,34 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint16_t rd_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint16_t rd_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+/* For the small readers every decoder is built from, and the per-byte-order
+ * copies of a decoder's loop: inlining them is what lets the compiler turn
+ * a little-endian read into one load. */
+#if defined(__GNUC__)
+#define BK_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define BK_ALWAYS_INLINE static inline
+#endif
 
-static inline uint32_t rd_le32(const uint8_t *p)
+BK_ALWAYS_INLINE uint16_t rd_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+BK_ALWAYS_INLINE uint16_t rd_be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+
+BK_ALWAYS_INLINE uint32_t rd_le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static inline uint32_t rd_be32(const uint8_t *p)
+BK_ALWAYS_INLINE uint32_t rd_be32(const uint8_t *p)
 {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
-static inline uint64_t rd_le64(const uint8_t *p)
+BK_ALWAYS_INLINE uint64_t rd_le64(const uint8_t *p)
 {
     return (uint64_t)rd_le32(p) | ((uint64_t)rd_le32(p + 4) << 32);
 }
 
-static inline float bits_to_float(uint32_t u)
+BK_ALWAYS_INLINE float bits_to_float(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
@@ -41,11 +50,11 @@ static inline uint32_t float_to_bits(float f)
 }
 
 /* Endian-selected reads: `be` is the file's byte order. */
-static inline uint16_t rd_u16(const uint8_t *p, bool be) { return be ? rd_be16(p) : rd_le16(p); }
-static inline int16_t rd_i16(const uint8_t *p, bool be) { return (int16_t)rd_u16(p, be); }
-static inline uint32_t rd_u32(const uint8_t *p, bool be) { return be ? rd_be32(p) : rd_le32(p); }
-static inline int32_t rd_i32(const uint8_t *p, bool be) { return (int32_t)rd_u32(p, be); }
-static inline float rd_f32(const uint8_t *p, bool be) { return bits_to_float(rd_u32(p, be)); }
+BK_ALWAYS_INLINE uint16_t rd_u16(const uint8_t *p, bool be) { return be ? rd_be16(p) : rd_le16(p); }
+BK_ALWAYS_INLINE int16_t rd_i16(const uint8_t *p, bool be) { return (int16_t)rd_u16(p, be); }
+BK_ALWAYS_INLINE uint32_t rd_u32(const uint8_t *p, bool be) { return be ? rd_be32(p) : rd_le32(p); }
+BK_ALWAYS_INLINE int32_t rd_i32(const uint8_t *p, bool be) { return (int32_t)rd_u32(p, be); }
+BK_ALWAYS_INLINE float rd_f32(const uint8_t *p, bool be) { return bits_to_float(rd_u32(p, be)); }
 
 static inline void wr_le16(uint8_t *p, uint16_t v)
 {

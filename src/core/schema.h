@@ -603,15 +603,22 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
  * per record, named `rname` in messages, with the fields of FIELDS. */
 #define BK_SCHEMA(id, T, size, rname, FIELDS)                                                          \
     _Static_assert((0 FIELDS(BK_GEN_SIZE)) == (size), #id ": fields do not add up to the record size"); \
-    static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
+    BK_ALWAYS_INLINE void id##_decode_rows(const uint8_t *src, size_t count, bool be, T *o_)          \
     {                                                                                                  \
-        T *o_ = dst;                                                                                   \
         for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
             size_t off_ = 0;                                                                           \
             FIELDS(BK_GEN_DECODE)                                                                      \
             (void)off_;                                                                                \
         }                                                                                              \
         (void)be;                                                                                      \
+    }                                                                                                  \
+    /* One loop per byte order, so each read is a plain load or a swap. */                            \
+    static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
+    {                                                                                                  \
+        if (be)                                                                                        \
+            id##_decode_rows(src, count, true, dst);                                                   \
+        else                                                                                           \
+            id##_decode_rows(src, count, false, dst);                                                  \
     }                                                                                                  \
     static bspkit_result id##_encode(const void *item, uint8_t *d, bool be, const bk_field_ctx *c)     \
     {                                                                                                  \
