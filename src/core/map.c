@@ -144,7 +144,7 @@ void *bk_alloc(bspkit_map *map, size_t size, int lump, bspkit_error *err)
     return p;
 }
 
-void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+static void *alloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bool zero, bspkit_error *err)
 {
     if (elem && count > SIZE_MAX / elem) {
         bk_fail(err, BSPKIT_ERR_LIMIT, lump, -1, -1, "%s: %zu records overflow the address space",
@@ -156,7 +156,7 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
         bytes = 1;
     if (!charge(map, bytes, lump, err))
         return NULL;
-    void *p = bk_raw_alloc(map, bytes, true);
+    void *p = bk_raw_alloc(map, bytes, zero);
     if (!p) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
                 bk_lump_name(map, lump), bytes);
@@ -164,6 +164,18 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
     }
     map->memory_used += bytes;
     return p;
+}
+
+void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    return alloc_array(map, count, elem, lump, true, err);
+}
+
+/* Decoded arrays: every record is written whole by its decoder, so the
+ * memory is not cleared first (that would write it twice). */
+static void *records_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    return alloc_array(map, count, elem, lump, false, err);
 }
 
 void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
@@ -645,7 +657,7 @@ bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **i
             }
             if (c->result == BSPKIT_OK) {
                 size_t n = size / l->layout.record_size;
-                c->items = bk_calloc_array(map, n, l->layout.native_size, lump, &e);
+                c->items = records_alloc(map, n, l->layout.native_size, lump, &e);
                 if (!c->items) {
                     c->result = e.code;
                 } else {

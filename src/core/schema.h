@@ -607,6 +607,7 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
     {                                                                                                  \
         for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
             size_t off_ = 0;                                                                           \
+            memset(o_, 0, sizeof *o_); /* members and padding the fields leave alone */                 \
             FIELDS(BK_GEN_DECODE)                                                                      \
             (void)off_;                                                                                \
         }                                                                                              \
