@@ -19,7 +19,7 @@ TARGET      ?=
 SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
-FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff render
+FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff render view
 
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1
