@@ -60,6 +60,9 @@ run: build
 	$(BSPKIT) export $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.glb
 	$(BSPKIT) export $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.gltf
 	$(BSPKIT) export $(SAMPLES)/quake3-room.bsp -o $(SAMPLES)/quake3-room.glb
+	@echo "== bspkit view (one self-contained HTML page; open it in a browser)"
+	$(BSPKIT) view $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.html || \
+	  echo "(built without the viewer script: npm ci in viewer/, then make build)"
 	@echo "== bspkit decompile (Source to Hammer VMF, GoldSrc to Valve 220 .map, Quake 3 with patchDef2)"
 	$(BSPKIT) decompile $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.vmf
 	$(BSPKIT) decompile $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.map

@@ -8,7 +8,8 @@
 // clicking a face names one of `bspkit tex list --json`'s textures.
 //
 //   node view_page_test.mjs BSPKIT SOURCE_DIR
-// Exit 77 (skipped) when chromium or playwright-core is missing.
+// Exit 77 (skipped) when chromium or playwright-core is missing, or when this
+// bspkit was built without the viewer script.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,6 +29,23 @@ try {
 } catch {
   console.log('skipped: playwright-core is not installed (npm ci in viewer/)');
   process.exit(77);
+}
+
+{
+  // A bspkit built without the viewer script (no npm ci in viewer/) says so.
+  const probe = mkdtempSync(join(tmpdir(), 'bspkit-view-probe-'));
+  execFileSync(bspkit, ['generate', 'quake-room', '-o', join(probe, 'q.bsp')]);
+  try {
+    execFileSync(bspkit, ['view', join(probe, 'q.bsp'), '-o', join(probe, 'q.html')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    if (String(e.stderr).includes('without the viewer script')) {
+      console.log('skipped: ' + String(e.stderr).trim());
+      process.exit(77);
+    }
+    throw e;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
 }
 
 const W = 320, H = 180;
