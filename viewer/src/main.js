@@ -103,8 +103,8 @@ max-height:calc(100% - 30px);overflow:auto;box-sizing:border-box}
 .bk-panel th{text-align:left;font-weight:normal;color:#aaa;padding:0 8px 0 0;vertical-align:top}
 .bk-panel td{font-family:ui-monospace,monospace;word-break:break-all}
 .bk-panel label{display:block;cursor:pointer}.bk-panel button{margin:4px 4px 0 0}
-#bk-controls{left:8px;top:8px;width:230px}#bk-stats{left:8px;bottom:8px;width:230px;max-height:40%}
-#bk-info{right:8px;top:8px;width:340px}#bk-camera{font-family:ui-monospace,monospace;font-size:11px;color:#aaa}
+#bk-controls{left:8px;top:8px;width:230px}#bk-stats{right:8px;bottom:8px;width:230px;max-height:40%}
+#bk-info{right:8px;top:8px;width:340px;max-height:calc(60% - 24px)}#bk-camera{font-family:ui-monospace,monospace;font-size:11px;color:#aaa}
 .bk-hidden{display:none}`;
 
 // #camera=X,Y,Z,PITCH,YAW,FOV and ui=0 from the fragment.
@@ -398,7 +398,7 @@ async function main() {
 
   // Fly controls.
   const keys = new Set();
-  window.addEventListener('keydown', (e) => { if (e.target === document.body) keys.add(e.code); requestDraw(); });
+  window.addEventListener('keydown', (e) => { if (e.target === document.body) keys.add(e.code); label.style.display = 'none'; requestDraw(); });
   window.addEventListener('keyup', (e) => keys.delete(e.code));
   window.addEventListener('blur', () => keys.clear());
   renderer.domElement.addEventListener('pointermove', (e) => {
@@ -408,7 +408,37 @@ async function main() {
     applyFly();
     requestDraw();
   });
+  // Hover labels on markers: a prop's model, an entity's classname (and targetname).
+  const label = el('div', { style: 'position:fixed;pointer-events:none;background:rgba(0,0,0,.75);padding:1px 5px;border-radius:3px;font-size:12px;display:none' });
+  document.body.append(label);
+  let hoverQueued = null;
+  renderer.domElement.addEventListener('pointermove', (e) => {
+    if (e.buttons) { label.style.display = 'none'; return; }
+    if (!hoverQueued) requestAnimationFrame(() => {
+      const ev = hoverQueued;
+      hoverQueued = null;
+      raycaster.setFromCamera(new Vector2(ev.clientX / window.innerWidth * 2 - 1, -(ev.clientY / window.innerHeight) * 2 + 1), camera);
+      const hit = raycaster.intersectObjects(markers.filter((m) => m.visible), false)[0];
+      if (!hit) { label.style.display = 'none'; return; }
+      const d = hit.object.userData.owner.userData;
+      label.textContent = d.prop_index !== undefined ? String(d.model).replace(/^.*\//, '') : d.classname + (d.targetname ? ` (${d.targetname})` : '');
+      label.style.left = `${ev.clientX + 12}px`;
+      label.style.top = `${ev.clientY + 12}px`;
+      label.style.display = '';
+    });
+    hoverQueued = e;
+  });
   orbit.addEventListener('change', () => requestDraw());
+  window.addEventListener('hashchange', () => {
+    const c = readHash().camera;
+    label.style.display = 'none';
+    if (!c) return;
+    setMode('fly');
+    Object.assign(state, { pos: c.pos.slice(), pitch: c.pitch, yaw: c.yaw, fov: c.fov });
+    applyFly();
+    setFov();
+    requestDraw();
+  });
   window.addEventListener('resize', () => { renderer.setSize(window.innerWidth, window.innerHeight); setFov(); requestDraw(); });
 
   function requestDraw() {
