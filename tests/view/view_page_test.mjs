@@ -5,7 +5,8 @@
 // `bspkit render` from the same camera (and a wrong camera does not); the
 // stats panel gives `bspkit info --json`'s counts; there is one marker per
 // point entity of `bspkit ent --json`, and clicking one shows its key/values;
-// clicking a face names one of `bspkit tex list --json`'s textures.
+// clicking a face names one of `bspkit tex list --json`'s textures. Two real
+// maps from ../shared/maps (when present) agree with render's spawn view too.
 //
 //   node view_page_test.mjs BSPKIT SOURCE_DIR
 // Exit 77 (skipped) when chromium or playwright-core is missing, or when this
@@ -206,6 +207,35 @@ try {
     const lightKeys = Object.entries(light).every(([k, v]) => picked.values && picked.values[k] === v && picked.text.includes(v));
     check(lightKeys, `${name}: clicking the light's marker shows its key/values`);
     await near.page.close();
+  }
+
+  // Real maps from the shared corpus, when present: the default (spawn) view
+  // with the markers hidden against render --view spawn, and one prop marker
+  // per static prop record of `bspkit dump MAP sprp --json`.
+  const corpus = join(sourceDir, '..', 'shared', 'maps');
+  const REAL = ['lanofdoom+counterstrikesource-maps/nightly/cstrike/maps/gg_autumn.bsp',
+    'barnuri+cs1.6-server/maps/de_complex.bsp'];
+  for (const rel of REAL) {
+    const map = join(corpus, rel), name = rel.replace(/^.*\//, ''), html = join(work, `${name}.html`);
+    if (!existsSync(map)) {
+      console.log(`note: corpus map not present: ${rel}`);
+      continue;
+    }
+    run('view', map, '-o', html);
+    run('render', map, '-o', join(work, `${name}.png`), '--size', `${W}x${H}`);
+    const { page, errors } = await open(html, '#ui=0');
+    check(errors.length === 0, `${name}: page loads without errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+    await page.evaluate(() => { window.bspkitView.setShown('props', false); window.bspkitView.setShown('entities', false); });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const cmp = await compare(page, await page.screenshot(), readFileSync(join(work, `${name}.png`)));
+    console.log(`     ${name}: default view vs render --view spawn: mad ${cmp.mad.toFixed(2)} corr ${cmp.corr.toFixed(4)}`);
+    check(cmp.mad <= MAX_MAD && cmp.corr >= MIN_CORR, `${name}: agrees with bspkit render --view spawn`);
+    const props = await page.evaluate(() => window.bspkitView.markers().filter((m) => m.kind === 'prop').length);
+    let records = 0;
+    if (/gg_autumn/.test(name))
+      records = JSON.parse(run('dump', map, 'sprp', '--json')).tables.find((t) => t.name === 'props').count;
+    check(props === records, `${name}: prop markers ${props} = static prop records ${records}`);
+    await page.close();
   }
 } finally {
   await browser.close();
