@@ -15,9 +15,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const [bspkit, sourceDir] = process.argv.slice(2);
+const bspkit = resolve(process.argv[2]), sourceDir = resolve(process.argv[3]);
 const CHROMIUM = process.env.BSPKIT_CHROMIUM || '/usr/bin/chromium';
 const viewerDir = join(sourceDir, 'viewer');
 if (!existsSync(CHROMIUM)) {
