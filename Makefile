@@ -19,7 +19,7 @@ TARGET      ?=
 SECONDS     ?= $(FUZZ_SECONDS)
 SAMPLES     := $(BUILD_DIR)/samples
 BSPKIT      := ./$(BUILD_DIR)/bspkit
-FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff render
+FUZZ_TARGETS := open validate entities vis detect edit stripper pak lzma gamelump export decompile entjson diff render view
 
 # Sanitizer reports must fail the run and say where they came from.
 export ASAN_OPTIONS  ?= detect_leaks=1
@@ -60,6 +60,9 @@ run: build
 	$(BSPKIT) export $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.glb
 	$(BSPKIT) export $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.gltf
 	$(BSPKIT) export $(SAMPLES)/quake3-room.bsp -o $(SAMPLES)/quake3-room.glb
+	@echo "== bspkit view (one self-contained HTML page; open it in a browser)"
+	$(BSPKIT) view $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.html || \
+	  echo "(built without the viewer script: npm ci in viewer/, then make build)"
 	@echo "== bspkit decompile (Source to Hammer VMF, GoldSrc to Valve 220 .map, Quake 3 with patchDef2)"
 	$(BSPKIT) decompile $(SAMPLES)/source-room.bsp -o $(SAMPLES)/source-room.vmf
 	$(BSPKIT) decompile $(SAMPLES)/goldsrc-room.bsp -o $(SAMPLES)/goldsrc-room.map

@@ -70,6 +70,8 @@ int cmd_deps(int argc, char **argv);
 void cmd_deps_help(FILE *out);
 int cmd_render(int argc, char **argv);
 void cmd_render_help(FILE *out);
+int cmd_view(int argc, char **argv);
+void cmd_view_help(FILE *out);
 
 /* ---- util.c ---- */
 /* Parse plain decimal digits up to `max`; 0 on success. */
@@ -90,6 +92,18 @@ const char *cli_plural(uint64_t n, const char *one, const char *many);
 json_t *cli_json_string(const char *text);
 /* The last component of a path (after its last '/'). */
 const char *cli_base_name(const char *path);
+
+/* The options export, render and view share, stored through these pointers:
+ * -o FILE, --wad PATH (appended to wads), --no-textures, --no-lightmaps, --hdr. */
+typedef struct cli_media_opts {
+    const char **out;
+    const char **wads; /* room for argc entries */
+    size_t *wad_count;
+    bool *no_textures, *no_lightmaps, *hdr;
+} cli_media_opts;
+/* Match one of them at argv[*index]: 1 matched (advancing past a value), 0 another argument, -1 a value
+ * missing (usage error printed for `command`). */
+int cli_media_option(const char *command, int argc, char **argv, int *index, const cli_media_opts *o);
 
 /* ---- util.c: writing commands ---- */
 /* Read a whole file ("-" = stdin) into a buffer with a NUL after its `size` bytes; prints the

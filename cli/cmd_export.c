@@ -131,15 +131,14 @@ int cmd_export(int argc, char **argv)
     if (!wads)
         return CLI_EXIT_UNREADABLE;
     int rc = CLI_EXIT_USAGE;
+    const cli_media_opts media = {&out, wads, &opts.wad_path_count, &opts.no_textures, &opts.no_lightmaps,
+                                  &opts.lightmap_hdr};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m;
-        if ((m = cli_option_value(argc, argv, &i, "-o", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("export", "-o needs a file name");
+        if ((m = cli_media_option("export", argc, argv, &i, &media)) != 0) {
+            if (m < 0)
                 goto done;
-            }
-            out = v;
         } else if ((m = cli_option_value(argc, argv, &i, "--scale", &v)) != 0) {
             char *end;
             double s = m > 0 ? strtod(v, &end) : 0;
@@ -162,18 +161,6 @@ int cmd_export(int argc, char **argv)
             }
             if (parse_kinds("--keep", v, &opts.keep) != 0)
                 goto done;
-        } else if ((m = cli_option_value(argc, argv, &i, "--wad", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("export", "--wad needs a path");
-                goto done;
-            }
-            wads[opts.wad_path_count++] = v;
-        } else if (strcmp(argv[i], "--no-textures") == 0) {
-            opts.no_textures = true;
-        } else if (strcmp(argv[i], "--no-lightmaps") == 0) {
-            opts.no_lightmaps = true;
-        } else if (strcmp(argv[i], "--hdr") == 0) {
-            opts.lightmap_hdr = true;
         } else if (strcmp(argv[i], "--bake-lightmaps") == 0) {
             opts.obj_bake_lightmaps = true;
         } else if (strcmp(argv[i], "--obj-y-up") == 0) {

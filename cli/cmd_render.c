@@ -211,15 +211,14 @@ int cmd_render(int argc, char **argv)
     if (!wads)
         return CLI_EXIT_UNREADABLE;
     int rc = CLI_EXIT_USAGE;
+    const cli_media_opts media = {&out, wads, &opts.wad_path_count, &opts.no_textures, &opts.no_lightmaps,
+                                  &opts.lightmap_hdr};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m;
-        if ((m = cli_option_value(argc, argv, &i, "-o", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("render", "-o needs a file name");
+        if ((m = cli_media_option("render", argc, argv, &i, &media)) != 0) {
+            if (m < 0)
                 goto done;
-            }
-            out = v;
         } else if ((m = cli_option_value(argc, argv, &i, "--view", &v)) != 0) {
             if (m > 0 && strcmp(v, "spawn") == 0)
                 opts.view = BSPKIT_RENDER_SPAWN;
@@ -263,24 +262,12 @@ int cmd_render(int argc, char **argv)
                 goto done;
             }
             opts.supersample = (uint32_t)s;
-        } else if ((m = cli_option_value(argc, argv, &i, "--wad", &v)) != 0) {
-            if (m < 0) {
-                cli_usage_error("render", "--wad needs a path");
-                goto done;
-            }
-            wads[opts.wad_path_count++] = v;
         } else if (strcmp(argv[i], "--overview") == 0) {
             overview = true;
         } else if (strcmp(argv[i], "--sheet") == 0) {
             sheet = true;
         } else if (strcmp(argv[i], "--show-hidden") == 0) {
             opts.show_hidden = true;
-        } else if (strcmp(argv[i], "--no-textures") == 0) {
-            opts.no_textures = true;
-        } else if (strcmp(argv[i], "--no-lightmaps") == 0) {
-            opts.no_lightmaps = true;
-        } else if (strcmp(argv[i], "--hdr") == 0) {
-            opts.lightmap_hdr = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             cli_usage_error("render", "unknown option '%s'", argv[i]);
             goto done;

@@ -34,6 +34,8 @@ static const cli_command COMMANDS[] = {
      cmd_deps, cmd_deps_help},
     {"render", "draw the map as a PNG (spawn, top or iso view) with the built-in software rasterizer", cmd_render,
      cmd_render_help},
+    {"view", "write the map as one self-contained HTML page (WebGL viewer), or serve it on 127.0.0.1", cmd_view,
+     cmd_view_help},
 };
 #define COMMAND_COUNT (sizeof COMMANDS / sizeof COMMANDS[0])
 

@@ -253,3 +253,31 @@ void cli_progress_clear(const cli_progress *p)
     if (p->enabled)
         fputs("\r\033[K", stderr);
 }
+
+int cli_media_option(const char *command, int argc, char **argv, int *index, const cli_media_opts *o)
+{
+    const char *v;
+    int m;
+    if ((m = cli_option_value(argc, argv, index, "-o", &v)) != 0) {
+        if (m < 0)
+            cli_usage_error(command, "-o needs a file name");
+        else
+            *o->out = v;
+        return m;
+    }
+    if ((m = cli_option_value(argc, argv, index, "--wad", &v)) != 0) {
+        if (m < 0)
+            cli_usage_error(command, "--wad needs a path");
+        else
+            o->wads[(*o->wad_count)++] = v;
+        return m;
+    }
+    bool *flag = strcmp(argv[*index], "--no-textures") == 0    ? o->no_textures
+                 : strcmp(argv[*index], "--no-lightmaps") == 0 ? o->no_lightmaps
+                 : strcmp(argv[*index], "--hdr") == 0          ? o->hdr
+                                                               : NULL;
+    if (!flag)
+        return 0;
+    *flag = true;
+    return 1;
+}

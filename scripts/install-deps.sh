@@ -5,9 +5,11 @@
 #                                    test tools: xz, bzip2, gzip, Info-ZIP zip/unzip, jq and python3 check
 #                                    outputs independently of bspkit; blender runs the add-on's tests)
 #   scripts/install-deps.sh --fuzz   also clang's libFuzzer runtime
-# Also installs the Khronos glTF validator (npm package pinned in
-# tests/export/validator/package-lock.json) with `npm ci`, and Debian's nodejs
-# and npm first when `node` is missing.
+# Also installs, with `npm ci`, the Khronos glTF validator (npm package pinned in
+# tests/export/validator/package-lock.json) and the viewer's packages (three.js,
+# esbuild, playwright-core, pinned in viewer/package-lock.json: the build bundles
+# the page `bspkit view` writes from them, its test drives Debian's chromium),
+# and Debian's nodejs and npm first when `node` is missing.
 set -euo pipefail
 
 packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libcmocka-dev libzip-dev libpng-dev libdeflate-dev libpcre2-dev
@@ -17,7 +19,8 @@ packages=(build-essential clang cmake pkg-config liblzma-dev libjansson-dev libc
           python3-distributed  # the Dask scan example and its test
           python3-build  # the wheel test (python3 -m build)
           blender  # the Blender add-on's tests (tests/blender: tools/blender/bspkit_import.py inside Blender)
-          libtbb12)  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
+          libtbb12  # runtime of the prebuilt ericw-tools in ../shared/tools (a peer the tests compare with)
+          chromium)  # the view test opens the page bspkit view writes in headless Chromium
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 for arg in "$@"; do
   case "$arg" in
@@ -27,11 +30,20 @@ for arg in "$@"; do
   esac
 done
 
-validator_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/export/validator"
+root_dir="$(cd "$(dirname "$0")/.." && pwd)"
+validator_dir="$root_dir/tests/export/validator"
+viewer_dir="$root_dir/viewer"
 install_validator() {
-  [ -d "$validator_dir/node_modules/gltf-validator" ] && return 0
-  echo "install-deps.sh: installing the glTF validator (npm ci in $validator_dir)"
-  (cd "$validator_dir" && npm ci --no-audit --no-fund --silent)
+  if [ ! -d "$validator_dir/node_modules/gltf-validator" ]; then
+    echo "install-deps.sh: installing the glTF validator (npm ci in $validator_dir)"
+    (cd "$validator_dir" && npm ci --no-audit --no-fund --silent)
+  fi
+  # The viewer's packages; the lockfile changing (a version bump) installs them again.
+  if [ ! -f "$viewer_dir/node_modules/.package-lock.json" ] ||
+     [ "$viewer_dir/package-lock.json" -nt "$viewer_dir/node_modules/.package-lock.json" ]; then
+    echo "install-deps.sh: installing the viewer's packages (npm ci in $viewer_dir)"
+    (cd "$viewer_dir" && npm ci --no-audit --no-fund --silent)
+  fi
 }
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -319,6 +319,16 @@ static size_t bin_bytes(const bk_xmesh *m, const bk_xmedia *media, bool embed_im
     return total;
 }
 
+/* "tool", "sky" or "nodraw" for a material whose every exported face is of
+ * that kind (only kept with bspkit_export_options.keep), else NULL. */
+static const char *material_kind(const bk_xmaterial *mat)
+{
+    if (mat->plain)
+        return NULL;
+    return (mat->kinds & BSPKIT_SKIP_TOOL) ? "tool" : (mat->kinds & BSPKIT_SKIP_SKY) ? "sky"
+           : (mat->kinds & BSPKIT_SKIP_NODRAW) ? "nodraw" : NULL;
+}
+
 /* Texture index of image i is i: one texture per image. Textures use
  * sampler 0 (repeat), the lightmap sampler 1 (clamped to the edge). */
 static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *media, size_t index)
@@ -350,14 +360,22 @@ static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *
         jw_str(t, "MASK");
         key_real(t, "alphaCutoff", 0.5);
     }
-    if (media && media->lightmap_image >= 0 && mat->lit) {
+    bool lightmap = media && media->lightmap_image >= 0 && mat->lit;
+    const char *kind = material_kind(mat);
+    if (lightmap || kind) {
         jw_key(t, "extras");
         jw_obj(t);
-        jw_key(t, "lightmap");
-        jw_obj(t);
-        key_int(t, "index", media->lightmap_image);
-        key_int(t, "texCoord", 1);
-        jw_end_obj(t);
+        if (lightmap) {
+            jw_key(t, "lightmap");
+            jw_obj(t);
+            key_int(t, "index", media->lightmap_image);
+            key_int(t, "texCoord", 1);
+            jw_end_obj(t);
+        }
+        if (kind) {
+            jw_key(t, "class");
+            jw_str(t, kind);
+        }
         jw_end_obj(t);
     }
     jw_end_obj(t);

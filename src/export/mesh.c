@@ -190,6 +190,28 @@ bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32
     return false;
 }
 
+bool bk_xkeep_face(builder *b, uint32_t mat, int32_t flags)
+{
+    bk_xmesh *m = b->m;
+    bk_xmaterial *mt = &m->materials[mat];
+    if (bk_xmesh_skips(m->family, b->opts.skip, mt->name, flags)) {
+        m->skipped_faces++;
+        return false;
+    }
+    /* The kind of a face that is kept: the first of tool, sky and nodraw its
+     * name and flags fall under, as the skip rules test them. */
+    static const uint32_t KINDS[] = {BSPKIT_SKIP_TOOL, BSPKIT_SKIP_SKY, BSPKIT_SKIP_NODRAW};
+    uint32_t kind = 0;
+    for (size_t i = 0; kind == 0 && i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (bk_xmesh_skips(m->family, KINDS[i], mt->name, flags))
+            kind = KINDS[i];
+    if (kind == 0)
+        mt->plain = true;
+    else
+        mt->kinds |= kind;
+    return true;
+}
+
 /* ---- materials ---------------------------------------------------------- */
 
 bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, uint32_t w, uint32_t h,
@@ -211,7 +233,7 @@ bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, ui
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     if (w == 0 || h == 0)
         m->zero_size_textures++;
-    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false};
+    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false, 0, false};
     *index = (int32_t)m->material_count++;
     return BSPKIT_OK;
 }
@@ -505,11 +527,9 @@ static bspkit_result emit_face(builder *b, bk_xmodel *xm, size_t *prim_cap, size
             return r;
     } else if ((r = missing_material(b, ti->texture, &mat, err)) != BSPKIT_OK)
         return r;
-    const bk_xmaterial *mt = &m->materials[mat];
-    if (bk_xmesh_skips(m->family, b->opts.skip, mt->name, ti->flags)) {
-        m->skipped_faces++;
+    if (!bk_xkeep_face(b, (uint32_t)mat, ti->flags))
         return BSPKIT_OK;
-    }
+    const bk_xmaterial *mt = &m->materials[mat];
     double normal[3];
     to_d(b->planes[f->plane].normal, normal);
     if (f->side)
@@ -872,10 +892,8 @@ static bspkit_result emit_r2_mesh(builder *b, const r2_lumps *l, bk_xmodel *xm, 
         mat = b->texture_material[s->texture_data];
     else if ((r = missing_material(b, s->texture_data, &mat, err)) != BSPKIT_OK)
         return r;
-    if (bk_xmesh_skips(b->m->family, b->opts.skip, b->m->materials[mat].name, (int32_t)me->flags)) {
-        b->m->skipped_faces++;
+    if (!bk_xkeep_face(b, (uint32_t)mat, (int32_t)me->flags))
         return BSPKIT_OK;
-    }
     if (n == 0)
         return BSPKIT_OK;
     int vk = bspkit_r2_vertex_lump(me->flags) - BSPKIT_R2_VERTEX_UNLIT;

@@ -57,6 +57,11 @@ typedef struct bk_xmaterial {
     int32_t texture;     /* first miptex / texdata index with this name; -1 when none */
     uint32_t width, height; /* texture size used for UVs (1 when the map says 0) */
     bool lit;            /* some exported face of it is placed in the atlas */
+    /* BSPKIT_SKIP_TOOL / _SKY / _NODRAW: the kinds of its exported faces
+     * (each face counts as the first of these its name and flags fall under);
+     * `plain`: some exported face is of none of them. */
+    uint32_t kinds;
+    bool plain;
 } bk_xmaterial;
 
 typedef enum bk_xnode_kind { BK_XNODE_WORLD, BK_XNODE_BRUSH, BK_XNODE_POINT, BK_XNODE_PROP } bk_xnode_kind;

@@ -58,6 +58,10 @@ bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, ui
 /* The primitive of `material` in the model being built (added when new). */
 bspkit_result bk_xprim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t material, bk_xprim **out,
                            bspkit_error *err);
+/* False (counted in skipped_faces) when a face of material `mat` with these
+ * texinfo / shader / mesh flags is left out by the skip flags; otherwise
+ * notes the face's kind on the material (bk_xmaterial.kinds, .plain). */
+bool bk_xkeep_face(builder *b, uint32_t mat, int32_t flags);
 /* Room for `verts` more vertices and `indices` more indices in `p`. */
 bspkit_result bk_xreserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err);
 /* Appends a vertex (room reserved); false when the position is not finite. */

@@ -284,10 +284,8 @@ bspkit_result bk_xsurface_emit(builder *b, bk_xmodel *xm, size_t *prim_cap, size
     if (s->first_vert < 0 || !range_ok((uint64_t)s->first_vert, (uint64_t)s->num_verts, b->drawvert_count))
         return surface_fail(b, err, si, "its vertices lie outside DRAWVERTS");
     int32_t mat = b->texture_material[s->shader];
-    if (bk_xmesh_skips(m->family, b->opts.skip, m->materials[mat].name, b->shaders[s->shader].surface_flags)) {
-        m->skipped_faces++;
+    if (!bk_xkeep_face(b, (uint32_t)mat, b->shaders[s->shader].surface_flags))
         return BSPKIT_OK;
-    }
     bk_xprim *p;
     bspkit_result r = bk_xprim_for(b, xm, prim_cap, (uint32_t)mat, &p, err);
     if (r != BSPKIT_OK)

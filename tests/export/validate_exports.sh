@@ -4,7 +4,9 @@
 # BSP2, VBSP 21 and 25, Titanfall 2 with and without external lumps), to .glb and to .gltf + .bin, then run the Khronos
 # glTF validator over all of them: any validation error fails the test.
 # Exports carry their texture PNGs (embedded in .glb, files beside .gltf)
-# and, for lit maps, the lightmap atlas and TEXCOORD_1; the script checks
+# and, for lit maps, the lightmap atlas and TEXCOORD_1; each map is also
+# exported with every face kind kept (--keep all, what bspkit view embeds,
+# with the kinds in material extras.class); the script checks
 # that each map's .gltf names at least one image when its .glb embeds any.
 #   validate_exports.sh BSPKIT [MAPS_DIR]
 set -u
@@ -62,6 +64,14 @@ for m in "${maps[@]}"; do
             failed=1
         fi
     done
+    # Every face kind kept, as the page of `bspkit view` holds it (material extras.class).
+    out="$OUT/export $n keep-all.glb"
+    if "$BSPKIT" export "$m" -o "$out" --keep all >/dev/null 2>"$OUT/err"; then
+        files+=("$out")
+    else
+        echo "FAIL $m -> --keep all .glb: $(cat "$OUT/err")"
+        failed=1
+    fi
     g="$OUT/export $n.gltf"
     if [ -f "$g" ] && command -v jq >/dev/null 2>&1; then
         imgs=$(jq '(.images // []) | length' "$g")

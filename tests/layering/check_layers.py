@@ -15,6 +15,8 @@ Rooms, lowest first (the README's "Source layout" shows the same table):
   write           builder, encoders, edits and saved-map layout
   export          glTF and OBJ
   render          software rasterizer over the export's meshes
+  view            the self-contained HTML viewer page (export's GLB, the
+                  render's spawn eye, the embedded viewer script)
   decompile       VMF and Valve 220 .map
   ops             for server operators and map archives: scanning
                   directories and containers, FastDL trees, map comparison
@@ -52,6 +54,7 @@ ALLOWED = {
     'write': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'entities'},
     'export': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media'},
     'render': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'export'},
+    'view': {'core', 'formats', 'analysis', 'entities', 'media', 'export', 'render'},
     'decompile': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities'},
     'ops': {'core', 'formats', 'formats/quake', 'formats/quake2', 'formats/quake3', 'formats/source', 'formats/titanfall', 'analysis', 'entities', 'media', 'write'},
     'cli': set(),
