@@ -111,7 +111,8 @@ size_t bk_fmt_g(char out[BK_FMT_NUM_CAP], double v, int precision)
         *p++ = '-';
     if (decimals == 0)
         return (size_t)(p - out) + bk_fmt_int(p, (long long)n);
-    uint64_t ip = n / POW10[decimals], fp = n % POW10[decimals];
+    /* up to 20 decimals (17 digits, x down to -4); n < 10^17 is all fraction from 18 on */
+    uint64_t ip = decimals < 18 ? n / POW10[decimals] : 0, fp = decimals < 18 ? n % POW10[decimals] : n;
     p += bk_fmt_int(p, (long long)ip);
     if (fp) {
         int digits = decimals;
