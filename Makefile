@@ -1,7 +1,7 @@
 # Convenience front end over CMake. `make run` builds and tries the tool on
 # generated sample maps; `make test` runs the full suite twice: a normal build
-# and an AddressSanitizer + UndefinedBehaviorSanitizer build, then the scan's
-# tests under ThreadSanitizer.
+# and an AddressSanitizer + UndefinedBehaviorSanitizer build, then the tests
+# of the threaded code (scan, export) under ThreadSanitizer.
 
 BUILD_DIR   ?= build
 ASAN_DIR    ?= build-asan
@@ -26,10 +26,12 @@ export ASAN_OPTIONS  ?= detect_leaks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 # tests/tsan.supp says which reports are known and why.
 export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
-# The threaded scan is what ThreadSanitizer checks: its scenarios (damaged
-# files among them, scanned on 4 threads), the real-map scan and the
-# container readers' unit test. Only the targets they run are built.
-TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive)$$
+# ThreadSanitizer checks the threaded code: the scan (its scenarios, damaged
+# files among them, scanned on 4 threads; the real-map scan; the container
+# readers' unit test) and the export's image encoding on every core (the
+# export scenarios and the export media unit test). Only the targets they
+# run are built.
+TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive|cli_export-.*|test_export_media|test_parallel)$$
 
 .PHONY: all deps build run test test-asan test-tsan test-release bench fuzz sweep install clean
 
@@ -93,7 +95,7 @@ test-asan: deps
 
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_TSAN=ON -DBSPKIT_BENCH=OFF -DBSPKIT_WERROR=$(WERROR)
-	cmake --build $(TSAN_DIR) -j $(JOBS) --target bspkit test_archive
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target bspkit test_archive test_export_media test_parallel
 	cd $(TSAN_DIR) && ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
 # BENCH_MAPS: files or directories to measure (default: ../shared/maps).

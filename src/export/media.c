@@ -6,6 +6,7 @@
 #include "bspkit/image.h"
 #include "bspkit/textures.h"
 #include "core/map.h"
+#include "core/parallel.h"
 #include "media/image_internal.h"
 
 #include <ctype.h>
@@ -64,7 +65,56 @@ static bool has_alpha(const bspkit_image *img)
     return false;
 }
 
-static bspkit_result add_image(bk_xmedia *md, size_t *cap, const bspkit_image *img, const char *name, char *file,
+/* Pixels held for encoding at most: a batch is encoded when they reach it. */
+#define PENDING_LIMIT (64u << 20)
+
+typedef struct encode_batch {
+    bk_ximage *images;
+    size_t *index; /* the images to encode */
+    bspkit_result *result;
+    bspkit_error *error;
+} encode_batch;
+
+static void encode_one(void *ctx, size_t k)
+{
+    encode_batch *b = ctx;
+    bk_ximage *im = &b->images[b->index[k]];
+    b->result[k] = bk_image_encode_png_fast(&im->pending, &im->png, &im->png_size, &b->error[k]);
+}
+
+/* Encodes every image still pending, on all cores; the first failure in
+ * image order is the result, whatever the thread count. */
+static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < md->image_count; i++)
+        n += md->images[i].pending.rgba != NULL;
+    if (n == 0)
+        return BSPKIT_OK;
+    encode_batch b = {md->images, malloc(n * sizeof *b.index), malloc(n * sizeof *b.result),
+                      malloc(n * sizeof *b.error)};
+    bspkit_result r = BSPKIT_OK;
+    if (!b.index || !b.result || !b.error) {
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    } else {
+        for (size_t i = 0, k = 0; i < md->image_count; i++)
+            if (md->images[i].pending.rgba)
+                b.index[k++] = i;
+        bk_parallel_for(n, 0, encode_one, &b);
+        for (size_t k = 0; k < n && r == BSPKIT_OK; k++)
+            if ((r = b.result[k]) != BSPKIT_OK)
+                bk_error_copy(err, &b.error[k]);
+    }
+    for (size_t i = 0; i < md->image_count; i++)
+        bspkit_image_free(&md->images[i].pending);
+    md->pending_bytes = 0;
+    free(b.index);
+    free(b.result);
+    free(b.error);
+    return r;
+}
+
+static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, const char *name, char *file,
                                bspkit_error *err)
 {
     if (!file)
@@ -88,7 +138,12 @@ static bspkit_result add_image(bk_xmedia *md, size_t *cap, const bspkit_image *i
     md->image_count++;
     if (!im->name)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    return bk_image_encode_png_fast(img, &im->png, &im->png_size, err);
+    /* The pixels are kept (taken from the caller) and encoded in batches on
+     * every core: PNG compression is most of an export's time. */
+    im->pending = *img;
+    *img = (bspkit_image){0};
+    md->pending_bytes += (uint64_t)im->width * im->height * 4u;
+    return md->pending_bytes >= PENDING_LIMIT ? encode_pending(md, err) : BSPKIT_OK;
 }
 
 /* Source texdata reflectivity is the material's average colour; others get grey. */
@@ -183,6 +238,12 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
         r = add_image(md, &cap, &md->atlas.image, "lightmap", bk_xdup("lightmap.png"), err);
     }
     bspkit_image_free(&md->atlas.image);
+    bspkit_error enc_err;
+    bspkit_result er = encode_pending(md, &enc_err);
+    if (r == BSPKIT_OK && er != BSPKIT_OK) {
+        bk_error_copy(err, &enc_err);
+        r = er;
+    }
     return r;
 }
 
@@ -195,6 +256,7 @@ void bk_xmedia_free(bk_xmedia *md)
         free(md->images[i].file);
         free(md->images[i].name);
         free(md->images[i].png);
+        bspkit_image_free(&md->images[i].pending);
     }
     free(md->images);
     free(md->material_image);

@@ -13,6 +13,7 @@ typedef struct bk_ximage {
     uint8_t *png;
     size_t png_size;
     uint32_t width, height;
+    bspkit_image pending; /* pixels waiting to be encoded (encode_pending); empty once they are */
 } bk_ximage;
 
 typedef struct bk_xmedia {
@@ -26,6 +27,7 @@ typedef struct bk_xmedia {
     int32_t lightmap_image;      /* index of the atlas image, -1 = none */
     size_t texture_images;       /* images of textures (the atlas not counted) */
     size_t missing_textures;     /* used materials whose texture was not found or not decodable */
+    uint64_t pending_bytes;      /* pixel bytes of the images not encoded yet */
 } bk_xmedia;
 
 /* Build the atlas when `lightmaps` is set and the map has lit faces
