@@ -28,10 +28,10 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp
 # ThreadSanitizer checks the threaded code: the scan (its scenarios, damaged
 # files among them, scanned on 4 threads; the real-map scan; the container
-# readers' unit test) and the export's image encoding on every core (the
-# export scenarios and the export media unit test). Only the targets they
-# run are built.
-TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive|cli_export-.*|test_export_media|test_parallel)$$
+# readers' unit test), the export's image encoding on every core (the
+# export scenarios and the export media unit test) and check's maps on
+# every core (its scenarios). Only the targets they run are built.
+TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive|cli_export-.*|test_export_media|test_parallel|cli_check-.*)$$
 
 .PHONY: all deps build run test test-asan test-tsan test-release bench fuzz sweep install clean
 

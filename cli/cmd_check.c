@@ -7,16 +7,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 
 /* Above this many files a terminal gets a progress line. */
 #define PROGRESS_MIN_FILES 10
+#define CHECK_MAX_THREADS 64
 
 void cmd_check_help(FILE *out)
 {
     fprintf(out,
-            "usage: bspkit check MAP... [--json] [--quiet] [--lint] [--max-problems N]\n"
+            "usage: bspkit check MAP... [--json] [--quiet] [--lint] [--max-problems N] [-j N]\n"
             "\n"
             "Open each map and validate it: lump ranges and record sizes, every\n"
             "cross-reference between lumps, visibility and lightmap offsets, and counts\n"
@@ -32,6 +35,8 @@ void cmd_check_help(FILE *out)
             "                    no summary\n"
             "  --max-problems N  list at most N problems per map (default: all that were\n"
             "                    recorded, up to 1000); totals still count every problem\n"
+            "  -j, --jobs N      check N maps at a time (default: one per CPU); the output\n"
+            "                    is in the order the maps were given whatever N is\n"
             "  -h, --help        show this help\n"
             "\n"
             "Text output, one status line per map, then one line per problem:\n"
@@ -41,7 +46,8 @@ void cmd_check_help(FILE *out)
             "    error|warning LUMP[RECORD] @OFFSET: MESSAGE\n"
             "where the lump, record and file offset are left out when they do not apply.\n"
             "With more than one map a summary line goes to stderr, and with more than\n"
-            "%d maps and stderr on a terminal, a progress line.\n"
+            "%d maps and stderr on a terminal, a progress line (maps done, rate, time\n"
+            "left).\n"
             "\n"
             "JSON output: an array of objects with keys file, status (\"ok\", \"invalid\",\n"
             "\"unreadable\"), format, version (null when unreadable), errors, warnings,\n"
@@ -86,39 +92,39 @@ static size_t shown_problems(const bspkit_report *report, const check_options *o
     return (uint64_t)report->count < opt->max_problems ? report->count : (size_t)opt->max_problems;
 }
 
-static void print_problem(const bspkit_map *map, const bspkit_problem *p)
+static void print_problem(FILE *out, const bspkit_map *map, const bspkit_problem *p)
 {
-    printf("  %s", severity_name(p->severity));
+    fprintf(out, "  %s", severity_name(p->severity));
     const char *name = lump_name(map, p->lump);
     if (name != NULL)
-        printf(" %s", name);
+        fprintf(out, " %s", name);
     else if (p->lump >= 0)
-        printf(" lump %d", p->lump);
+        fprintf(out, " lump %d", p->lump);
     if (p->record >= 0)
-        printf("%s[%" PRId64 "]", p->lump >= 0 ? "" : " ", p->record);
+        fprintf(out, "%s[%" PRId64 "]", p->lump >= 0 ? "" : " ", p->record);
     if (p->offset >= 0)
-        printf(" @%" PRId64, p->offset);
-    printf(": %s\n", p->message[0] ? p->message : bspkit_strerror(p->code));
+        fprintf(out, " @%" PRId64, p->offset);
+    fprintf(out, ": %s\n", p->message[0] ? p->message : bspkit_strerror(p->code));
 }
 
-static void print_text(const char *file, map_status status, const bspkit_map *map, const bspkit_report *report,
+static void print_text(FILE *out, const char *file, map_status status, const bspkit_map *map, const bspkit_report *report,
                        const check_options *opt)
 {
     if (status == STATUS_OK && opt->quiet)
         return;
     uint64_t errors = report->errors, warnings = report->warnings;
     if (status == STATUS_OK)
-        printf("%s: ok (%" PRIu64 " %s)\n", file, warnings, cli_plural(warnings, "warning", "warnings"));
+        fprintf(out, "%s: ok (%" PRIu64 " %s)\n", file, warnings, cli_plural(warnings, "warning", "warnings"));
     else
-        printf("%s: INVALID (%" PRIu64 " %s, %" PRIu64 " %s)\n", file, errors,
+        fprintf(out, "%s: INVALID (%" PRIu64 " %s, %" PRIu64 " %s)\n", file, errors,
                cli_plural(errors, "error", "errors"), warnings, cli_plural(warnings, "warning", "warnings"));
 
     size_t shown = shown_problems(report, opt);
     for (size_t i = 0; i < shown; i++)
-        print_problem(map, &report->problems[i]);
+        print_problem(out, map, &report->problems[i]);
     uint64_t total = errors + warnings;
     if (total > shown)
-        printf("  ... %" PRIu64 " more %s not shown\n", total - shown,
+        fprintf(out, "  ... %" PRIu64 " more %s not shown\n", total - shown,
                cli_plural(total - shown, "problem", "problems"));
 }
 
@@ -183,9 +189,16 @@ static json_t *map_json(const char *file, map_status status, const bspkit_map *m
     return o;
 }
 
-/* Checks one file and prints (text) or appends (JSON) its result. Returns
- * the file's status, or -1 when memory ran out. */
-static int check_one(const char *file, const check_options *opt, json_t *results)
+/* One file's verdict: its text (what the text output prints for it) or
+ * its JSON object, made on any thread and printed in file order. */
+typedef struct check_result {
+    int status; /* map_status, or -1 when memory ran out */
+    char *text;
+    size_t text_len;
+    json_t *json;
+} check_result;
+
+static void check_one(const char *file, const check_options *opt, check_result *res)
 {
     bspkit_map *map = NULL;
     bspkit_error err;
@@ -208,26 +221,70 @@ static int check_one(const char *file, const check_options *opt, json_t *results
         status = report.errors > 0 ? STATUS_INVALID : STATUS_OK;
     }
 
-    int result = (int)status;
+    res->status = (int)status;
     if (opt->json) {
-        json_t *o = map_json(file, status, map, &report, &err, opt);
-        if (o == NULL || json_array_append_new(results, o) != 0)
-            result = -1;
-    } else if (status == STATUS_UNREADABLE) {
-        printf("%s: unreadable: %s\n", file, err.message[0] ? err.message : bspkit_strerror(err.code));
+        res->json = map_json(file, status, map, &report, &err, opt);
+        if (res->json == NULL)
+            res->status = -1;
     } else {
-        print_text(file, status, map, &report, opt);
+        FILE *out = open_memstream(&res->text, &res->text_len);
+        if (out == NULL) {
+            res->status = -1;
+        } else {
+            if (status == STATUS_UNREADABLE)
+                fprintf(out, "%s: unreadable: %s\n", file, err.message[0] ? err.message : bspkit_strerror(err.code));
+            else
+                print_text(out, file, status, map, &report, opt);
+            if (fclose(out) != 0)
+                res->status = -1;
+        }
     }
 
     bspkit_report_free(&report);
     bspkit_close(map);
-    return result;
+}
+
+/* Files are checked on `threads` threads, a window at a time, and each
+ * window's results are printed in file order before the next starts. */
+#define WINDOW_PER_THREAD 16
+
+typedef struct check_window {
+    char **files;
+    const check_options *opt;
+    check_result *results; /* results[i - first] for file i */
+    size_t first, end;
+    atomic_size_t next;
+} check_window;
+
+static void *check_worker(void *arg)
+{
+    check_window *w = arg;
+    for (size_t i; (i = atomic_fetch_add(&w->next, 1)) < w->end;)
+        check_one(w->files[i], w->opt, &w->results[i - w->first]);
+    return NULL;
+}
+
+/* Checks files[first .. end) on up to `threads` threads, this one among them. */
+static void check_range(check_window *w, size_t first, size_t end, unsigned threads)
+{
+    w->first = first;
+    w->end = end;
+    atomic_store(&w->next, first);
+    pthread_t tids[CHECK_MAX_THREADS];
+    unsigned started = 0;
+    while (started + 1 < threads && started + 1 < end - first &&
+           pthread_create(&tids[started], NULL, check_worker, w) == 0)
+        started++;
+    check_worker(w);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
 }
 
 int cmd_check(int argc, char **argv)
 {
     check_options opt = {.max_problems = UINT64_MAX};
     bool options_done = false;
+    uint64_t jobs = 0; /* 0: one thread per online CPU */
     /* Files are collected first so that usage errors are found before any
      * map is read. */
     char **files = calloc((size_t)argc, sizeof *files);
@@ -251,6 +308,13 @@ int cmd_check(int argc, char **argv)
             opt.quiet = true;
         } else if (strcmp(arg, "--lint") == 0) {
             opt.lint = true;
+        } else if ((m = cli_option_value(argc, argv, &i, "-j", &value)) != 0 ||
+                   (m = cli_option_value(argc, argv, &i, "--jobs", &value)) != 0) {
+            if (m < 0 || cli_parse_count(value, CHECK_MAX_THREADS, &jobs) != 0 || jobs == 0) {
+                cli_usage_error("check", "-j needs a thread count from 1 to %d", CHECK_MAX_THREADS);
+                free(files);
+                return CLI_EXIT_USAGE;
+            }
         } else if ((m = cli_option_value(argc, argv, &i, "--max-problems", &value)) != 0) {
             if (m < 0) {
                 cli_usage_error("check", "--max-problems needs a value");
@@ -282,27 +346,50 @@ int cmd_check(int argc, char **argv)
     }
 
     bool progress = !opt.quiet && nfiles > PROGRESS_MIN_FILES && isatty(STDERR_FILENO);
-    size_t tally[3] = {0, 0, 0};
-    bool failed = false;
-    for (size_t i = 0; i < nfiles && !failed; i++) {
-        if (progress) {
-            /* Drawn in place and erased before the result is printed, so a
-             * shared terminal shows only the result lines. */
-            fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, nfiles, files[i]);
-            fflush(stderr);
-        }
-        int r = check_one(files[i], &opt, results);
-        if (progress) {
-            fputs("\r\033[K", stderr);
-            fflush(stderr);
-        }
-        if (r < 0) {
-            fprintf(stderr, "bspkit: out of memory\n");
-            failed = true;
-        } else {
-            tally[r]++;
-        }
+    if (jobs == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (uint64_t)cpus;
     }
+    size_t window = (size_t)jobs * WINDOW_PER_THREAD;
+    check_result *res = calloc(window, sizeof *res);
+    check_window w = {.files = files, .opt = &opt};
+    size_t tally[3] = {0, 0, 0};
+    bool failed = res == NULL;
+    if (failed)
+        fprintf(stderr, "bspkit: out of memory\n");
+    cli_progress bar = cli_progress_start();
+    bar.enabled = bar.enabled && progress;
+    for (size_t first = 0; first < nfiles && !failed; first += window) {
+        size_t end = nfiles - first < window ? nfiles : first + window;
+        w.results = res;
+        check_range(&w, first, end, (unsigned)jobs);
+        /* The progress line is erased before the window's results, so a
+         * shared terminal shows only the result lines. */
+        cli_progress_clear(&bar);
+        for (size_t i = first; i < end; i++) {
+            check_result *r = &res[i - first];
+            if (r->status < 0) {
+                if (!failed)
+                    fprintf(stderr, "bspkit: out of memory\n");
+                failed = true;
+            } else if (!failed) {
+                tally[r->status]++;
+                if (r->text)
+                    fwrite(r->text, 1, r->text_len, stdout);
+                if (r->json && json_array_append(results, r->json) != 0) {
+                    fprintf(stderr, "bspkit: out of memory\n");
+                    failed = true;
+                }
+            }
+            free(r->text);
+            json_decref(r->json);
+            memset(r, 0, sizeof *r);
+        }
+        fflush(stdout);
+        cli_progress_draw(&bar, end, nfiles);
+    }
+    cli_progress_clear(&bar);
+    free(res);
 
     if (opt.json && !failed) {
         if (json_dumpf(results, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)

@@ -1,4 +1,4 @@
-# Progress lines are drawn on a terminal only. scan and fastdl run with
+# Progress lines are drawn on a terminal only. scan, fastdl and check run with
 # stderr on a pseudo-terminal (Python's pty module): the line counts the maps
 # as they finish ("[k/N] ... maps/s, ... s left", each redrawn with a
 # carriage return) and is cleared before the summary; with stderr on a
@@ -6,6 +6,8 @@
 set -e
 mkdir in
 cp "$GEN"/source-room.bsp "$GEN"/source-room-be.bsp "$GEN"/goldsrc-room.bsp "$GEN"/quake-room.bsp in/
+mkdir many  # check draws its line above ten maps
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cp "$GEN"/goldsrc-room.bsp "many/m$i.bsp"; done
 python3 - "$BSPKIT" <<'PY'
 import os, pty, re, subprocess, sys
 bspkit = sys.argv[1]
@@ -27,12 +29,14 @@ def on_tty(args):
     assert p.wait() == 0, args
     return data.decode()
 
-for name, args in (('scan', ['scan', '-j', '1', 'in']), ('fastdl', ['fastdl', 'in', '-o', 'web', '-q'])):
+many = sorted('many/' + f for f in os.listdir('many'))
+for name, args, total in (('scan', ['scan', '-j', '1', 'in'], 4), ('fastdl', ['fastdl', 'in', '-o', 'web', '-q'], 4),
+                          ('check', ['check', '-j', '2'] + many, 12)):
     err = on_tty(args)
-    seen = [int(k) for k, n in re.findall(r'\r\[(\d+)/(\d+)\] [0-9.]+ maps/s, [0-9]+ s left', err) if n == '4']
-    assert seen and seen[-1] == 4 and seen == sorted(seen), (name, err)
-    assert err.endswith('\r\x1b[K'), (name, err[-40:])  # cleared at the end
-    print(name, 'progress reached', seen[-1], 'of 4')
+    seen = [int(k) for k, n in re.findall(r'\r\[(\d+)/(\d+)\] [0-9.]+ maps/s, [0-9]+ s left', err) if int(n) == total]
+    assert seen and seen[-1] == total and seen == sorted(seen), (name, err)
+    assert err.endswith('\r\x1b[K') or 'checked 12 maps' in err.rsplit('\r\x1b[K', 1)[-1], (name, err[-60:])
+    print(name, 'progress reached', seen[-1], 'of', total)
 
 # Not a terminal: no progress line.
 r = subprocess.run([bspkit, 'fastdl', 'in', '-o', 'web2', '-q'], capture_output=True)
