@@ -384,5 +384,7 @@ done:
     free(c.fpoints);
     free(c.plane_start);
     free(c.face_order);
+    for (int k = 0; k < 6; k++)
+        free(c.axis_faces[k]);
     return r;
 }

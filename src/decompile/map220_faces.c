@@ -69,10 +69,16 @@ void m220_points_bounds(const bk_dvec *p, size_t n, bk_dvec *lo, bk_dvec *hi)
 {
     *lo = (bk_dvec){INFINITY, INFINITY, INFINITY};
     *hi = (bk_dvec){-INFINITY, -INFINITY, -INFINITY};
+    /* Comparisons rather than fmin/fmax (library calls here): a NaN point
+     * is skipped by both. */
+    bk_dvec l = *lo, h = *hi;
     for (size_t i = 0; i < n; i++) {
-        *lo = (bk_dvec){fmin(lo->x, p[i].x), fmin(lo->y, p[i].y), fmin(lo->z, p[i].z)};
-        *hi = (bk_dvec){fmax(hi->x, p[i].x), fmax(hi->y, p[i].y), fmax(hi->z, p[i].z)};
+        const bk_dvec q = p[i];
+        l = (bk_dvec){q.x < l.x ? q.x : l.x, q.y < l.y ? q.y : l.y, q.z < l.z ? q.z : l.z};
+        h = (bk_dvec){q.x > h.x ? q.x : h.x, q.y > h.y ? q.y : h.y, q.z > h.z ? q.z : h.z};
     }
+    *lo = l;
+    *hi = h;
 }
 
 /* At least three edges, all inside the surfedge lump. */
@@ -279,6 +285,10 @@ bspkit_result m220_load_faces(dctx *c)
             c->fpoints[used + n++] = p;
         }
         m220_points_bounds(c->fpoints + used, n, &m->lo, &m->hi);
+        const bspkit_plane *pl = &c->planes[face->plane];
+        double sign = face->side ? -1.0 : 1.0;
+        m->n = (bk_dvec){sign * pl->normal.x, sign * pl->normal.y, sign * pl->normal.z};
+        m->d = sign * pl->dist;
         m->count = (uint32_t)n;
         m->plane = c->canon[face->plane];
         m->side = (uint8_t)((face->side != 0) ^ c->canon_flip[face->plane]);
@@ -356,6 +366,41 @@ static bool add_candidate(dctx *c, uint32_t fi, const bk_rface *f, const bk_dvec
  * only there). The decompiler's own cuts take a map plane's index where the
  * map has the plane (plane_id), so faces are found on them too; on other
  * cuts no face lies. False when out of memory. */
+static const bk_dvec AXES[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+
+/* Which of AXES `n` is, or -1. */
+static int axis_of(bk_dvec n)
+{
+    for (int k = 0; k < 6; k++)
+        if (n.x == AXES[k].x && n.y == AXES[k].y && n.z == AXES[k].z)
+            return k;
+    return -1;
+}
+
+/* Whether face fi may lie on a side with normal `n` (the distance is
+ * checked by the caller). */
+static bool faces_along(const mface *mf, bk_dvec n)
+{
+    return mf->count >= 3 && !(dv_dot(mf->n, n) < 0.9999); /* count >= 3: its plane is in range */
+}
+
+/* c->axis_faces: per axis the faces faces_along() accepts, so that the sides
+ * of bounding boxes (axis-aligned) do not look at every face. */
+static bool build_axis_faces(dctx *c)
+{
+    for (int k = 0; k < 6; k++) {
+        c->axis_faces[k] = malloc((c->nfaces ? c->nfaces : 1) * sizeof *c->axis_faces[k]);
+        if (!c->axis_faces[k])
+            return false;
+        c->naxis_faces[k] = 0;
+        for (size_t fi = 0; fi < c->nfaces; fi++)
+            if (faces_along(&c->mfaces[fi], AXES[k]))
+                c->axis_faces[k][c->naxis_faces[k]++] = (uint32_t)fi;
+    }
+    c->axis_faces_built = true;
+    return true;
+}
+
 bool m220_side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, const bk_dvec *pts)
 {
     c->ncands = 0;
@@ -377,14 +422,23 @@ bool m220_side_candidates(dctx *c, const bspkit_model *m, const bk_rface *f, con
         return true;
     }
     c->rc.work += last > first ? last - first : 0;
+    int axis = axis_of(f->pl.n);
+    if (axis >= 0) {
+        if (!c->axis_faces_built && !build_axis_faces(c))
+            return false;
+        const uint32_t *list = c->axis_faces[axis];
+        for (size_t k = 0; k < c->naxis_faces[axis]; k++) {
+            uint32_t fi = list[k];
+            if (fi < first || fi >= last || fabs(c->mfaces[fi].d - f->pl.d) > 0.01)
+                continue;
+            if (!add_candidate(c, fi, f, pts, lo, hi))
+                return false;
+        }
+        return true;
+    }
     for (uint64_t fi = first; fi < last; fi++) {
-        const bspkit_face *face = &c->faces[fi];
-        if (face->plane >= c->nplanes || c->mfaces[fi].count < 3)
-            continue;
-        const bspkit_plane *pl = &c->planes[face->plane];
-        double sign = face->side ? -1.0 : 1.0;
-        bk_dvec n = {sign * pl->normal.x, sign * pl->normal.y, sign * pl->normal.z};
-        if (dv_dot(n, f->pl.n) < 0.9999 || fabs(sign * pl->dist - f->pl.d) > 0.01)
+        const mface *mf = &c->mfaces[fi];
+        if (!faces_along(mf, f->pl.n) || fabs(mf->d - f->pl.d) > 0.01)
             continue;
         if (!add_candidate(c, (uint32_t)fi, f, pts, lo, hi))
             return false;

@@ -81,6 +81,8 @@ typedef struct mface {
     uint32_t plane;        /* canonical plane index */
     uint8_t side;          /* 1: facing against the canonical plane's normal */
     bk_dvec lo, hi;
+    bk_dvec n;             /* the map plane's normal and distance turned to face the way the face */
+    double d;              /* does (negated for side 1): compared with sides on no map plane */
 } mface;
 
 typedef struct dctx {
@@ -104,6 +106,12 @@ typedef struct dctx {
     uint8_t *visited; /* per node */
     uint8_t *built;   /* per model */
 
+    /* Faces that a side facing along one of the six axes (+x -x +y -y +z -z)
+     * can lie on, in face order: axis_faces[k][0 .. naxis_faces[k]); built
+     * on first use (axis_faces_built). */
+    uint32_t *axis_faces[6];
+    size_t naxis_faces[6];
+    bool axis_faces_built;
     /* Faces of the map by plane: face_order[plane_start[p] .. plane_start[p + 1]). */
     mface *mfaces;
     bk_dvec *fpoints;

@@ -297,12 +297,14 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
                                const bk_region *start)
 {
     bspkit_result r = BSPKIT_OK;
-    frame *stack = calloc(MAX_DEPTH + 2, sizeof *stack);
+    /* Every frame is written whole when pushed: nothing to clear (this runs
+     * once per leaf of hull 0 while the clip hull is walked). */
+    frame *stack = malloc((MAX_DEPTH + 2) * sizeof *stack);
     size_t top = 0;
     bk_region back = {0}, front = {0};
     if (!stack)
         return m220_nomem(c);
-    stack[0].child = root;
+    stack[0] = (frame){.child = root};
     top = 1;
     if (!m220_region_copy(&stack[0].region, start)) {
         r = m220_nomem(c);
