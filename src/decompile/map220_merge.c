@@ -5,14 +5,29 @@
 
 typedef struct mentry { int32_t plane; uint32_t flip, piece; } mentry;
 
-static int mentry_cmp(const void *pa, const void *pb)
+/* Sorts e[0..n) by (plane, flip, piece). The entries arrive in piece order,
+ * so a stable counting sort on (plane, flip) gives that order in linear
+ * time (qsort's comparisons were a tenth of the merge). `tmp` holds n
+ * entries. False when out of memory. */
+static bool sort_entries(mentry *e, mentry *tmp, size_t n)
 {
-    const mentry *a = pa, *b = pb;
-    if (a->plane != b->plane)
-        return a->plane < b->plane ? -1 : 1;
-    if (a->flip != b->flip)
-        return a->flip < b->flip ? -1 : 1;
-    return a->piece < b->piece ? -1 : a->piece > b->piece;
+    uint64_t keys = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)e[i].plane * 2 + e[i].flip;
+        keys = k + 1 > keys ? k + 1 : keys;
+    }
+    size_t *start = calloc((size_t)keys + 1, sizeof *start);
+    if (!start)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        start[(size_t)e[i].plane * 2 + e[i].flip + 1]++;
+    for (size_t k = 1; k <= keys; k++)
+        start[k] += start[k - 1];
+    for (size_t i = 0; i < n; i++)
+        tmp[start[(size_t)e[i].plane * 2 + e[i].flip]++] = e[i];
+    memcpy(e, tmp, n * sizeof *e);
+    free(start);
+    return true;
 }
 
 static int64_t piece_face_on(const dctx *c, const piece *p, int32_t plane, uint32_t flip)
@@ -187,8 +202,8 @@ static bool boxes_touch(const piece *a, const piece *b)
  * pieces and convex. */
 bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m)
 {
-    mentry *e = NULL;
-    size_t ne = 0, cap = 0;
+    mentry *e = NULL, *tmp = NULL;
+    size_t ne = 0, cap = 0, tmp_cap = 0;
     bspkit_result r = BSPKIT_OK;
     for (int pass = 0; pass < MERGE_PASSES; pass++) {
         ne = 0;
@@ -203,12 +218,15 @@ bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m)
                     r = m220_nomem(c);
                     goto done;
                 }
-                e[ne++] = (mentry){face->plane, face->flip, (uint32_t)p};
+                e[ne++] = (mentry){face->plane, face->flip ? 1u : 0u, (uint32_t)p};
             }
         }
         if (ne == 0)
             break;
-        qsort(e, ne, sizeof *e, mentry_cmp);
+        if (!bk_grow((void **)&tmp, &tmp_cap, ne, sizeof *tmp) || !sort_entries(e, tmp, ne)) {
+            r = m220_nomem(c);
+            goto done;
+        }
         size_t merges = 0;
         for (size_t g0 = 0; g0 < ne;) {
             size_t g1 = g0, g2;
@@ -240,5 +258,6 @@ bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m)
     }
 done:
     free(e);
+    free(tmp);
     return r;
 }
