@@ -25,7 +25,7 @@ from ._bspkit import (Error, ArgumentError, FileError, OutOfMemoryError, LimitEr
 
 __all__ = ["open", "Map", "Format", "Entity", "Problem", "Error", "ArgumentError", "FileError",
            "OutOfMemoryError", "LimitError", "FormatError", "UnsupportedError", "NotFoundError",
-           "RECORD_ARRAYS", "__version__"]
+           "RECORD_ARRAYS", "view_available", "__version__"]
 __version__ = _bspkit.LIBRARY_VERSION
 
 # Error codes (bspkit_result); an Error's `code` is one of these.
@@ -348,6 +348,17 @@ class Map:
             return stats
         return np.frombuffer(pixels, dtype=np.uint8).reshape(height, width, 4)
 
+    def view(self, path: Optional[Union[str, "os.PathLike[str]"]] = None, *, title: Optional[str] = None,
+             no_textures: bool = False, no_lightmaps: bool = False):
+        """The map as one self-contained HTML page (`bspkit view`): a WebGL viewer with
+        the geometry, textures, lightmaps and entities inside. With `path` the page is
+        written there (temporary file + rename) and its statistics are returned; without,
+        the page comes back as bytes. Raises UnsupportedError when the library was built
+        without the viewer script (see `view_available()`)."""
+        html, stats = self._m.view(None if path is None else os.fspath(path), title, bool(no_textures),
+                                   bool(no_lightmaps))
+        return stats if path is not None else html
+
     @property
     def static_prop_models(self) -> List[str]:
         """The static props' model names; a prop's `prop_type` indexes this list."""
@@ -496,6 +507,11 @@ def _numbered_vpk(name: str) -> bool:
 def _scan_records(paths: Sequence[Union[str, "os.PathLike[str]"]], threads: int) -> List[dict]:
     import json
     return [json.loads(line) for line in _bspkit.scan([os.fspath(p) for p in paths], threads)]
+
+
+def view_available() -> bool:
+    """Whether the library was built with the viewer script `Map.view` needs."""
+    return _bspkit.view_available()
 
 
 def scan_file(path: Union[str, "os.PathLike[str]"]) -> List[dict]:

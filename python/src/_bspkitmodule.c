@@ -15,6 +15,7 @@
 #include "bspkit/scan.h"
 #include "bspkit/props.h"
 #include "bspkit/render.h"
+#include "bspkit/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -875,6 +876,66 @@ static PyObject *Map_render(MapObject *self, PyObject *args)
     return Py_BuildValue("(NIIN)", pixels, width, height, stats);
 }
 
+/* view(path or None, title or None, no_textures, no_lightmaps) -> (html bytes or None, stats dict) */
+static PyObject *Map_view(MapObject *self, PyObject *args)
+{
+    PyObject *path_obj;
+    const char *title;
+    int no_textures, no_lightmaps;
+    if (!PyArg_ParseTuple(args, "Ozpp", &path_obj, &title, &no_textures, &no_lightmaps))
+        return NULL;
+    bspkit_map *m = map_get(self);
+    if (m == NULL)
+        return NULL;
+    bspkit_view_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.title = title;
+    opts.no_textures = no_textures != 0;
+    opts.no_lightmaps = no_lightmaps != 0;
+    bspkit_view_stats st;
+    memset(&st, 0, sizeof st);
+    bspkit_error err;
+    clear_error(&err);
+    PyObject *html;
+    bspkit_result r;
+    if (path_obj == Py_None) {
+        uint8_t *out = NULL;
+        size_t size = 0;
+        r = bspkit_view_html(m, &opts, &out, &size, &st, &err);
+        if (r != BSPKIT_OK)
+            return raise_error(r, &err);
+        html = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)size);
+        bspkit_free(out);
+        if (html == NULL)
+            return NULL;
+    } else {
+        PyObject *encoded = NULL;
+        if (!PyUnicode_FSConverter(path_obj, &encoded))
+            return NULL;
+        r = bspkit_view_save(m, PyBytes_AS_STRING(encoded), &opts, &st, &err);
+        Py_DECREF(encoded);
+        if (r != BSPKIT_OK)
+            return raise_error(r, &err);
+        html = Py_NewRef(Py_None);
+    }
+    PyObject *stats = Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "html_bytes", (Py_ssize_t)st.html_bytes, "glb_bytes",
+                                    (Py_ssize_t)st.glb_bytes, "glb_deflated", (Py_ssize_t)st.glb_deflated,
+                                    "script_bytes", (Py_ssize_t)st.script_bytes, "triangles",
+                                    (Py_ssize_t)st.geometry.triangles);
+    if (stats == NULL) {
+        Py_DECREF(html);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", html, stats);
+}
+
+static PyObject *mod_view_available(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return PyBool_FromLong(bspkit_view_available());
+}
+
 /* ---- visibility ------------------------------------------------------------ */
 
 static int parse_vis_kind(const char *kind, bspkit_vis_kind *out)
@@ -1405,6 +1466,7 @@ static PyMethodDef Map_methods[] = {
     {"validate", (PyCFunction)Map_validate, METH_VARARGS, "(problems, errors, warnings)"},
     {"array", (PyCFunction)Map_array, METH_O, "A read-only buffer over a decoded record array."},
     {"render", (PyCFunction)Map_render, METH_VARARGS, "Render a picture (see bspkit_render)."},
+    {"view", (PyCFunction)Map_view, METH_VARARGS, "The map as an HTML viewer page (see bspkit_view_html)."},
     {"static_prop_models", (PyCFunction)Map_static_prop_models, METH_NOARGS,
      "The static props' model names (prop_type indexes them)."},
     {"edit", (PyCFunction)Map_edit, METH_NOARGS, "Start an edit of the map."},
@@ -1561,6 +1623,7 @@ static PyMethodDef module_methods[] = {
      "Open a map from a bytes-like object (copied) with (max_file_size, max_lump_size, max_memory)."},
     {"record_types", mod_record_types, METH_NOARGS, "Field descriptors of every record array."},
     {"scan", mod_scan, METH_VARARGS, "(paths[, threads]) -> JSON text of every map record, in path order."},
+    {"view_available", mod_view_available, METH_NOARGS, "Whether the library holds the viewer script."},
     {"strerror", mod_strerror, METH_O, "Short description of a result code."},
     {NULL, NULL, 0, NULL}};
 

@@ -80,3 +80,21 @@ def test_render_camera_and_errors(samples):
             m.render(view="sideways")
         with pytest.raises(bspkit.Error):
             m.render(size=(0, 99999))
+
+
+def test_view_matches_cli(samples, tmp_path):
+    """Map.view gives the page `bspkit view` writes, as bytes or as a file; a library
+    built without the viewer script says so with UnsupportedError."""
+    path = samples["goldsrc-room"]
+    with bspkit.open(path) as m:
+        if not bspkit.view_available():
+            with pytest.raises(bspkit.UnsupportedError):
+                m.view()
+            pytest.skip("library built without the viewer script (no npm ci in viewer/)")
+        html = m.view(title="room")
+        stats = m.view(tmp_path / "py.html", title="room")
+    run_cli("view", path, "-o", tmp_path / "cli.html", "--title", "room")
+    assert html == (tmp_path / "cli.html").read_bytes() == (tmp_path / "py.html").read_bytes()
+    assert html.startswith(b"<!DOCTYPE html>") and b"<title>room</title>" in html
+    assert stats["html_bytes"] == len(html) and stats["triangles"] > 0
+    assert stats["glb_deflated"] < stats["glb_bytes"]
