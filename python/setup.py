@@ -45,7 +45,7 @@ def library_globs():
 
 # The same source globs, include dirs, definitions and libraries as CMakeLists.txt.
 LIBRARY_GLOBS = library_globs()
-LIBRARIES = ["lzma", "zip", "deflate", "pcre2-8", "jansson", "z", "sqlite3", "bz2", "pthread", "m"]
+LIBRARIES = ["lzma", "deflate", "pcre2-8", "jansson", "z", "sqlite3", "bz2", "pthread", "dl", "m"]
 WARNINGS = ["-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes", "-Wvla"]
 
 static_library = os.environ.get("BSPKIT_STATIC_LIBRARY")

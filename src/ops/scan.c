@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zip.h>
+#include "core/zipdl.h"
 
 #define DEFAULT_MEMBER_LIMIT (1ull << 30)
 #define SPRP_ID 0x73707270u
@@ -42,6 +42,9 @@ static void map_bytes_release(map_bytes *b)
 static bspkit_result read_zip_member(const char *path, size_t index, uint64_t limit, map_bytes *out,
                                      bspkit_error *err)
 {
+    bspkit_result lr = bk_zip_require(err);
+    if (lr != BSPKIT_OK)
+        return lr;
     int zerr = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
     if (!z)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zip.h>
+#include "core/zipdl.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -137,6 +137,9 @@ static bool add_item(finder *f, const char *path, const char *member, size_t ind
 
 static bool list_zip(finder *f, const char *path)
 {
+    bspkit_error lerr;
+    if (bk_zip_require(&lerr) != BSPKIT_OK)
+        return add_item(f, path, NULL, 0, BK_SCAN_ZIP, lerr.message);
     int zerr = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY, &zerr);
     if (!z) {

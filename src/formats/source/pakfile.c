@@ -275,6 +275,9 @@ bspkit_result bspkit_pak_open(const void *zip, size_t size, const bspkit_pak_opt
         *out = NULL;
     if (!out || (size > 0 && !zip))
         return pak_fail(err, BSPKIT_ERR_ARGUMENT, "bspkit_pak_open: NULL argument");
+    bspkit_result lr = bk_zip_require(err); /* every later pak call may use libzip */
+    if (lr != BSPKIT_OK)
+        return lr;
     bspkit_pak *p = calloc(1, sizeof *p);
     if (!p)
         return pak_no_memory(err);

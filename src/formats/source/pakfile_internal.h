@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
+#include "core/zipdl.h"
 
 #define PAK_LUMP BSPKIT_S_PAKFILE
 #define PAK_DEFAULT_MAX_ENTRY (256ull << 20)
