@@ -108,6 +108,7 @@ bench: build
 	BSPKIT=$(BSPKIT) bench/bench_scan_rss.sh
 	BSPKIT=$(BSPKIT) bench/bench_render.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_peers.py $(firstword $(BENCH_MAPS))
+	BSPKIT=$(BSPKIT) bench/bench_check_rss.py $(firstword $(BENCH_MAPS))
 
 # Corruption sweep under ASan + UBSan over every map in SWEEP_MAPS: cuts at
 # every lump boundary and at random points, SWEEP_FLIPS seeded byte flips per
