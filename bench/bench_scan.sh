@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Wall time of `bspkit scan` over a directory (default: the shared map
-# corpus) at -j 1 and at the default thread count, beside `cat` of the same
-# files to /dev/null in the same run (the cost of reading the bytes alone).
+# corpus) at -j 1 and at the default thread count, and of `bspkit check` over
+# its .bsp files, beside `cat` of the same files to /dev/null in the same run
+# (the cost of reading the bytes alone).
 # Each is run RUNS times (default 3) and the fastest is reported.
 #   bench/bench_scan.sh [DIR]     BSPKIT selects the binary (default build/bspkit)
 set -euo pipefail
@@ -35,3 +36,9 @@ best_of() {
 best_of "cat" cat "${files[@]}"
 best_of "bspkit scan -j 1" "$bspkit" scan "$dir" -j 1 --jsonl /dev/null
 best_of "bspkit scan (default)" "$bspkit" scan "$dir" --jsonl /dev/null
+mapfile -d '' bsps < <(find "$dir" -type f -iname '*.bsp' -print0)
+bytes=$(du -cb "${bsps[@]}" | tail -1 | cut -f1)
+echo "${#bsps[@]} .bsp files, $bytes bytes"
+best_of "cat" cat "${bsps[@]}"
+best_of "bspkit check -j 1" "$bspkit" check -j 1 "${bsps[@]}"
+best_of "bspkit check (default)" "$bspkit" check "${bsps[@]}"
