@@ -138,6 +138,46 @@ static uint8_t *scanlines(const bspkit_image *img, bool opaque, bool fast, size_
     return raw;
 }
 
+/* A palette of at most 256 colours (RGBA, in order of first use) and each
+ * pixel's index, when the image has no more: textures from WADs and
+ * miptex are drawn from 256 colours, and one byte a pixel is a quarter of
+ * what the filter and deflate would otherwise handle. False as soon as a
+ * 257th colour shows. `index` holds width * height bytes. */
+static bool find_palette(const bspkit_image *img, uint32_t pal[256], unsigned *npal, uint8_t *index)
+{
+    enum { SLOTS = 1024 }; /* open addressing, under a quarter full */
+    uint32_t colour[SLOTS];
+    int16_t slot_index[SLOTS];
+    memset(slot_index, -1, sizeof slot_index);
+    unsigned n = 0;
+    size_t count = (size_t)img->width * img->height;
+    uint32_t last = 0;
+    int last_index = -1;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t c;
+        memcpy(&c, img->rgba + i * 4, 4);
+        if (last_index >= 0 && c == last) { /* runs of one colour are common */
+            index[i] = (uint8_t)last_index;
+            continue;
+        }
+        unsigned h = (c * 2654435761u) >> 22;
+        while (slot_index[h] >= 0 && colour[h] != c)
+            h = (h + 1) & (SLOTS - 1);
+        if (slot_index[h] < 0) {
+            if (n == 256)
+                return false;
+            colour[h] = c;
+            slot_index[h] = (int16_t)n;
+            pal[n++] = c;
+        }
+        last = c;
+        last_index = slot_index[h];
+        index[i] = (uint8_t)last_index;
+    }
+    *npal = n;
+    return true;
+}
+
 static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **out, size_t *size, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -148,11 +188,31 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     *size = 0;
     bool opaque = bk_image_opaque(img);
     size_t raw_size;
-    uint8_t *raw = scanlines(img, opaque, fast, &raw_size);
+    uint32_t pal[256];
+    unsigned npal = 0;
+    uint8_t *raw = NULL;
+    if (fast) {
+        /* Paletted when the colours allow: rows of indices, filter None. */
+        size_t count = (size_t)img->width * img->height;
+        uint8_t *index = malloc(count);
+        if (index && find_palette(img, pal, &npal, index)) {
+            raw_size = count + img->height;
+            raw = malloc(raw_size);
+            for (uint32_t y = 0; raw && y < img->height; y++) {
+                raw[(size_t)y * (img->width + 1)] = 0;
+                memcpy(raw + (size_t)y * (img->width + 1) + 1, index + (size_t)y * img->width, img->width);
+            }
+        } else {
+            npal = 0;
+        }
+        free(index);
+    }
+    if (!npal)
+        raw = scanlines(img, opaque, fast, &raw_size);
     struct libdeflate_compressor *z = raw ? libdeflate_alloc_compressor(fast ? 1 : 6) : NULL;
     size_t bound = z ? libdeflate_zlib_compress_bound(z, raw_size) : 0;
-    /* signature, IHDR (13 bytes of data), IDAT, IEND */
-    uint8_t *png = z ? malloc(8 + 25 + 12 + bound + 12) : NULL;
+    /* signature, IHDR (13 bytes of data), PLTE and tRNS when paletted, IDAT, IEND */
+    uint8_t *png = z ? malloc(8 + 25 + (12 + 768) + (12 + 256) + 12 + bound + 12) : NULL;
     if (!png) {
         free(raw);
         if (z)
@@ -165,10 +225,26 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     uint8_t *p = png + 8;
     put_be32(p + 8, img->width);
     put_be32(p + 12, img->height);
-    p[16] = 8;                /* bits per channel */
-    p[17] = opaque ? 2 : 6;   /* RGB or RGBA */
-    p[18] = p[19] = p[20] = 0; /* deflate, adaptive filtering, no interlace */
+    p[16] = 8;                                   /* bits per channel (or per index) */
+    p[17] = npal ? 3 : opaque ? 2 : 6;            /* paletted, RGB or RGBA */
+    p[18] = p[19] = p[20] = 0;                    /* deflate, adaptive filtering, no interlace */
     p = close_chunk(p, "IHDR", 13);
+    if (npal) {
+        unsigned alphas = 0; /* tRNS: the alpha of each entry up to the last that is not opaque */
+        for (unsigned i = 0; i < npal; i++) {
+            const uint8_t *c = (const uint8_t *)&pal[i];
+            memcpy(p + 8 + i * 3, c, 3);
+            p[8 + 768 + 12 + i] = c[3];
+            if (c[3] != 255)
+                alphas = i + 1;
+        }
+        uint8_t *trns = p + 8 + 768 + 12; /* the alphas, moved after PLTE below */
+        p = close_chunk(p, "PLTE", (size_t)npal * 3);
+        if (alphas) {
+            memmove(p + 8, trns, alphas);
+            p = close_chunk(p, "tRNS", alphas);
+        }
+    }
     size_t packed = libdeflate_zlib_compress(z, raw, raw_size, p + 8, bound);
     libdeflate_free_compressor(z);
     free(raw);

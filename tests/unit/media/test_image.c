@@ -7,8 +7,10 @@
 #include <cmocka.h>
 
 #include "bspkit/image.h"
+#include "media/image_internal.h"
 
 #include <png.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,55 @@ static void test_png_rgba(void **state)
     check_roundtrip(true);
 }
 
+/* The export's fast PNGs: an image of at most 256 colours is written
+ * paletted (colour type 3, with tRNS when some colour is not opaque), one
+ * with more as RGB or RGBA; libpng gives back the exact pixels either way. */
+static void check_fast(uint32_t w, uint32_t h, unsigned colours, bool with_alpha, int want_type)
+{
+    bspkit_image img = {0};
+    bspkit_error err;
+    assert_int_equal(bspkit_image_alloc(&img, w, h, &err), BSPKIT_OK);
+    for (uint32_t i = 0; i < w * h; i++) {
+        unsigned c = (i * 7 + i / 5) % colours; /* every colour used, in no simple order */
+        img.rgba[i * 4 + 0] = (uint8_t)(c * 37);
+        img.rgba[i * 4 + 1] = (uint8_t)(c >> 2);
+        img.rgba[i * 4 + 2] = (uint8_t)(c >> 8);
+        img.rgba[i * 4 + 3] = with_alpha && c % 4 == 1 ? (uint8_t)(c & 0x7f) : 255;
+    }
+    uint8_t *png = NULL;
+    size_t size = 0;
+    assert_int_equal(bk_image_encode_png_fast(&img, &png, &size, &err), BSPKIT_OK);
+    assert_true(size > 33);
+    assert_int_equal(png[25], want_type); /* IHDR colour type */
+    bool trns = false;
+    for (size_t k = 0; k + 4 <= size; k++)
+        trns = trns || memcmp(png + k, "tRNS", 4) == 0;
+    assert_int_equal(trns, want_type == 3 && with_alpha);
+    png_image back;
+    memset(&back, 0, sizeof back);
+    back.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_memory(&back, png, size));
+    back.format = PNG_FORMAT_RGBA;
+    uint8_t *pixels = malloc(PNG_IMAGE_SIZE(back));
+    assert_non_null(pixels);
+    assert_true(png_image_finish_read(&back, NULL, pixels, 0, NULL));
+    assert_memory_equal(pixels, img.rgba, (size_t)w * h * 4);
+    free(pixels);
+    free(png);
+    bspkit_image_free(&img);
+}
+
+static void test_png_fast_palette(void **state)
+{
+    (void)state;
+    check_fast(33, 21, 3, false, 3);
+    check_fast(33, 21, 3, true, 3);
+    check_fast(64, 64, 256, true, 3);   /* exactly 256: still paletted */
+    check_fast(64, 64, 257, false, 2);  /* one more: RGB */
+    check_fast(64, 64, 257, true, 6);   /* RGBA */
+    check_fast(1, 1, 1, false, 3);
+}
+
 static void test_bad_sizes(void **state)
 {
     (void)state;
@@ -80,6 +131,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_png_rgb),
         cmocka_unit_test(test_png_rgba),
+        cmocka_unit_test(test_png_fast_palette),
         cmocka_unit_test(test_bad_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
