@@ -18,7 +18,7 @@
 #include "export/mesh.h"
 
 #include <jansson.h>
-#include <png.h>
+#include "png_pixels.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,17 +90,7 @@ static uint8_t *texture_pixels(const glb *g, size_t tex, uint32_t *w, uint32_t *
     assert_string_equal(json_string_value(jget(img, "mimeType")), "image/png");
     size_t len;
     const uint8_t *png = view_bytes(g, jint(img, "bufferView"), &len);
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    assert_true(png_image_begin_read_from_memory(&pi, png, len));
-    pi.format = PNG_FORMAT_RGBA;
-    uint8_t *px = malloc(PNG_IMAGE_SIZE(pi));
-    assert_non_null(px);
-    assert_true(png_image_finish_read(&pi, NULL, px, 0, NULL));
-    *w = pi.width;
-    *h = pi.height;
-    return px;
+    return png_pixels(png, len, w, h, NULL);
 }
 
 /* ---- GoldSrc textures ------------------------------------------------------ */
