@@ -191,13 +191,16 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     uint32_t pal[256];
     unsigned npal = 0;
     uint8_t *raw = NULL;
+    bool nomem = false;
     if (fast) {
         /* Paletted when the colours allow: rows of indices, filter None. */
         size_t count = (size_t)img->width * img->height;
         uint8_t *index = malloc(count);
+        nomem = index == NULL;
         if (index && find_palette(img, pal, &npal, index)) {
             raw_size = count + img->height;
             raw = malloc(raw_size);
+            nomem = raw == NULL;
             for (uint32_t y = 0; raw && y < img->height; y++) {
                 raw[(size_t)y * (img->width + 1)] = 0;
                 memcpy(raw + (size_t)y * (img->width + 1) + 1, index + (size_t)y * img->width, img->width);
@@ -207,7 +210,7 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
         }
         free(index);
     }
-    if (!npal)
+    if (!npal && !nomem)
         raw = scanlines(img, opaque, fast, &raw_size);
     struct libdeflate_compressor *z = raw ? libdeflate_alloc_compressor(fast ? 1 : 6) : NULL;
     size_t bound = z ? libdeflate_zlib_compress_bound(z, raw_size) : 0;

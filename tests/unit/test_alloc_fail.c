@@ -28,6 +28,7 @@
 #include "bspkit/write.h"
 
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,10 @@ void __real_free(void *p);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
+
+/* The export encodes images on several threads: the bookkeeping below is
+ * shared by them, so every wrapper holds this lock while it counts. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long g_fail_at = -1; /* index of the allocation to fail, -1 = none */
 static long g_count;        /* allocations attempted since reset */
@@ -106,47 +111,49 @@ static int should_fail(void)
 
 void *__wrap_malloc(size_t size)
 {
-    if (should_fail())
-        return NULL;
-    void *p = __real_malloc(size);
+    pthread_mutex_lock(&g_lock);
+    void *p = should_fail() ? NULL : __real_malloc(size);
     track(p);
+    pthread_mutex_unlock(&g_lock);
     return p;
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    if (should_fail())
-        return NULL;
-    void *p = __real_calloc(n, size);
+    pthread_mutex_lock(&g_lock);
+    void *p = should_fail() ? NULL : __real_calloc(n, size);
     track(p);
+    pthread_mutex_unlock(&g_lock);
     return p;
 }
 
 void *__wrap_realloc(void *old, size_t size)
 {
-    if (should_fail())
-        return NULL;
-    void *p = __real_realloc(old, size);
+    pthread_mutex_lock(&g_lock);
+    void *p = should_fail() ? NULL : __real_realloc(old, size);
     if (p) {
         untrack(old);
         track(p);
     }
+    pthread_mutex_unlock(&g_lock);
     return p;
 }
 
 char *__wrap_strdup(const char *s)
 {
-    if (should_fail())
-        return NULL;
-    char *p = __real_strdup(s);
+    pthread_mutex_lock(&g_lock);
+    char *p = should_fail() ? NULL : __real_strdup(s);
     track(p);
+    pthread_mutex_unlock(&g_lock);
     return p;
 }
 
 void __wrap_free(void *p)
 {
+    pthread_mutex_lock(&g_lock);
     untrack(p);
     __real_free(p);
+    pthread_mutex_unlock(&g_lock);
 }
 
 static void reset(long fail_at)
