@@ -56,6 +56,8 @@ void cmd_export_help(FILE *out)
             "  --obj-y-up       OBJ: convert to Y-up\n"
             "  --wad PATH       directory or WAD file searched for the WADs named by\n"
             "                   worldspawn's \"wad\" key (may be repeated)\n"
+            "  -j, --jobs N     encode the images on N threads (default: one per CPU);\n"
+            "                   the output is the same for any N\n"
             "  --json           print the export statistics as JSON\n"
             "  -h, --help       show this help\n"
             "\n"
@@ -161,6 +163,14 @@ int cmd_export(int argc, char **argv)
             }
             if (parse_kinds("--keep", v, &opts.keep) != 0)
                 goto done;
+        } else if ((m = cli_option_value(argc, argv, &i, "-j", &v)) != 0 ||
+                   (m = cli_option_value(argc, argv, &i, "--jobs", &v)) != 0) {
+            uint64_t jobs;
+            if (m < 0 || cli_parse_count(v, 64, &jobs) != 0 || jobs == 0) {
+                cli_usage_error("export", "-j needs a thread count from 1 to 64");
+                goto done;
+            }
+            opts.threads = (unsigned)jobs;
         } else if (strcmp(argv[i], "--bake-lightmaps") == 0) {
             opts.obj_bake_lightmaps = true;
         } else if (strcmp(argv[i], "--obj-y-up") == 0) {

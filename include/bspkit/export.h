@@ -78,6 +78,10 @@ typedef struct bspkit_export_options {
     /** BSPKIT_SKIP_* flags of the face kinds to include; the kinds not
      *  named here are left out (0: leave out every kind, the default). */
     uint32_t keep;
+    /** Threads that encode the PNG images: 0 = one per online CPU (the
+     *  default), 1 = the calling thread only. The output is the same for any
+     *  count. */
+    unsigned threads;
 } bspkit_export_options;
 
 /** What an export wrote. */

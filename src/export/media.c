@@ -86,6 +86,7 @@ static void encode_one(void *ctx, size_t k)
  * image order is the result, whatever the thread count. */
 static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
 {
+    unsigned threads = md->threads;
     size_t n = 0;
     for (size_t i = 0; i < md->image_count; i++)
         n += md->images[i].pending.rgba != NULL;
@@ -100,7 +101,7 @@ static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
         for (size_t i = 0, k = 0; i < md->image_count; i++)
             if (md->images[i].pending.rgba)
                 b.index[k++] = i;
-        bk_parallel_for(n, 0, encode_one, &b);
+        bk_parallel_for(n, threads, encode_one, &b);
         for (size_t k = 0; k < n && r == BSPKIT_OK; k++)
             if ((r = b.result[k]) != BSPKIT_OK)
                 bk_error_copy(err, &b.error[k]);
@@ -208,6 +209,7 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
 bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
                                bool textures, bool lightmap_png, bk_xmedia *md, bspkit_error *err)
 {
+    md->threads = opts ? opts->threads : 0;
     size_t n = mesh->material_count + 1;
     md->material_image = malloc(n * sizeof *md->material_image);
     md->material_mask = calloc(n, sizeof *md->material_mask);

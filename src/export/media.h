@@ -28,6 +28,7 @@ typedef struct bk_xmedia {
     size_t texture_images;       /* images of textures (the atlas not counted) */
     size_t missing_textures;     /* used materials whose texture was not found or not decodable */
     uint64_t pending_bytes;      /* pixel bytes of the images not encoded yet */
+    unsigned threads;            /* bspkit_export_options.threads */
 } bk_xmedia;
 
 /* Build the atlas when `lightmaps` is set and the map has lit faces
