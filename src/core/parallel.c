@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define MAX_THREADS 64
+#define MAX_THREADS 256
 
 unsigned bk_cpu_count(void)
 {

@@ -7,12 +7,13 @@
 
 #include <stddef.h>
 
-/* The number of online CPUs (at least 1). */
+/* The number of online CPUs (at least 1, at most 256). */
 unsigned bk_cpu_count(void);
 
-/* Runs fn(ctx, i) for every i in [0, count) on up to `threads` threads (0:
- * bk_cpu_count()), the calling one among them; a thread that cannot be
- * started leaves its share to the others. Returns when all are done. */
+/* Runs fn(ctx, i) for every i in [0, count), taken in increasing order, on
+ * up to `threads` threads (0: bk_cpu_count(); at most 256), the calling one
+ * among them; a thread that cannot be started leaves its share to the
+ * others. Returns when all are done. */
 void bk_parallel_for(size_t count, unsigned threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 #endif

@@ -6,6 +6,7 @@
 #include "bspkit/props.h"
 #include "bspkit/textures.h"
 #include "core/map.h"
+#include "core/parallel.h"
 #include "ops/archive.h"
 #include "ops/index.h"
 #include "ops/walk.h"
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "core/zipdl.h"
 
 #define DEFAULT_MEMBER_LIMIT (1ull << 30)
@@ -432,7 +432,6 @@ typedef struct pool {
     pthread_mutex_t lock;
     const bk_scan_items *items;
     slot *slots;
-    size_t next;     /* next item to take */
     size_t emitted;  /* records handed out */
     const bspkit_scan_options *opts;
     const bspkit_options *open_opts;
@@ -515,25 +514,25 @@ static void emit_ready(pool *p)
     }
 }
 
-static void *worker(void *arg)
+/* Item i on one of bk_parallel_for's threads: scanned outside the lock,
+ * handed out in order under it. Nothing more is read once a callback
+ * stopped the scan. */
+static void scan_one(void *ctx, size_t i)
 {
-    pool *p = arg;
+    pool *p = ctx;
     pthread_mutex_lock(&p->lock);
-    while (!p->stopped && p->next < p->items->count) {
-        size_t i = p->next++;
-        if (p->slots[i].done) /* taken from the index */
-            continue;
-        pthread_mutex_unlock(&p->lock);
-        slot s;
-        memset(&s, 0, sizeof s);
-        scan_item(&p->items->items[i], p->open_opts, p->limit, &s);
-        pthread_mutex_lock(&p->lock);
-        s.done = true;
-        p->slots[i] = s;
-        emit_ready(p);
-    }
+    bool skip = p->stopped || p->slots[i].done; /* done: taken from the index */
     pthread_mutex_unlock(&p->lock);
-    return NULL;
+    if (skip)
+        return;
+    slot s;
+    memset(&s, 0, sizeof s);
+    scan_item(&p->items->items[i], p->open_opts, p->limit, &s);
+    pthread_mutex_lock(&p->lock);
+    s.done = true;
+    p->slots[i] = s;
+    emit_ready(p);
+    pthread_mutex_unlock(&p->lock);
 }
 
 bspkit_result bspkit_scan(const char *const *paths, size_t count, const bspkit_scan_options *opts,
@@ -585,23 +584,7 @@ bspkit_result bspkit_scan(const char *const *paths, size_t count, const bspkit_s
         emit_ready(&p); /* records from the index at the front go out at once */
     }
 
-    unsigned threads = opts->threads;
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)n : 1;
-    }
-    if (threads > items.count)
-        threads = items.count ? (unsigned)items.count : 1;
-    if (threads > 256)
-        threads = 256;
-    pthread_t tids[256];
-    unsigned started = 0;
-    for (unsigned i = 1; i < threads; i++) /* the calling thread is one of the workers */
-        if (pthread_create(&tids[started], NULL, worker, &p) == 0)
-            started++;
-    worker(&p);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
+    bk_parallel_for(items.count, opts->threads, scan_one, &p); /* the calling thread is one of the workers */
     pthread_mutex_destroy(&p.lock);
 
     if (p.index) {
