@@ -138,41 +138,44 @@ static uint8_t *scanlines(const bspkit_image *img, bool opaque, bool fast, size_
     return raw;
 }
 
-/* A palette of at most 256 colours (RGBA, in order of first use) and each
- * pixel's index, when the image has no more: textures from WADs and
- * miptex are drawn from 256 colours, and one byte a pixel is a quarter of
- * what the filter and deflate would otherwise handle. False as soon as a
- * 257th colour shows. `index` holds width * height bytes. */
-static bool find_palette(const bspkit_image *img, uint32_t pal[256], unsigned *npal, uint8_t *index)
+/* A palette of at most 256 colours (RGBA, in order of first use) and the
+ * image's rows as PNG scanlines of indices (filter None), when the image
+ * has no more: textures from WADs and miptex are drawn from 256 colours,
+ * and one byte a pixel is a quarter of what the filter and deflate would
+ * otherwise handle. False as soon as a 257th colour shows. `raw` holds
+ * (width + 1) * height bytes. */
+static bool palette_scanlines(const bspkit_image *img, uint32_t pal[256], unsigned *npal, uint8_t *raw)
 {
     enum { SLOTS = 1024 }; /* open addressing, under a quarter full */
     uint32_t colour[SLOTS];
     int16_t slot_index[SLOTS];
     memset(slot_index, -1, sizeof slot_index);
     unsigned n = 0;
-    size_t count = (size_t)img->width * img->height;
     uint32_t last = 0;
     int last_index = -1;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t c;
-        memcpy(&c, img->rgba + i * 4, 4);
-        if (last_index >= 0 && c == last) { /* runs of one colour are common */
-            index[i] = (uint8_t)last_index;
-            continue;
+    const uint8_t *px = img->rgba;
+    for (uint32_t y = 0; y < img->height; y++) {
+        uint8_t *line = raw + (size_t)y * (img->width + 1);
+        *line++ = 0; /* filter None */
+        for (uint32_t x = 0; x < img->width; x++, px += 4) {
+            uint32_t c;
+            memcpy(&c, px, 4);
+            if (last_index < 0 || c != last) { /* runs of one colour are common */
+                unsigned h = (c * 2654435761u) >> 22;
+                while (slot_index[h] >= 0 && colour[h] != c)
+                    h = (h + 1) & (SLOTS - 1);
+                if (slot_index[h] < 0) {
+                    if (n == 256)
+                        return false;
+                    colour[h] = c;
+                    slot_index[h] = (int16_t)n;
+                    pal[n++] = c;
+                }
+                last = c;
+                last_index = slot_index[h];
+            }
+            line[x] = (uint8_t)last_index;
         }
-        unsigned h = (c * 2654435761u) >> 22;
-        while (slot_index[h] >= 0 && colour[h] != c)
-            h = (h + 1) & (SLOTS - 1);
-        if (slot_index[h] < 0) {
-            if (n == 256)
-                return false;
-            colour[h] = c;
-            slot_index[h] = (int16_t)n;
-            pal[n++] = c;
-        }
-        last = c;
-        last_index = slot_index[h];
-        index[i] = (uint8_t)last_index;
     }
     *npal = n;
     return true;
@@ -186,32 +189,25 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty or oversized image, or NULL output");
     *out = NULL;
     *size = 0;
-    bool opaque = bk_image_opaque(img);
-    size_t raw_size;
+    size_t raw_size = ((size_t)img->width + 1) * img->height;
     uint32_t pal[256];
     unsigned npal = 0;
+    bool opaque = true;
     uint8_t *raw = NULL;
-    bool nomem = false;
-    if (fast) {
-        /* Paletted when the colours allow: rows of indices, filter None. */
-        size_t count = (size_t)img->width * img->height;
-        uint8_t *index = malloc(count);
-        nomem = index == NULL;
-        if (index && find_palette(img, pal, &npal, index)) {
-            raw_size = count + img->height;
-            raw = malloc(raw_size);
-            nomem = raw == NULL;
-            for (uint32_t y = 0; raw && y < img->height; y++) {
-                raw[(size_t)y * (img->width + 1)] = 0;
-                memcpy(raw + (size_t)y * (img->width + 1) + 1, index + (size_t)y * img->width, img->width);
-            }
-        } else {
-            npal = 0;
+    bool paletted = false, nomem = false;
+    if (fast) { /* paletted when the colours allow */
+        raw = malloc(raw_size);
+        nomem = raw == NULL; /* an error below, not another layout */
+        paletted = raw && palette_scanlines(img, pal, &npal, raw);
+        if (!paletted) {
+            free(raw);
+            raw = NULL;
         }
-        free(index);
     }
-    if (!npal && !nomem)
+    if (!paletted && !nomem) {
+        opaque = bk_image_opaque(img);
         raw = scanlines(img, opaque, fast, &raw_size);
+    }
     struct libdeflate_compressor *z = raw ? libdeflate_alloc_compressor(fast ? 1 : 6) : NULL;
     size_t bound = z ? libdeflate_zlib_compress_bound(z, raw_size) : 0;
     /* signature, IHDR (13 bytes of data), PLTE and tRNS when paletted, IDAT, IEND */
@@ -229,10 +225,10 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     put_be32(p + 8, img->width);
     put_be32(p + 12, img->height);
     p[16] = 8;                                   /* bits per channel (or per index) */
-    p[17] = npal ? 3 : opaque ? 2 : 6;            /* paletted, RGB or RGBA */
+    p[17] = paletted ? 3 : opaque ? 2 : 6;        /* paletted, RGB or RGBA */
     p[18] = p[19] = p[20] = 0;                    /* deflate, adaptive filtering, no interlace */
     p = close_chunk(p, "IHDR", 13);
-    if (npal) {
+    if (paletted) {
         unsigned alphas = 0; /* tRNS: the alpha of each entry up to the last that is not opaque */
         for (unsigned i = 0; i < npal; i++) {
             const uint8_t *c = (const uint8_t *)&pal[i];
