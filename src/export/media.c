@@ -56,15 +56,6 @@ static char *file_name(size_t index, const char *name)
     return s;
 }
 
-static bool has_alpha(const bspkit_image *img)
-{
-    size_t n = (size_t)img->width * img->height;
-    for (size_t i = 0; i < n; i++)
-        if (img->rgba[i * 4 + 3] != 255)
-            return true;
-    return false;
-}
-
 /* Pixels held for encoding at most: a batch is encoded when they reach it. */
 #define PENDING_LIMIT (64u << 20)
 
@@ -195,7 +186,7 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
             continue;
         }
         md->material_image[i] = (int32_t)md->image_count;
-        md->material_mask[i] = has_alpha(&img);
+        md->material_mask[i] = !bk_image_opaque(&img);
         r = add_image(md, cap, &img, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name),
                       err);
         bspkit_image_free(&img);
