@@ -79,6 +79,10 @@ int cli_parse_count(const char *text, uint64_t max, uint64_t *out);
 /* Match `--name VALUE` or `--name=VALUE` at argv[*index]: 1 matched (advancing past a separate value),
  * 0 another argument, -1 value missing. */
 int cli_option_value(int argc, char **argv, int *index, const char *name, const char **value);
+/* Match `-j N` / `--jobs N` (a thread count from 1 to 64) at argv[*index]:
+ * 1 matched, with *threads set; 0 another argument; -1 a bad or missing
+ * count, after printing a usage error for `command`. */
+int cli_jobs_option(const char *command, int argc, char **argv, int *index, unsigned *threads);
 /* Print a usage error for `command` to stderr (the caller exits 64). */
 void cli_usage_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -14,7 +14,7 @@
 
 /* Above this many files a terminal gets a progress line. */
 #define PROGRESS_MIN_FILES 10
-#define CHECK_MAX_THREADS 64
+#define CHECK_MAX_THREADS 64 /* as cli_jobs_option allows */
 
 void cmd_check_help(FILE *out)
 {
@@ -284,7 +284,7 @@ int cmd_check(int argc, char **argv)
 {
     check_options opt = {.max_problems = UINT64_MAX};
     bool options_done = false;
-    uint64_t jobs = 0; /* 0: one thread per online CPU */
+    unsigned jobs = 0; /* 0: one thread per online CPU */
     /* Files are collected first so that usage errors are found before any
      * map is read. */
     char **files = calloc((size_t)argc, sizeof *files);
@@ -308,10 +308,8 @@ int cmd_check(int argc, char **argv)
             opt.quiet = true;
         } else if (strcmp(arg, "--lint") == 0) {
             opt.lint = true;
-        } else if ((m = cli_option_value(argc, argv, &i, "-j", &value)) != 0 ||
-                   (m = cli_option_value(argc, argv, &i, "--jobs", &value)) != 0) {
-            if (m < 0 || cli_parse_count(value, CHECK_MAX_THREADS, &jobs) != 0 || jobs == 0) {
-                cli_usage_error("check", "-j needs a thread count from 1 to %d", CHECK_MAX_THREADS);
+        } else if ((m = cli_jobs_option("check", argc, argv, &i, &jobs)) != 0) {
+            if (m < 0) {
                 free(files);
                 return CLI_EXIT_USAGE;
             }
@@ -348,7 +346,7 @@ int cmd_check(int argc, char **argv)
     bool progress = !opt.quiet && nfiles > PROGRESS_MIN_FILES && isatty(STDERR_FILENO);
     if (jobs == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (uint64_t)cpus;
+        jobs = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (unsigned)cpus;
     }
     size_t window = (size_t)jobs * WINDOW_PER_THREAD;
     check_result *res = calloc(window, sizeof *res);

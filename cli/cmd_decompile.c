@@ -49,6 +49,8 @@ void cmd_decompile_help(FILE *out)
             "  --no-brush-entities  only world brushes\n"
             "  --no-clip         .map: no clip brushes\n"
             "  --no-merge        .map: one brush per BSP leaf, without merging\n"
+            "  -j, --jobs N      .map: recover clip brushes on N threads (default: one\n"
+            "                    per CPU); the output is the same for any N\n"
             "  --unpack DIR      Source: also extract the embedded pakfile under DIR\n"
             "  --json            print the statistics as JSON\n"
             "  -h, --help        show this help\n"
@@ -166,6 +168,9 @@ int cmd_decompile(int argc, char **argv)
             unpack = v;
         } else if (strcmp(argv[i], "--no-merge") == 0) {
             opts.no_merge = true;
+        } else if ((m = cli_jobs_option("decompile", argc, argv, &i, &opts.threads)) != 0) {
+            if (m < 0)
+                return CLI_EXIT_USAGE;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

@@ -163,14 +163,9 @@ int cmd_export(int argc, char **argv)
             }
             if (parse_kinds("--keep", v, &opts.keep) != 0)
                 goto done;
-        } else if ((m = cli_option_value(argc, argv, &i, "-j", &v)) != 0 ||
-                   (m = cli_option_value(argc, argv, &i, "--jobs", &v)) != 0) {
-            uint64_t jobs;
-            if (m < 0 || cli_parse_count(v, 64, &jobs) != 0 || jobs == 0) {
-                cli_usage_error("export", "-j needs a thread count from 1 to 64");
+        } else if ((m = cli_jobs_option("export", argc, argv, &i, &opts.threads)) != 0) {
+            if (m < 0)
                 goto done;
-            }
-            opts.threads = (unsigned)jobs;
         } else if (strcmp(argv[i], "--bake-lightmaps") == 0) {
             opts.obj_bake_lightmaps = true;
         } else if (strcmp(argv[i], "--obj-y-up") == 0) {

@@ -56,6 +56,23 @@ int cli_option_value(int argc, char **argv, int *index, const char *name, const 
     return 1;
 }
 
+int cli_jobs_option(const char *command, int argc, char **argv, int *index, unsigned *threads)
+{
+    const char *v;
+    int m = cli_option_value(argc, argv, index, "-j", &v);
+    if (m == 0)
+        m = cli_option_value(argc, argv, index, "--jobs", &v);
+    if (m == 0)
+        return 0;
+    uint64_t jobs;
+    if (m < 0 || cli_parse_count(v, 64, &jobs) != 0 || jobs == 0) {
+        cli_usage_error(command, "-j needs a thread count from 1 to 64");
+        return -1;
+    }
+    *threads = (unsigned)jobs;
+    return 1;
+}
+
 void cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;

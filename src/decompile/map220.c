@@ -335,7 +335,7 @@ static bspkit_result load(dctx *c)
 bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_options *opts, bk_tbuf *out,
                                   bspkit_decompile_stats *stats, bspkit_error *err)
 {
-    dctx c = {.map = map, .err = err};
+    dctx c = {.map = map, .err = err, .threads = opts->threads};
     c.goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
     const bspkit_entities *ents = NULL;
     bspkit_result r = load(&c);
@@ -379,6 +379,8 @@ done:
     free(c.open_leaves);
     free(c.clip_cands);
     bk_region_free(&c.cand_store);
+    free(c.solid_leaves);
+    bk_region_free(&c.solid_store);
     free(c.built);
     free(c.mfaces);
     free(c.fpoints);

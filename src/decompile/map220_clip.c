@@ -1,6 +1,8 @@
 /* .map decompiler: clip brushes from the smallest player hull. */
 #include "map220_internal.h"
 
+#include "core/parallel.h"
+
 /* ---- clip brushes ------------------------------------------------------------ */
 /* Brushes textured CLIP (Quake "clip") block players but are left out of
  * hull 0: they exist only in the clip hulls, where the compilers expand
@@ -105,8 +107,144 @@ static bspkit_result clip_open_region(dctx *c, const bk_region *r)
     return BSPKIT_OK;
 }
 
-/* Hull 0 below a solid player-hull region: the parts in open leaves are kept as
- * candidates, in c->cands_store. */
+/* ---- running the clip work on several threads ---------------------------------------
+ * Both costly steps are many independent jobs: walking hull 0 below each
+ * solid player-hull leaf (candidates), then taking the grown open leaves
+ * away from each candidate (pieces). Jobs run in batches on the cores, each
+ * batch in a copy of the context with its own scratch, store and error; the
+ * results are then taken in job order on the calling thread, so the output
+ * is the same for any thread count. A batch stops once its own work passes
+ * the budget: the whole walk would then have passed it too, and yields no
+ * clip. */
+
+typedef struct clip_batch {
+    dctx w;               /* the batch's context: shared tables, its own scratch and results */
+    int step;             /* 1: candidates (owns w.clip_cands, w.cand_store), 2: pieces (owns w.pieces, w.store) */
+    bspkit_error err;
+    bspkit_result res;    /* why the batch stopped after `done` jobs */
+    size_t first, count;  /* jobs */
+    size_t done;
+    size_t *end;          /* per job: end of its results (candidates or pieces) in the batch */
+    uint64_t *work;       /* per job: the work it took */
+    uint32_t *uses;       /* step 2: grown planes each job cut by, in order of first use */
+    size_t nuses, cap_uses;
+    size_t *uses_end;     /* per job: end of its range in `uses` */
+    uint32_t *seen;       /* step 2: per grown plane, the last job (+ 1) that used it */
+    uint64_t budget;
+} clip_batch;
+
+typedef struct clip_run {
+    dctx *c;
+    clip_batch *batches;
+    size_t nbatches;
+    bool (*job)(clip_batch *b, size_t job); /* false: stop the batch (b->res says why) */
+} clip_run;
+
+static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t count, uint64_t budget)
+{
+    memset(b, 0, sizeof *b);
+    b->w = *c;
+    b->step = step;
+    dctx *w = &b->w;
+    w->err = &b->err;
+    w->rc = (bk_region_ctx){.extent = c->rc.extent};
+    if (step == 1) {
+        w->clip_cands = NULL;
+        w->nclip_cands = w->cap_clip_cands = 0;
+        w->cand_store = (bk_region){0};
+    } else {
+        w->pieces = NULL;
+        w->npieces = w->cap_pieces = 0;
+        w->store = (bk_region){0};
+        w->clip_pieces = 0;
+    }
+    w->work_limit = UINT64_MAX; /* the batch's budget bounds it */
+    w->store_limit = SIZE_MAX;  /* checked when the results are taken in order */
+    b->first = first;
+    b->count = count;
+    b->budget = budget;
+}
+
+static void batch_free(clip_batch *b)
+{
+    bk_region_ctx_free(&b->w.rc);
+    if (b->step == 1) {
+        free(b->w.clip_cands);
+        bk_region_free(&b->w.cand_store);
+    } else {
+        free(b->w.pieces);
+        bk_region_free(&b->w.store);
+    }
+    free(b->end);
+    free(b->work);
+    free(b->uses);
+    free(b->uses_end);
+    free(b->seen);
+}
+
+static void run_batch(void *ctx, size_t i)
+{
+    clip_run *run = ctx;
+    clip_batch *b = &run->batches[i];
+    b->end = malloc((b->count ? b->count : 1) * sizeof *b->end);
+    b->work = malloc((b->count ? b->count : 1) * sizeof *b->work);
+    if (!b->end || !b->work) {
+        b->res = BSPKIT_ERR_NOMEM;
+        return;
+    }
+    for (size_t j = 0; j < b->count; j++) {
+        uint64_t before = b->w.rc.work;
+        if (!run->job(b, b->first + j))
+            return;
+        b->work[j] = b->w.rc.work - before;
+        b->done = j + 1;
+        if (b->w.rc.work > b->budget) {
+            b->res = BSPKIT_ERR_LIMIT;
+            return;
+        }
+    }
+}
+
+/* Runs run->job over jobs [0, njobs) in batches on c->threads threads;
+ * false when out of memory for the batches. */
+static bool run_jobs(clip_run *run, int step, size_t njobs, uint64_t budget)
+{
+    dctx *c = run->c;
+    unsigned threads = c->threads ? c->threads : bk_cpu_count();
+    size_t nb = threads > 1 ? (size_t)threads * 8 : 1;
+    if (nb > njobs)
+        nb = njobs ? njobs : 1;
+    run->batches = calloc(nb, sizeof *run->batches);
+    if (!run->batches)
+        return false;
+    run->nbatches = nb;
+    for (size_t i = 0; i < nb; i++) {
+        size_t first = njobs * i / nb, last = njobs * (i + 1) / nb;
+        batch_init(&run->batches[i], c, step, first, last - first, budget);
+    }
+    bk_parallel_for(nb, threads, run_batch, run);
+    return true;
+}
+
+static void run_free(clip_run *run)
+{
+    for (size_t i = 0; i < run->nbatches; i++)
+        batch_free(&run->batches[i]);
+    free(run->batches);
+    run->batches = NULL;
+    run->nbatches = 0;
+}
+
+/* ---- step 1: the player hull, and hull 0 below its solid leaves -------------------- */
+
+/* A solid player-hull leaf, kept for walking hull 0 below it. */
+typedef struct solid_leaf {
+    size_t first, count; /* faces in c->solid_store */
+    uint64_t stamp;      /* the hull walk's own work when it reached the leaf */
+} solid_leaf;
+
+/* Hull 0 below a solid player-hull region: the parts in open leaves are
+ * kept as candidates, in the batch's cand_store. */
 static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t child)
 {
     (void)m;
@@ -119,10 +257,6 @@ static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const b
         return BSPKIT_OK;
     if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1, sizeof *c->clip_cands))
         return m220_nomem(c);
-    if (c->cand_store.npoints + r->npoints > c->store_limit) {
-        c->clip_full = true; /* clip is a nicety: the candidates found so far stand */
-        return BSPKIT_OK;
-    }
     grown_region *g = &c->clip_cands[c->nclip_cands];
     g->first = c->cand_store.nfaces;
     g->count = r->nfaces;
@@ -133,48 +267,144 @@ static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const b
     return BSPKIT_OK;
 }
 
-/* A region reaching a leaf of the clip hull. */
+/* A region reaching a leaf of the clip hull: open leaves are grown at
+ * once; solid ones are kept for walking hull 0 below them (step 1's jobs). */
 static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t contents)
 {
-    /* Every open leaf must be known before anything counts as clip: past
-     * the work limit the walk is marked incomplete and yields no clip. */
-    if (c->rc.work > c->clip_work_limit) {
+    (void)m;
+    c->clip_last_stamp = c->rc.work;
+    if (contents != BSPKIT_Q_CONTENTS_SOLID)
+        return clip_open_region(c, r);
+    if (!bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + 1, sizeof *c->solid_leaves))
+        return m220_nomem(c);
+    c->clip_last_stamp = c->rc.work;
+    c->solid_leaves[c->nsolid_leaves] = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work};
+    if (!m220_region_copy(&c->solid_store, r))
+        return m220_nomem(c);
+    c->nsolid_leaves++;
+    return BSPKIT_OK;
+}
+
+static bool candidates_job(clip_batch *b, size_t job)
+{
+    dctx *w = &b->w;
+    const solid_leaf *s = &w->solid_leaves[job];
+    bk_region start = {.faces = w->solid_store.faces + s->first, .nfaces = s->count, .points = w->solid_store.points};
+    tree_walk tw = {BSPKIT_Q_NODES, w->nnodes, w->node_record, NULL, clip_candidate_leaf};
+    bspkit_result r = m220_walk_tree(w, w->clip_model, &tw, w->clip_model->headnode[0], &start);
+    b->end[job - b->first] = w->nclip_cands;
+    if (r != BSPKIT_OK) {
+        b->res = r;
+        return false;
+    }
+    return true;
+}
+
+/* Takes step 1's candidates in job order, as one walk would have found
+ * them: the work is checked at every leaf of the player hull, and once the
+ * candidates outgrow the store limit no later leaf's walk runs. */
+static bspkit_result take_candidates(dctx *c, clip_run *run)
+{
+    uint64_t nested = 0; /* work of the hull-0 walks before the current leaf */
+    size_t leaf = 0;
+    for (size_t bi = 0; bi < run->nbatches; bi++) {
+        clip_batch *b = &run->batches[bi];
+        for (size_t j = 0; j < b->count; j++, leaf++) {
+            if (c->solid_leaves[leaf].stamp + nested > c->clip_work_limit) {
+                c->clip_incomplete = true;
+                return BSPKIT_OK;
+            }
+            if (c->clip_full)
+                continue; /* its walk would not have run */
+            if (j >= b->done) {
+                /* The job that stopped the batch: out of memory, a tree that cannot be walked, or past the budget. */
+                if (b->res == BSPKIT_ERR_NOMEM)
+                    return m220_nomem(c);
+                c->clip_incomplete = true;
+                return BSPKIT_OK;
+            }
+            nested += b->work[j];
+            for (size_t k = j ? b->end[j - 1] : 0; k < b->end[j]; k++) {
+                const grown_region *g = &b->w.clip_cands[k];
+                bk_region r = {.faces = b->w.cand_store.faces + g->first, .nfaces = g->count,
+                               .points = b->w.cand_store.points};
+                size_t np = 0;
+                for (size_t f = 0; f < g->count; f++)
+                    np += r.faces[f].count;
+                if (c->cand_store.npoints + np > c->store_limit) {
+                    c->clip_full = true; /* clip is a nicety: the candidates found so far stand */
+                    continue;
+                }
+                if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1,
+                             sizeof *c->clip_cands))
+                    return m220_nomem(c);
+                grown_region *d = &c->clip_cands[c->nclip_cands];
+                *d = *g;
+                d->first = c->cand_store.nfaces;
+                if (!m220_region_copy(&c->cand_store, &r))
+                    return m220_nomem(c);
+                c->nclip_cands++;
+            }
+            if (b->res != BSPKIT_OK && j + 1 == b->done && b->res == BSPKIT_ERR_LIMIT) {
+                c->clip_incomplete = true; /* this job passed the budget */
+                return BSPKIT_OK;
+            }
+        }
+    }
+    if (c->clip_last_stamp + nested > c->clip_work_limit) {
         c->clip_incomplete = true;
         return BSPKIT_OK;
     }
-    if (contents != BSPKIT_Q_CONTENTS_SOLID)
-        return clip_open_region(c, r);
-    if (c->clip_full)
-        return BSPKIT_OK;
-    tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, NULL, clip_candidate_leaf};
-    return m220_walk_tree(c, m, &w, m->headnode[0], r);
+    c->rc.work += nested;
+    return BSPKIT_OK;
 }
+
+/* ---- step 2: candidates minus the grown open leaves -------------------------------- */
 
 static bool boxes_overlap(bk_dvec alo, bk_dvec ahi, bk_dvec blo, bk_dvec bhi)
 {
     return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y && alo.z < bhi.z && blo.z < ahi.z;
 }
 
+/* A cut by grown plane `gi` is labelled with it until every job is done:
+ * plane ids are then given in the order one thread would have asked for
+ * them (take_pieces). The flip keeps which side of the plane was kept. */
+#define PENDING_BASE (INT32_MIN + 1)
+static int32_t pending_label(size_t gi) { return PENDING_BASE + (int32_t)gi; }
+static bool is_pending(int32_t plane) { return plane < -1; }
+static size_t pending_plane(int32_t plane) { return (size_t)((int64_t)plane - PENDING_BASE); }
+
 typedef struct clip_frame {
     bk_region region;
     size_t next; /* the first grown open leaf still to take away */
 } clip_frame;
 
-/* Candidate `ci` minus every grown open leaf: what is left becomes clip pieces. */
-static bspkit_result subtract_open(dctx *c, size_t ci)
+static bool note_use(clip_batch *b, size_t job, size_t gi)
 {
+    if (b->seen[gi] == job + 1)
+        return true;
+    b->seen[gi] = (uint32_t)(job + 1);
+    if (!bk_grow((void **)&b->uses, &b->cap_uses, b->nuses + 1, sizeof *b->uses))
+        return false;
+    b->uses[b->nuses++] = (uint32_t)gi;
+    return true;
+}
+
+/* Candidate `ci` minus every grown open leaf: what is left becomes clip
+ * pieces in the batch. False when out of memory. */
+static bool subtract_open(clip_batch *b, size_t ci)
+{
+    dctx *c = &b->w;
     static const bspkit_leaf clip = {.contents = BSPKIT_Q_CONTENTS_CLIP};
     const grown_region *cr = &c->clip_cands[ci];
     bk_region start = {.faces = c->cand_store.faces + cr->first, .nfaces = cr->count,
                        .points = c->cand_store.points};
-    /* The candidate's own points: faces index into the shared store. */
-    bk_region whole = {0};
-    bspkit_result res = BSPKIT_OK;
+    bool ok = true;
     clip_frame *stack = NULL;
     size_t top = 0, cap = 0;
-    bk_region inside = {0}, outside = {0}, tmp = {0};
+    bk_region whole = {0}, inside = {0}, outside = {0}, tmp = {0};
     if (!m220_region_copy(&whole, &start) || !bk_grow((void **)&stack, &cap, 1, sizeof *stack)) {
-        res = m220_nomem(c);
+        ok = false;
         goto done;
     }
     stack[top++] = (clip_frame){whole, 0};
@@ -186,13 +416,13 @@ static bspkit_result subtract_open(dctx *c, size_t ci)
         size_t k = f.next;
         while (k < c->nopen_leaves && !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
             k++;
-        if (k == c->nopen_leaves || c->rc.work > c->clip_work_limit) {
+        if (k == c->nopen_leaves || c->rc.work > b->budget) {
             if (k == c->nopen_leaves && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
                 c->clip_pieces++;
-                res = m220_add_piece(c, &f.region, &clip);
+                ok = m220_add_piece(c, &f.region, &clip) == BSPKIT_OK;
             }
             bk_region_free(&f.region);
-            if (res != BSPKIT_OK)
+            if (!ok)
                 goto done;
             continue;
         }
@@ -203,16 +433,13 @@ static bspkit_result subtract_open(dctx *c, size_t ci)
         f.region = (bk_region){0};
         bool gone = false;
         for (size_t i = 0; i < g->count && !gone; i++) {
-            grown_plane *gp = &c->grown[g->first + i];
-            const bk_dplane *pl = &gp->pl;
+            size_t gi = g->first + i;
+            const bk_dplane *pl = &c->grown[gi].pl;
             bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
             bk_cut fc, bc;
-            if (gp->id == INT32_MIN)
-                gp->id = m220_plane_id(c, pl, &gp->flip);
-            int32_t id = gp->id;
-            uint8_t flip = gp->flip;
-            if (id < 0 || !bk_region_cut(&c->rc, &inside, &neg, id, (uint8_t)!flip, &outside, &fc)) {
-                res = m220_nomem(c);
+            int32_t id = pending_label(gi);
+            if (!note_use(b, ci, gi) || !bk_region_cut(&c->rc, &inside, &neg, id, 1, &outside, &fc)) {
+                ok = false;
                 goto done;
             }
             if (fc == BK_CUT_EMPTY)
@@ -220,7 +447,7 @@ static bspkit_result subtract_open(dctx *c, size_t ci)
             if (fc == BK_CUT_WHOLE) {
                 /* wholly in front: outside the grown leaf, on to the next one */
                 if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
-                    res = m220_nomem(c);
+                    ok = false;
                     goto done;
                 }
                 stack[top++] = (clip_frame){inside, k + 1};
@@ -228,12 +455,9 @@ static bspkit_result subtract_open(dctx *c, size_t ci)
                 gone = true;
                 continue;
             }
-            if (!bk_region_cut(&c->rc, &inside, pl, id, flip, &tmp, &bc)) {
-                res = m220_nomem(c);
-                goto done;
-            }
-            if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
-                res = m220_nomem(c);
+            if (!bk_region_cut_again(&c->rc, &inside, pl, id, 0, &tmp, &bc) ||
+                !bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
+                ok = false;
                 goto done;
             }
             stack[top++] = (clip_frame){outside, k + 1};
@@ -258,6 +482,86 @@ done:
     bk_region_free(&inside);
     bk_region_free(&outside);
     bk_region_free(&tmp);
+    return ok;
+}
+
+static bool pieces_job(clip_batch *b, size_t job)
+{
+    if (!b->seen) {
+        b->seen = calloc(b->w.ngrown ? b->w.ngrown : 1, sizeof *b->seen);
+        b->uses_end = malloc((b->count ? b->count : 1) * sizeof *b->uses_end);
+        if (!b->seen || !b->uses_end) {
+            b->res = BSPKIT_ERR_NOMEM;
+            return false;
+        }
+    }
+    bool ok = subtract_open(b, job);
+    b->end[job - b->first] = b->w.npieces;
+    b->uses_end[job - b->first] = b->nuses;
+    if (!ok)
+        b->res = BSPKIT_ERR_NOMEM;
+    return ok;
+}
+
+/* Takes step 2's pieces in job order: plane ids for the grown planes are
+ * given in the order of their first use, and every piece's pending labels
+ * become those ids. */
+static bspkit_result take_pieces(dctx *c, clip_run *run)
+{
+    uint64_t work = 0;
+    for (size_t bi = 0; bi < run->nbatches; bi++) {
+        const clip_batch *b = &run->batches[bi];
+        if (b->res == BSPKIT_ERR_NOMEM)
+            return m220_nomem(c);
+        if (b->res != BSPKIT_OK) {
+            c->clip_incomplete = true; /* past the budget: no clip */
+            return BSPKIT_OK;
+        }
+        for (size_t j = 0; j < b->count; j++)
+            work += b->work[j];
+    }
+    if (c->rc.work + work > c->clip_work_limit) {
+        c->clip_incomplete = true;
+        return BSPKIT_OK;
+    }
+    static const bspkit_leaf clip = {.contents = BSPKIT_Q_CONTENTS_CLIP};
+    bk_region one = {0};
+    bspkit_result res = BSPKIT_OK;
+    for (size_t bi = 0; bi < run->nbatches && res == BSPKIT_OK; bi++) {
+        clip_batch *b = &run->batches[bi];
+        for (size_t j = 0; j < b->count; j++) {
+            for (size_t u = j ? b->uses_end[j - 1] : 0; u < b->uses_end[j]; u++) {
+                grown_plane *gp = &c->grown[b->uses[u]];
+                if (gp->id == INT32_MIN && (gp->id = m220_plane_id(c, &gp->pl, &gp->flip)) < 0) {
+                    res = m220_nomem(c);
+                    goto done;
+                }
+            }
+            for (size_t p = j ? b->end[j - 1] : 0; p < b->end[j]; p++) {
+                const piece *src = &b->w.pieces[p];
+                bk_rface *faces = b->w.store.faces + src->first;
+                for (uint32_t f = 0; f < src->nfaces; f++)
+                    if (is_pending(faces[f].plane)) {
+                        const grown_plane *gp = &c->grown[pending_plane(faces[f].plane)];
+                        faces[f].plane = gp->id;
+                        faces[f].flip ^= gp->flip;
+                    }
+                /* The piece's own region (its faces index the batch's store). */
+                bk_region view = {.faces = faces, .nfaces = src->nfaces, .points = b->w.store.points};
+                one.nfaces = one.npoints = 0;
+                if (!m220_region_copy(&one, &view)) {
+                    res = m220_nomem(c);
+                    goto done;
+                }
+                if ((res = m220_add_piece(c, &one, &clip)) != BSPKIT_OK)
+                    goto done;
+                c->clip_pieces++;
+            }
+        }
+    }
+    c->rc.work += work;
+done:
+    bk_region_free(&one);
     return res;
 }
 
@@ -278,9 +582,11 @@ bspkit_result m220_walk_clip(dctx *c, size_t mi)
     lo = dv_sub(dv_sub(lo, maxs), (bk_dvec){1, 1, 1});
     hi = dv_add(dv_sub(hi, mins), (bk_dvec){1, 1, 1});
     c->clip_work_limit = c->rc.work + c->work_limit / 2;
-    c->ngrown = c->nopen_leaves = c->nclip_cands = 0;
+    c->ngrown = c->nopen_leaves = c->nclip_cands = c->nsolid_leaves = 0;
+    c->clip_last_stamp = c->rc.work;
     c->clip_full = c->clip_incomplete = false;
     c->cand_store.nfaces = c->cand_store.npoints = 0;
+    c->solid_store.nfaces = c->solid_store.npoints = 0;
     tree_walk w = {BSPKIT_Q_CLIPNODES, c->nclipnodes, c->clipnode_record, c->clip_visited, clip_hull_leaf};
     bspkit_result r = m220_walk_box(c, m, &w, root, lo, hi);
     if (r != BSPKIT_OK && r != BSPKIT_ERR_NOMEM) {
@@ -289,7 +595,23 @@ bspkit_result m220_walk_clip(dctx *c, size_t mi)
         bk_error_clear(c->err);
         r = BSPKIT_OK;
     }
-    for (size_t i = 0; i < c->nclip_cands && r == BSPKIT_OK && !c->clip_incomplete; i++)
-        r = subtract_open(c, i);
+    if (r != BSPKIT_OK || c->clip_incomplete)
+        return r;
+    uint64_t budget = c->work_limit / 2;
+    c->clip_model = m;
+    clip_run run = {.c = c, .job = candidates_job};
+    if (!run_jobs(&run, 1, c->nsolid_leaves, budget))
+        r = m220_nomem(c);
+    else
+        r = take_candidates(c, &run);
+    run_free(&run);
+    if (r != BSPKIT_OK || c->clip_incomplete || c->nclip_cands == 0)
+        return r;
+    run = (clip_run){.c = c, .job = pieces_job};
+    if (!run_jobs(&run, 2, c->nclip_cands, budget))
+        r = m220_nomem(c);
+    else
+        r = take_pieces(c, &run);
+    run_free(&run);
     return r;
 }

@@ -157,6 +157,15 @@ typedef struct dctx {
     size_t nopen_leaves, cap_open_leaves, nclip_cands, cap_clip_cands;
     bk_region cand_store;
     uint64_t clip_work_limit;
+    /* Solid player-hull leaves, each walked in hull 0 as a job of its own
+     * (the regions in solid_store), and the work when the walk reached its
+     * last leaf. */
+    struct solid_leaf *solid_leaves;
+    size_t nsolid_leaves, cap_solid_leaves;
+    bk_region solid_store;
+    uint64_t clip_last_stamp;
+    const bspkit_model *clip_model;
+    unsigned threads; /* for the clip jobs: 0 = one per online CPU */
     bool clip_full;       /* the candidates outgrew the store limit: no more are taken */
     bool clip_incomplete; /* the walk stopped at the work limit: no clip at all */
 

@@ -135,7 +135,7 @@ static bool split_region(dctx *c, const bk_region *r, const bk_dplane *pl, bk_re
     if (plane < 0)
         return false;
     if (!bk_region_cut(&c->rc, r, pl, plane, flip, back, &bc) ||
-        !bk_region_cut(&c->rc, r, &neg, plane, (uint8_t)!flip, front, &fc))
+        !bk_region_cut_again(&c->rc, r, &neg, plane, (uint8_t)!flip, front, &fc))
         return false;
     *cut = bc == BK_CUT_PART && fc == BK_CUT_PART;
     return true;
@@ -286,6 +286,7 @@ bool m220_region_copy(bk_region *dst, const bk_region *src)
         const bk_rface *face = &src->faces[f];
         if (!bk_region_add_face(dst, &face->pl, face->plane, face->flip, src->points + face->first, face->count))
             return false;
+        dst->faces[dst->nfaces - 1].area_ok = face->area_ok;
     }
     return true;
 }
@@ -352,7 +353,7 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
         int32_t plane = (int32_t)c->canon[np]; /* np checked by node_plane */
         uint8_t flip = c->canon_flip[np];
         if (!bk_region_cut(&c->rc, &f.region, &pl, plane, flip, &back, &bc) ||
-            !bk_region_cut(&c->rc, &f.region, &neg, plane, (uint8_t)!flip, &front, &fc)) {
+            !bk_region_cut_again(&c->rc, &f.region, &neg, plane, (uint8_t)!flip, &front, &fc)) {
             bk_region_free(&f.region);
             r = m220_nomem(c);
             goto done;

@@ -17,8 +17,10 @@ void bk_region_ctx_free(bk_region_ctx *c)
 {
     free(c->a);
     free(c->b);
+    free(c->dist);
     c->a = c->b = NULL;
-    c->cap = 0;
+    c->dist = NULL;
+    c->cap = c->cap_dist = 0;
 }
 
 bool bk_region_ctx_reserve(bk_region_ctx *c, size_t need)
@@ -42,7 +44,7 @@ bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_
     if (!bk_grow((void **)&r->faces, &r->cap_faces, r->nfaces + 1, sizeof *r->faces) ||
         !bk_grow((void **)&r->points, &r->cap_points, r->npoints + n, sizeof *r->points))
         return false;
-    r->faces[r->nfaces++] = (bk_rface){*pl, plane, flip, (uint32_t)r->npoints, (uint32_t)n};
+    r->faces[r->nfaces++] = (bk_rface){*pl, plane, flip, 0, (uint32_t)r->npoints, (uint32_t)n};
     for (size_t i = 0; i < n; i++)
         r->points[r->npoints++] = pts[i];
     return true;
@@ -69,15 +71,11 @@ bool bk_region_box(bk_region *r, bk_dvec lo, bk_dvec hi)
     return true;
 }
 
-bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
-                   bk_region *out, bk_cut *result)
+/* The cut of bk_region_cut once the distances of in's points are known:
+ * point i lies sign * c->dist[i] in front of `pl`, lo..hi their range. */
+static bool cut_known(bk_region_ctx *c, const bk_region *in, double sign, double lo, double hi,
+                      const bk_dplane *pl, int32_t plane, uint8_t flip, bk_region *out, bk_cut *result)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < in->npoints; i++) {
-        double s = dv_dot(pl->n, in->points[i]) - pl->d;
-        lo = s < lo ? s : lo;
-        hi = s > hi ? s : hi;
-    }
     c->work += in->npoints;
     if (hi <= BK_REGION_ON_EPS) {
         *result = BK_CUT_WHOLE;
@@ -94,13 +92,39 @@ bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, i
         need = in->faces[f].count + 1 > need ? in->faces[f].count + 1 : need;
     if (!bk_region_ctx_reserve(c, need))
         return false;
+    /* Room for every face gaining a point, and the new face: one allocation at most. */
     out->nfaces = out->npoints = 0;
+    if (!bk_grow((void **)&out->faces, &out->cap_faces, in->nfaces + 1, sizeof *out->faces) ||
+        !bk_grow((void **)&out->points, &out->cap_points, in->npoints + in->nfaces + need, sizeof *out->points))
+        return false;
+    const double *dist = c->dist;
     for (size_t f = 0; f < in->nfaces; f++) {
         const bk_rface *face = &in->faces[f];
-        size_t n = bk_poly_clip_back(in->points + face->first, face->count, pl, BK_REGION_ON_EPS, c->a, c->cap);
-        if (n >= 3 && bk_poly_area(c->a, n) > BK_REGION_AREA_EPS &&
-            !bk_region_add_face(out, &face->pl, face->plane, face->flip, c->a, n))
-            return false;
+        const bk_dvec *pts = in->points + face->first;
+        const double *d = dist + face->first;
+        /* Written so that a NaN distance takes the general path, as the clip treats it. */
+        bool all_front = true, all_kept = true;
+        for (uint32_t i = 0; i < face->count; i++) {
+            double s = sign * d[i];
+            all_front &= s > BK_REGION_ON_EPS;
+            all_kept &= s <= BK_REGION_ON_EPS;
+        }
+        if (all_front)
+            continue; /* nothing is kept */
+        const bk_dvec *kept = pts;
+        size_t n = face->count;
+        bool area_ok = face->area_ok;
+        if (!all_kept) {
+            n = bk_poly_clip_back_known(pts, d, sign, face->count, BK_REGION_ON_EPS, c->a, c->cap);
+            kept = c->a;
+            area_ok = false;
+        }
+        /* A face left whole keeps its points unmoved, and the area they were checked to hold. */
+        if (n >= 3 && (area_ok || bk_poly_area(kept, n) > BK_REGION_AREA_EPS)) {
+            if (!bk_region_add_face(out, &face->pl, face->plane, face->flip, kept, n))
+                return false;
+            out->faces[out->nfaces - 1].area_ok = 1;
+        }
     }
     bk_poly_base(pl, c->extent, c->a);
     size_t n = 4;
@@ -112,10 +136,36 @@ bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, i
         next = t;
     }
     c->work += in->nfaces * 8;
-    if (n >= 3 && bk_poly_area(cur, n) > BK_REGION_AREA_EPS && !bk_region_add_face(out, pl, plane, flip, cur, n))
-        return false;
+    if (n >= 3 && bk_poly_area(cur, n) > BK_REGION_AREA_EPS) {
+        if (!bk_region_add_face(out, pl, plane, flip, cur, n))
+            return false;
+        out->faces[out->nfaces - 1].area_ok = 1;
+    }
     *result = out->nfaces >= 4 ? BK_CUT_PART : BK_CUT_EMPTY;
     return true;
+}
+
+bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
+                   bk_region *out, bk_cut *result)
+{
+    if (!bk_grow((void **)&c->dist, &c->cap_dist, in->npoints ? in->npoints : 1, sizeof *c->dist))
+        return false;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < in->npoints; i++) {
+        double s = dv_dot(pl->n, in->points[i]) - pl->d;
+        c->dist[i] = s;
+        lo = s < lo ? s : lo;
+        hi = s > hi ? s : hi;
+    }
+    c->dist_lo = lo;
+    c->dist_hi = hi;
+    return cut_known(c, in, 1.0, lo, hi, pl, plane, flip, out, result);
+}
+
+bool bk_region_cut_again(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
+                         bk_region *out, bk_cut *result)
+{
+    return cut_known(c, in, -1.0, -c->dist_hi, -c->dist_lo, pl, plane, flip, out, result);
 }
 
 double bk_region_volume(const bk_region *r, bk_dvec ref)

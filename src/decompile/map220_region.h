@@ -20,6 +20,7 @@ typedef struct bk_rface {
     bk_dplane pl;         /* unit outward normal */
     int32_t plane;        /* the map's plane index; -1 for a face of the bounding box, other negative values are the caller's */
     uint8_t flip;         /* 1: the outward normal is the map plane's normal negated */
+    uint8_t area_ok;      /* 1: the polygon is known to hold more than BK_REGION_AREA_EPS */
     uint32_t first, count; /* polygon: points[first .. first + count), counter-clockwise seen from outside */
 } bk_rface;
 
@@ -36,6 +37,11 @@ typedef struct bk_region_ctx {
     size_t cap;
     double extent;   /* half-size of the square a cut starts its new face from */
     uint64_t work;   /* points visited so far: callers bound it */
+    /* The last cut's distances of its region's points to its plane, and
+     * their extremes, kept for bk_region_cut_again. */
+    double *dist;
+    size_t cap_dist;
+    double dist_lo, dist_hi;
 } bk_region_ctx;
 
 typedef enum bk_cut { BK_CUT_EMPTY, BK_CUT_WHOLE, BK_CUT_PART } bk_cut;
@@ -58,6 +64,12 @@ bool bk_region_box(bk_region *r, bk_dvec mins, bk_dvec maxs);
  * on `pl` gets `plane` and `flip`. False when out of memory. */
 bool bk_region_cut(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
                    bk_region *out, bk_cut *result);
+
+/* bk_region_cut by the negation of the plane of the last bk_region_cut,
+ * on the same (unchanged) region `in`: the same result as a fresh cut, with
+ * the distances of the first reused. */
+bool bk_region_cut_again(bk_region_ctx *c, const bk_region *in, const bk_dplane *pl, int32_t plane, uint8_t flip,
+                         bk_region *out, bk_cut *result);
 
 /* Volume, measured from `ref` to limit cancellation with large coordinates. */
 double bk_region_volume(const bk_region *r, bk_dvec ref);

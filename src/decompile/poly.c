@@ -63,6 +63,18 @@ size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, do
     return m;
 }
 
+size_t bk_poly_clip_back_known(const bk_dvec *in, const double *dist, double sign, size_t n, double eps,
+                               bk_dvec *out, size_t cap)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i + 1 == n ? 0 : i + 1;
+        if (!clip_edge(in[i], in[j], sign * dist[i], sign * dist[j], eps, out, &m, cap))
+            return 0;
+    }
+    return m;
+}
+
 size_t bk_poly_side(const bk_dplane *planes, size_t count, size_t side, double extent, double eps, bk_dvec *a,
                     bk_dvec *b, bk_dvec **result)
 {

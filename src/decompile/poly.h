@@ -44,6 +44,12 @@ void bk_poly_base(const bk_dplane *plane, double extent, bk_dvec out[4]);
  * need more than `cap` (only a polygon that is not convex can) gives 0. */
 size_t bk_poly_clip_back(const bk_dvec *in, size_t n, const bk_dplane *plane, double eps, bk_dvec *out, size_t cap);
 
+/* bk_poly_clip_back with each point's signed distance given: in[i] lies
+ * sign * dist[i] in front of the plane (sign 1 or -1: a distance to the
+ * plane's negation is exactly the negated distance). */
+size_t bk_poly_clip_back_known(const bk_dvec *in, const double *dist, double sign, size_t n, double eps,
+                               bk_dvec *out, size_t cap);
+
 /* The polygon of planes[side] clipped by the back sides of every other plane
  * in planes[0..count), starting from a square of half-size `extent`. Planes
  * equal to the side's own (normal within 1e-6 and distance within eps) are

@@ -578,6 +578,84 @@ static void clip_brush_from_player_hull(bspkit_family family)
     bspkit_close(map);
 }
 
+/* Six clip brushes in a row (x = 128 i .. 128 i + 64, y and z 0..64), each
+ * grown by the GoldSrc crouching box in hull 3, with splits between them:
+ * many jobs for the threads that recover clip. Every thread count gives the
+ * same text, with the six brushes where they were. */
+#define CLIP_ROW 6
+static void test_clip_same_for_any_thread_count(void **state)
+{
+    (void)state;
+    const float mins[3] = {-16, -16, -18}, maxs[3] = {16, 16, 18};
+    enum { SPLITS = CLIP_ROW * 6, STAND = SPLITS + CLIP_ROW - 1 };
+    bspkit_plane planes[STAND + 1];
+    bspkit_clipnode clip[STAND + 1];
+    for (int i = 0; i < CLIP_ROW; i++)
+        for (int a = 0; a < 3; a++) {
+            float lo = a == 0 ? 128.0f * (float)i : 0, hi = lo + 64;
+            int at = 6 * i + 2 * a;
+            planes[at] = axial(a, lo - maxs[a]);
+            planes[at + 1] = axial(a, hi - mins[a]);
+            clip[at] = (bspkit_clipnode){at, {at + 1, EMPTY}};
+            clip[at + 1] = (bspkit_clipnode){at + 1, {EMPTY, a == 2 ? SOLID : at + 2}};
+        }
+    /* Split i (x = 128 i + 104) has box i behind it, the next split or the last box in front. */
+    for (int i = 0; i + 1 < CLIP_ROW; i++) {
+        planes[SPLITS + i] = axial(0, 128.0f * (float)i + 104);
+        int32_t front = i + 2 < CLIP_ROW ? SPLITS + i + 1 : 6 * (i + 1);
+        clip[SPLITS + i] = (bspkit_clipnode){SPLITS + i, {front, 6 * i}};
+    }
+    planes[STAND] = axial(2, -100);
+    clip[STAND] = (bspkit_clipnode){STAND, {SOLID, SOLID}};
+    const bspkit_node nodes[] = {node(STAND, LEAF(1), LEAF(1))}; /* hull 0: open everywhere */
+    const int32_t contents[] = {SOLID, EMPTY};
+    bspkit_model models[] = {box_model(0, -128, 896, -128, 128)};
+    for (int h = 1; h < 4; h++)
+        models[0].headnode[h] = h == 3 ? SPLITS : STAND;
+    static const char ents[] = "{\n\"classname\" \"worldspawn\"\n}\n";
+    bspkit_builder *b = begin(BSPKIT_FAMILY_GOLDSRC, planes, STAND + 1, nodes, 1, contents, 2, models, 1, ents);
+    CHECK(bspkit_builder_set_clipnodes(b, clip, STAND + 1, ERR));
+    bspkit_map *map = finish(b);
+
+    char *first = NULL;
+    size_t first_size = 0;
+    const unsigned counts[] = {1, 2, 3, 8, 0};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        bspkit_decompile_options o = {.threads = counts[k]};
+        char *text;
+        size_t size;
+        bspkit_decompile_stats st;
+        CHECK(bspkit_decompile_memory(map, &o, &text, &size, &st, ERR));
+        assert_int_equal(st.clip_brushes, CLIP_ROW);
+        if (!first) {
+            first = text;
+            first_size = size;
+            continue;
+        }
+        assert_int_equal(size, first_size);
+        assert_memory_equal(text, first, size);
+        free(text);
+    }
+    mr_map m;
+    char why[256];
+    if (!mr_parse(first, first_size, &m, why, sizeof why))
+        fail_msg("output does not parse: %s", why);
+    assert_int_equal(m.nbrushes, CLIP_ROW);
+    for (int i = 0; i < CLIP_ROW; i++) {
+        const double in[3] = {128.0 * i + 32, 32, 32}, out[3] = {128.0 * i + 96, 32, 32};
+        size_t holding = 0;
+        for (size_t br = 0; br < m.nbrushes; br++) {
+            assert_int_equal(mr_brush_kind(&m, br), MR_CLIP);
+            holding += mr_brush_contains(&m, br, in, 1e-6);
+            assert_false(mr_brush_contains(&m, br, out, 1e-6));
+        }
+        assert_int_equal(holding, 1);
+    }
+    mr_free(&m);
+    free(first);
+    bspkit_close(map);
+}
+
 /* A player hull pointing at a clipnode that does not exist: the map still
  * decompiles, without clip. */
 static void test_broken_clip_hull_gives_no_clip(void **state)
@@ -751,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_clip_brush_goldsrc),
         cmocka_unit_test(test_broken_clip_hull_gives_no_clip),
         cmocka_unit_test(test_clip_brush_quake),
+        cmocka_unit_test(test_clip_same_for_any_thread_count),
         cmocka_unit_test(test_liquid_and_sky),
         cmocka_unit_test(test_cyclic_tree),
         cmocka_unit_test(test_deep_tree_refused),
