@@ -10,6 +10,8 @@
  * Translucent and ladder leaves are not rebuilt. */
 #include "map220_internal.h"
 
+#include "core/parallel.h"
+
 /* ---- writing -------------------------------------------------------------------- */
 
 /* A coordinate, as both formats write numbers (bk_decompile_num). */
@@ -126,58 +128,119 @@ void bk_decompile_put_texture(bk_tbuf *t, bk_dvec normal, bk_dvec shift, const c
     put_num(t, scale[1]);
 }
 
+/* Writes piece `pi` (alive, four faces or more) as one brush. Every side's
+ * face has been looked up (m220_stored_side_face), so this only reads the
+ * context and may run on several threads at once. */
+static void write_piece(const dctx *c, size_t pi, bk_dvec shift, bk_tbuf *t, bspkit_decompile_stats *st)
+{
+    const piece *p = &c->pieces[pi];
+    tb_puts(t, "{\n");
+    const char *own = p->contents == BSPKIT_Q_CONTENTS_SOLID ? NULL : m220_miptex_name(c, p->tex);
+    if (p->contents != BSPKIT_Q_CONTENTS_SOLID && !own)
+        own = m220_default_name(c, p->contents);
+    for (uint32_t f = 0; f < p->nfaces; f++) {
+        const bk_rface *face = &c->store.faces[p->first + f];
+        const bk_dvec *pts = c->store.points + face->first;
+        /* Clip shows no face: its sides need no face's alignment either. */
+        int64_t fi = p->contents == BSPKIT_Q_CONTENTS_CLIP ? -1 : c->side_faces[p->first + f];
+        const char *name = own;
+        const bspkit_texinfo *ti = NULL;
+        if (fi >= 0) {
+            int32_t tix = c->faces[fi].texinfo;
+            ti = tix >= 0 && (size_t)tix < c->ntexinfo ? &c->texinfo[tix] : NULL;
+            if (!name)
+                name = m220_miptex_name(c, m220_face_miptex(c, (size_t)fi));
+            /* A sky or liquid name would turn a solid brush into sky or liquid when compiled. */
+            if (name && p->contents == BSPKIT_Q_CONTENTS_SOLID &&
+                (m220_name_fits(name, BSPKIT_Q_CONTENTS_SKY) || m220_name_fits(name, BSPKIT_Q_CONTENTS_WATER)))
+                name = NULL;
+        }
+        if (!name || p->contents == BSPKIT_Q_CONTENTS_CLIP) {
+            name = name ? name : m220_default_name(c, p->contents);
+            st->tool_sides++;
+        }
+        put_side(t, face, pts, shift, name, ti);
+        st->sides++;
+    }
+    tb_puts(t, "}\n");
+    st->brushes++;
+    st->clip_brushes += p->contents == BSPKIT_Q_CONTENTS_CLIP;
+}
+
+/* Pieces written per job, and below how many pieces one thread writes them all. */
+#define WRITE_CHUNK 256
+
+typedef struct write_job {
+    const dctx *c;
+    bk_dvec shift;
+    size_t npieces;
+    bk_tbuf *text;                 /* per chunk */
+    bspkit_decompile_stats *stats; /* per chunk */
+} write_job;
+
+static void write_chunk(void *ctx, size_t k)
+{
+    write_job *j = ctx;
+    size_t end = (k + 1) * WRITE_CHUNK < j->npieces ? (k + 1) * WRITE_CHUNK : j->npieces;
+    for (size_t pi = k * WRITE_CHUNK; pi < end; pi++)
+        if (j->c->pieces[pi].alive && j->c->pieces[pi].nfaces >= 4)
+            write_piece(j->c, pi, j->shift, &j->text[k], &j->stats[k]);
+}
+
 static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift, bk_tbuf *t,
                                   bspkit_decompile_stats *st, bool world)
 {
+    /* Look up every side's face first: the lookup keeps scratch space in the context. */
     for (size_t pi = 0; pi < c->npieces; pi++) {
         const piece *p = &c->pieces[pi];
-        if (!p->alive)
+        if (!p->alive || p->contents == BSPKIT_Q_CONTENTS_CLIP)
             continue;
-        if (p->nfaces < 4) {
-            st->skipped_brushes++;
-            continue;
-        }
-        tb_puts(t, "{\n");
-        const char *own = p->contents == BSPKIT_Q_CONTENTS_SOLID ? NULL : m220_miptex_name(c, p->tex);
-        if (p->contents != BSPKIT_Q_CONTENTS_SOLID && !own)
-            own = m220_default_name(c, p->contents);
-        for (uint32_t f = 0; f < p->nfaces; f++) {
-            const bk_rface *face = &c->store.faces[p->first + f];
-            const bk_dvec *pts = c->store.points + face->first;
+        for (uint32_t f = 0; f < p->nfaces && p->nfaces >= 4; f++) {
             bool oom = false;
-            /* Clip shows no face: its sides need no face's alignment either. */
-            int64_t fi = p->contents == BSPKIT_Q_CONTENTS_CLIP ? -1 : m220_stored_side_face(c, m, p->first + f, &oom);
+            m220_stored_side_face(c, m, p->first + f, &oom);
             if (oom)
                 return m220_nomem(c);
-            const char *name = own;
-            const bspkit_texinfo *ti = NULL;
-            if (fi >= 0) {
-                int32_t tix = c->faces[fi].texinfo;
-                ti = tix >= 0 && (size_t)tix < c->ntexinfo ? &c->texinfo[tix] : NULL;
-                if (!name)
-                    name = m220_miptex_name(c, m220_face_miptex(c, (size_t)fi));
-                /* A sky or liquid name would turn a solid brush into sky or liquid when compiled. */
-                if (name && p->contents == BSPKIT_Q_CONTENTS_SOLID &&
-                    (m220_name_fits(name, BSPKIT_Q_CONTENTS_SKY) || m220_name_fits(name, BSPKIT_Q_CONTENTS_WATER)))
-                    name = NULL;
-            }
-            if (!name || p->contents == BSPKIT_Q_CONTENTS_CLIP) {
-                name = name ? name : m220_default_name(c, p->contents);
-                st->tool_sides++;
-            }
-            put_side(t, face, pts, shift, name, ti);
-            st->sides++;
         }
-        tb_puts(t, "}\n");
-        st->brushes++;
-        st->clip_brushes += p->contents == BSPKIT_Q_CONTENTS_CLIP;
-        if (world)
-            st->world_brushes++;
-        else
-            st->entity_brushes++;
-        if (t->size > c->out_limit)
-            return m220_limit_fail(c, BSPKIT_Q_NODES, "the output outgrows the size of the map");
     }
+    bspkit_decompile_stats local = {0};
+    size_t nchunks = (c->npieces + WRITE_CHUNK - 1) / WRITE_CHUNK;
+    if (nchunks <= 1) {
+        for (size_t pi = 0; pi < c->npieces; pi++)
+            if (c->pieces[pi].alive && c->pieces[pi].nfaces >= 4)
+                write_piece(c, pi, shift, t, &local);
+    } else {
+        write_job j = {c, shift, c->npieces, calloc(nchunks, sizeof *j.text), calloc(nchunks, sizeof *j.stats)};
+        if (!j.text || !j.stats) {
+            free(j.text);
+            free(j.stats);
+            return m220_nomem(c);
+        }
+        bk_parallel_for(nchunks, c->threads, write_chunk, &j);
+        /* In piece order; the output limit is checked as often as one thread would reach it. */
+        for (size_t k = 0; k < nchunks; k++) {
+            tb_put(t, j.text[k].data ? j.text[k].data : "", j.text[k].size);
+            t->failed |= j.text[k].failed;
+            local.brushes += j.stats[k].brushes;
+            local.sides += j.stats[k].sides;
+            local.tool_sides += j.stats[k].tool_sides;
+            local.clip_brushes += j.stats[k].clip_brushes;
+            tb_free(&j.text[k]);
+        }
+        free(j.text);
+        free(j.stats);
+    }
+    for (size_t pi = 0; pi < c->npieces; pi++)
+        st->skipped_brushes += c->pieces[pi].alive && c->pieces[pi].nfaces < 4;
+    st->brushes += local.brushes;
+    st->sides += local.sides;
+    st->tool_sides += local.tool_sides;
+    st->clip_brushes += local.clip_brushes;
+    if (world)
+        st->world_brushes += local.brushes;
+    else
+        st->entity_brushes += local.brushes;
+    if (t->size > c->out_limit)
+        return m220_limit_fail(c, BSPKIT_Q_NODES, "the output outgrows the size of the map");
     return BSPKIT_OK;
 }
 
@@ -192,11 +255,12 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
     bspkit_result r = m220_walk_model(c, mi);
     if (r != BSPKIT_OK)
         return r;
+    size_t split = c->npieces;
     if (mi == 0 && !(opts->skip & BSPKIT_DECOMPILE_NO_CLIP) && (r = m220_walk_clip(c, mi)) != BSPKIT_OK)
         return r;
     st->leaves += c->nleaves;
     st->texture_splits += c->texture_splits;
-    if (!opts->no_merge && (r = m220_merge_pieces(c, &c->models[mi])) != BSPKIT_OK)
+    if (!opts->no_merge && (r = m220_merge_pieces(c, &c->models[mi], split)) != BSPKIT_OK)
         return r;
     return write_pieces(c, &c->models[mi], shift, t, st, mi == 0);
 }

@@ -194,7 +194,8 @@ int64_t m220_largest_candidate(const dctx *c);
 bspkit_result m220_limit_fail(dctx *c, int lump, const char *what);
 bspkit_result m220_load_canonical_planes(dctx *c);
 bspkit_result m220_load_faces(dctx *c);
-bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m);
+/* Merges the model's pieces; those from `split` on are clip pieces (see map220_merge.c). */
+bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split);
 const char *m220_miptex_name(const dctx *c, int64_t tex);
 void m220_model_box(dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi);
 bool m220_name_fits(const char *name, int32_t contents);

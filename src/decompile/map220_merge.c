@@ -1,6 +1,8 @@
 /* .map decompiler: merging neighbouring pieces while their union stays convex. */
 #include "map220_internal.h"
 
+#include "core/parallel.h"
+
 /* ---- merging ------------------------------------------------------------------- */
 
 typedef struct mentry { int32_t plane; uint32_t flip, piece; } mentry;
@@ -200,14 +202,14 @@ static bool boxes_touch(const piece *a, const piece *b)
  * intersection of those planes: behind the shared plane it is within the
  * first piece, in front of it within the second, so it is exactly the two
  * pieces and convex. */
-bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m)
+static bspkit_result merge_range(dctx *c, const bspkit_model *m, size_t first, size_t end)
 {
     mentry *e = NULL, *tmp = NULL;
     size_t ne = 0, cap = 0, tmp_cap = 0;
     bspkit_result r = BSPKIT_OK;
     for (int pass = 0; pass < MERGE_PASSES; pass++) {
         ne = 0;
-        for (size_t p = 0; p < c->npieces; p++) {
+        for (size_t p = first; p < end; p++) {
             if (!c->pieces[p].alive)
                 continue;
             for (uint32_t f = 0; f < c->pieces[p].nfaces; f++) {
@@ -259,5 +261,81 @@ bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m)
 done:
     free(e);
     free(tmp);
+    return r;
+}
+
+/* Pieces of different contents never merge, so the model's own pieces and
+ * the clip pieces after them (from `split` on) are merged as two groups at
+ * once: the clip group in a copy of the context with a store of its own,
+ * appended to the model's store afterwards. Each group merges exactly as it
+ * would among all pieces, so the result does not depend on the threads. */
+typedef struct merge_group {
+    dctx *c;
+    const bspkit_model *m;
+    size_t split;
+    dctx clip;
+    bspkit_error clip_err;
+    bspkit_result res[2];
+} merge_group;
+
+static void merge_one_group(void *ctx, size_t i)
+{
+    merge_group *g = ctx;
+    g->res[i] = i == 0 ? merge_range(g->c, g->m, 0, g->split) : merge_range(&g->clip, g->m, g->split, g->c->npieces);
+}
+
+/* Moves the faces of pieces [split, npieces) into `dst` (empty), renumbering
+ * the pieces; false when out of memory. */
+static bool move_faces(dctx *c, size_t split, bk_region *dst)
+{
+    for (size_t p = split; p < c->npieces; p++) {
+        piece *pc = &c->pieces[p];
+        bk_region view = {.faces = c->store.faces + pc->first, .nfaces = pc->nfaces, .points = c->store.points};
+        uint32_t first = (uint32_t)dst->nfaces;
+        if (!m220_region_copy(dst, &view))
+            return false;
+        pc->first = first;
+    }
+    return true;
+}
+
+bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split)
+{
+    if (split == 0 || split >= c->npieces)
+        return merge_range(c, m, 0, c->npieces);
+    bk_dvec lo, hi;
+    m220_model_box(c, m, &lo, &hi); /* cached before the copy: both groups ask for it */
+    merge_group g = {.c = c, .m = m, .split = split, .clip = *c};
+    dctx *w = &g.clip;
+    w->err = &g.clip_err;
+    w->rc = (bk_region_ctx){.extent = c->rc.extent, .work = c->rc.work};
+    w->store = (bk_region){0};
+    w->store_limit = c->store_limit > c->store.npoints ? c->store_limit - c->store.npoints : 0;
+    bspkit_result r = BSPKIT_OK;
+    uint64_t work_before = c->rc.work;
+    if (!move_faces(c, split, &w->store)) {
+        r = m220_nomem(c);
+        goto done;
+    }
+    bk_parallel_for(2, c->threads, merge_one_group, &g);
+    if ((r = g.res[0]) != BSPKIT_OK)
+        goto done;
+    if ((r = g.res[1]) != BSPKIT_OK) {
+        bk_error_copy(c->err, &g.clip_err);
+        goto done;
+    }
+    c->rc.work += w->rc.work - work_before;
+    /* The clip group's faces go after the model's, in their order. */
+    size_t base_faces = c->store.nfaces;
+    bk_region all = {.faces = w->store.faces, .nfaces = w->store.nfaces, .points = w->store.points};
+    if (!m220_region_copy(&c->store, &all)) {
+        r = m220_nomem(c);
+        goto done;
+    }
+    for (size_t p = split; p < c->npieces; p++)
+        c->pieces[p].first += (uint32_t)base_faces;
+done:
+    bk_region_ctx_free(&w->rc);
+    bk_region_free(&w->store);
     return r;
 }
