@@ -51,8 +51,45 @@ static double region_thickness(const bk_region *r)
     return thin;
 }
 
+/* Whether the plane with normal n touching region `r` at height h, pushed
+ * out by the box, bounds the grown region in a facet (not only along an
+ * edge or at a corner): the points of `r` on it and the box's extent along
+ * it must span two directions. A plane that is no facet takes nothing away
+ * that the facets do not, and cutting by it would only split pieces. */
+static bool grown_facet(const bk_region *r, bk_dvec n, double h)
+{
+    static const bk_dvec axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    bk_dvec dirs[3];
+    int ndirs = 0;
+    for (int a = 0; a < 3; a++)
+        if (fabs(dv_dot(n, axes[a])) < 1e-9)
+            dirs[ndirs++] = axes[a];
+    if (ndirs >= 2)
+        return true;
+    const bk_dvec *anchor = NULL;
+    for (size_t i = 0; i < r->npoints; i++) {
+        if (dv_dot(n, r->points[i]) < h - BK_REGION_ON_EPS)
+            continue;
+        if (!anchor) {
+            anchor = &r->points[i];
+            continue;
+        }
+        bk_dvec d = dv_sub(r->points[i], *anchor);
+        if (dv_length(d) < BK_REGION_ON_EPS)
+            continue;
+        if (ndirs == 0) {
+            dirs[ndirs++] = d;
+            continue;
+        }
+        if (dv_length(dv_cross(dirs[0], d)) > 1e-6 * dv_length(dirs[0]) * dv_length(d))
+            return true;
+    }
+    return false;
+}
+
 /* Appends plane normal n with distance max(dot(n, region point)) + box
- * support, unless an equal normal is there already; false when out of memory. */
+ * support, unless an equal normal is there already or the plane is no
+ * facet of the grown region; false when out of memory. */
 static bool add_grown_plane(dctx *c, const bk_region *r, bk_dvec n, bk_dvec mins, bk_dvec maxs, size_t first)
 {
     for (size_t i = first; i < c->ngrown; i++)
@@ -61,6 +98,8 @@ static bool add_grown_plane(dctx *c, const bk_region *r, bk_dvec n, bk_dvec mins
     double h = -INFINITY;
     for (size_t i = 0; i < r->npoints; i++)
         h = fmax(h, dv_dot(n, r->points[i]));
+    if (!grown_facet(r, n, h))
+        return true;
     if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + 1, sizeof *c->grown))
         return false;
     c->grown[c->ngrown++] = (grown_plane){{n, h + box_support(n, mins, maxs)}, INT32_MIN, 0};
@@ -390,6 +429,27 @@ static bool note_use(clip_batch *b, size_t job, size_t gi)
     return true;
 }
 
+/* Whether some plane of grown leaf `g` has every point of `r` on or in front of it. */
+static bool outside_of(dctx *c, const bk_region *r, bk_dvec lo, bk_dvec hi, const grown_region *g)
+{
+    /* The region's box first: wholly in front of a plane, so is the region. */
+    for (size_t i = 0; i < g->count; i++) {
+        const bk_dplane *pl = &c->grown[g->first + i].pl;
+        if (-box_support(dv_scale(pl->n, -1), lo, hi) - pl->d >= -BK_REGION_ON_EPS)
+            return true;
+    }
+    c->rc.work += (uint64_t)g->count * r->npoints;
+    for (size_t i = 0; i < g->count; i++) {
+        const bk_dplane *pl = &c->grown[g->first + i].pl;
+        size_t p = 0;
+        while (p < r->npoints && dv_dot(pl->n, r->points[p]) - pl->d >= -BK_REGION_ON_EPS)
+            p++;
+        if (p == r->npoints)
+            return true;
+    }
+    return false;
+}
+
 /* Candidate `ci` minus every grown open leaf: what is left becomes clip
  * pieces in the batch. False when out of memory. */
 static bool subtract_open(clip_batch *b, size_t ci)
@@ -426,8 +486,19 @@ static bool subtract_open(clip_batch *b, size_t ci)
                 goto done;
             continue;
         }
-        /* Take grown leaf k away: the parts in front of each of its planes lie outside it. */
+        /* A region that one plane of grown leaf k has wholly in front lies
+         * outside it: on to the next leaf without cutting it into parts. */
         const grown_region *g = &c->open_leaves[k];
+        if (outside_of(c, &f.region, lo, hi, g)) {
+            if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
+                bk_region_free(&f.region);
+                ok = false;
+                goto done;
+            }
+            stack[top++] = (clip_frame){f.region, k + 1};
+            continue;
+        }
+        /* Take grown leaf k away: the parts in front of each of its planes lie outside it. */
         bk_region_free(&inside);
         inside = f.region;
         f.region = (bk_region){0};
@@ -438,6 +509,8 @@ static bool subtract_open(clip_batch *b, size_t ci)
             bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
             bk_cut fc, bc;
             int32_t id = pending_label(gi);
+            if (box_support(pl->n, lo, hi) - pl->d <= BK_REGION_ON_EPS)
+                continue; /* the region's box, so the region, lies wholly behind this plane */
             if (!note_use(b, ci, gi) || !bk_region_cut(&c->rc, &inside, &neg, id, 1, &outside, &fc)) {
                 ok = false;
                 goto done;
