@@ -252,12 +252,13 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
     c->store.nfaces = c->store.npoints = 0;
     c->nside_faces = 0;
     c->nleaves = c->texture_splits = c->clip_pieces = 0;
-    bspkit_result r = m220_walk_model(c, mi);
+    size_t split = SIZE_MAX;
+    bspkit_result r = mi == 0 && !(opts->skip & BSPKIT_DECOMPILE_NO_CLIP) ? m220_walk_model_and_clip(c, mi, &split)
+                                                                          : m220_walk_model(c, mi);
     if (r != BSPKIT_OK)
         return r;
-    size_t split = c->npieces;
-    if (mi == 0 && !(opts->skip & BSPKIT_DECOMPILE_NO_CLIP) && (r = m220_walk_clip(c, mi)) != BSPKIT_OK)
-        return r;
+    if (split == SIZE_MAX)
+        split = c->npieces;
     st->leaves += c->nleaves;
     st->texture_splits += c->texture_splits;
     if (!opts->no_merge && (r = m220_merge_pieces(c, &c->models[mi], split)) != BSPKIT_OK)

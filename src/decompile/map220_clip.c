@@ -182,11 +182,10 @@ typedef struct clip_run {
 static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t count, uint64_t budget)
 {
     memset(b, 0, sizeof *b);
-    b->w = *c;
+    m220_context_copy(&b->w, c, &b->err);
     b->step = step;
     dctx *w = &b->w;
-    w->err = &b->err;
-    w->rc = (bk_region_ctx){.extent = c->rc.extent};
+    w->rc.work = 0; /* a batch counts its own work, against its budget */
     if (step == 1) {
         w->clip_cands = NULL;
         w->nclip_cands = w->cap_clip_cands = 0;
@@ -638,10 +637,13 @@ done:
     return res;
 }
 
-/* Clip pieces of model `mi` (the world), from its player-hull tree split from
- * its box grown by the player box. Nothing when the map has no clip hull,
- * when the hull cannot be walked, or when it needs more work than allowed. */
-bspkit_result m220_walk_clip(dctx *c, size_t mi)
+/* Clip steps 1 and 2 of model `mi` (the world), which do not need its
+ * pieces: the player-hull tree split from the model's box grown by the
+ * player box, the candidates below its solid leaves, and the subtraction
+ * jobs, whose batches are left in `run` for take_pieces. Nothing when the
+ * map has no clip hull, when the hull cannot be walked, or when it needs
+ * more work than allowed. */
+static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
 {
     const bspkit_model *m = &c->models[mi];
     bk_dvec lo, hi, mins, maxs;
@@ -672,19 +674,85 @@ bspkit_result m220_walk_clip(dctx *c, size_t mi)
         return r;
     uint64_t budget = c->work_limit / 2;
     c->clip_model = m;
-    clip_run run = {.c = c, .job = candidates_job};
-    if (!run_jobs(&run, 1, c->nsolid_leaves, budget))
+    *run = (clip_run){.c = c, .job = candidates_job};
+    if (!run_jobs(run, 1, c->nsolid_leaves, budget))
         r = m220_nomem(c);
     else
-        r = take_candidates(c, &run);
-    run_free(&run);
+        r = take_candidates(c, run);
+    run_free(run);
     if (r != BSPKIT_OK || c->clip_incomplete || c->nclip_cands == 0)
         return r;
-    run = (clip_run){.c = c, .job = pieces_job};
-    if (!run_jobs(&run, 2, c->nclip_cands, budget))
+    *run = (clip_run){.c = c, .job = pieces_job};
+    if (!run_jobs(run, 2, c->nclip_cands, budget))
         r = m220_nomem(c);
-    else
-        r = take_pieces(c, &run);
-    run_free(&run);
+    return r;
+}
+
+/* The clip's context: a copy of the model's with its own scratch, work and error. */
+typedef struct model_and_clip {
+    dctx *c;
+    size_t mi;
+    dctx w;
+    bspkit_error err;
+    clip_run run;
+    bspkit_result res[2];
+} model_and_clip;
+
+static void model_or_clip(void *ctx, size_t i)
+{
+    model_and_clip *j = ctx;
+    j->res[i] = i == 0 ? m220_walk_model(j->c, j->mi) : clip_steps(&j->w, j->mi, &j->run);
+}
+
+/* The clip's own state, back from its copy of the context. */
+static void take_clip_state(dctx *c, const dctx *w)
+{
+    c->grown = w->grown;
+    c->ngrown = w->ngrown;
+    c->cap_grown = w->cap_grown;
+    c->open_leaves = w->open_leaves;
+    c->nopen_leaves = w->nopen_leaves;
+    c->cap_open_leaves = w->cap_open_leaves;
+    c->clip_cands = w->clip_cands;
+    c->nclip_cands = w->nclip_cands;
+    c->cap_clip_cands = w->cap_clip_cands;
+    c->cand_store = w->cand_store;
+    c->solid_leaves = w->solid_leaves;
+    c->nsolid_leaves = w->nsolid_leaves;
+    c->cap_solid_leaves = w->cap_solid_leaves;
+    c->solid_store = w->solid_store;
+    c->clip_full = w->clip_full;
+    c->clip_incomplete = w->clip_incomplete;
+    c->clip_last_stamp = w->clip_last_stamp;
+    c->clip_model = w->clip_model;
+}
+
+bspkit_result m220_walk_model_and_clip(dctx *c, size_t mi, size_t *split)
+{
+    bk_dvec lo, hi;
+    m220_model_box(c, &c->models[mi], &lo, &hi); /* cached before the copy: both ask for it */
+    model_and_clip j = {.c = c, .mi = mi};
+    m220_context_copy(&j.w, c, &j.err);
+    j.w.rc.extent = m220_model_extent(lo, hi);
+    uint64_t start = c->rc.work;
+    bk_parallel_for(2, c->threads, model_or_clip, &j);
+    take_clip_state(c, &j.w);
+    bk_region_ctx_free(&j.w.rc);
+    *split = c->npieces;
+    bspkit_result r = j.res[0];
+    if (r == BSPKIT_OK && j.res[1] != BSPKIT_OK) {
+        bk_error_copy(c->err, &j.err);
+        r = j.res[1];
+    }
+    if (r == BSPKIT_OK && j.run.nbatches > 0) {
+        /* As if the clip had started once the model's walk was done: its work after the model's. */
+        uint64_t model_work = c->rc.work - start, clip_work = j.w.rc.work - start;
+        c->clip_work_limit = j.w.clip_work_limit + model_work;
+        c->rc.work += clip_work;
+        r = take_pieces(c, &j.run);
+    } else if (r == BSPKIT_OK) {
+        c->rc.work += j.w.rc.work - start;
+    }
+    run_free(&j.run);
     return r;
 }

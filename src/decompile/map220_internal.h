@@ -210,7 +210,17 @@ bool m220_store_piece(dctx *c, const bk_region *r, piece *p);
 int64_t m220_stored_side_face(dctx *c, const bspkit_model *m, size_t index, bool *nomem);
 bspkit_result m220_walk_box(dctx *c, const bspkit_model *m, const tree_walk *w, int32_t root, bk_dvec lo,
                               bk_dvec hi);
-bspkit_result m220_walk_clip(dctx *c, size_t mi);
+/* m220_walk_model(), then the clip pieces of model `mi` (the world) from
+ * its smallest player hull (map220_clip.c), the clip's first steps on
+ * another thread while the model is walked; *split is where the clip
+ * pieces start. */
+bspkit_result m220_walk_model_and_clip(dctx *c, size_t mi, size_t *split);
+/* `dst` as a copy of `src` for work on another thread: the same tables and
+ * buffers, with its own error and its own region scratch, its work counted
+ * from src's. The caller says which buffers the copy may grow. */
+void m220_context_copy(dctx *dst, const dctx *src, bspkit_error *err);
+/* The half-size of the square a cut starts its new face from, for a model box lo..hi. */
+double m220_model_extent(bk_dvec lo, bk_dvec hi);
 bspkit_result m220_walk_model(dctx *c, size_t mi);
 bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w, int32_t root,
                                const bk_region *start);

@@ -305,10 +305,9 @@ bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split)
         return merge_range(c, m, 0, c->npieces);
     bk_dvec lo, hi;
     m220_model_box(c, m, &lo, &hi); /* cached before the copy: both groups ask for it */
-    merge_group g = {.c = c, .m = m, .split = split, .clip = *c};
+    merge_group g = {.c = c, .m = m, .split = split};
     dctx *w = &g.clip;
-    w->err = &g.clip_err;
-    w->rc = (bk_region_ctx){.extent = c->rc.extent, .work = c->rc.work};
+    m220_context_copy(w, c, &g.clip_err);
     w->store = (bk_region){0};
     w->store_limit = c->store_limit > c->store.npoints ? c->store_limit - c->store.npoints : 0;
     bspkit_result r = BSPKIT_OK;

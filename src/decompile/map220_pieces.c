@@ -405,6 +405,23 @@ bspkit_result m220_walk_box(dctx *c, const bspkit_model *m, const tree_walk *w, 
     return r;
 }
 
+void m220_context_copy(dctx *dst, const dctx *src, bspkit_error *err)
+{
+    *dst = *src;
+    dst->err = err;
+    dst->rc = (bk_region_ctx){.extent = src->rc.extent, .work = src->rc.work};
+}
+
+static double model_reach(bk_dvec lo, bk_dvec hi)
+{
+    return fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
+}
+
+double m220_model_extent(bk_dvec lo, bk_dvec hi)
+{
+    return 4 * model_reach(lo, hi) + 64;
+}
+
 /* Walks model `mi`'s hull-0 tree, splitting its bounding box, and collects
  * the pieces. Each node is visited once over all models. */
 bspkit_result m220_walk_model(dctx *c, size_t mi)
@@ -414,11 +431,11 @@ bspkit_result m220_walk_model(dctx *c, size_t mi)
     m220_model_box(c, m, &lo, &hi);
     if (!(lo.x < hi.x && lo.y < hi.y && lo.z < hi.z))
         return BSPKIT_OK; /* an empty model (or NaN bounds) has no brushes */
-    double reach = fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
+    double reach = model_reach(lo, hi);
     if (reach > 1e6)
         return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_MODELS, -1, -1,
                        "decompile: model %zu reaches %g units from the origin", mi, reach);
-    c->rc.extent = 4 * reach + 64;
+    c->rc.extent = m220_model_extent(lo, hi);
     tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, c->visited, hull0_leaf};
     return m220_walk_box(c, m, &w, m->headnode[0], lo, hi);
 }
