@@ -175,6 +175,11 @@ void cli_report_error(const char *file, const bspkit_error *err);
  * was read as the engines read it. */
 void cli_warn_entities(const char *file, bspkit_map *map);
 
+/* A command's process keeps freed memory for its next buffers instead of
+ * returning every large block to the kernel, which must then fault in and
+ * clear fresh pages each time (a folder of maps, the images of an export). */
+void cli_reuse_memory(void);
+
 /* A progress line on stderr ("[done/total] rate maps/s, time left"), drawn
  * only when stderr is a terminal, redrawn in place and cleared before other
  * output. */

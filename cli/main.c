@@ -102,6 +102,7 @@ int main(int argc, char **argv)
                 COMMANDS[i].help(stdout);
                 return CLI_EXIT_OK;
             }
+            cli_reuse_memory();
             return COMMANDS[i].run(argc - 1, argv + 1);
         }
     }

@@ -4,6 +4,9 @@
 
 #include <errno.h>
 #include <jansson.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -247,6 +250,16 @@ double cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cli_reuse_memory(void)
+{
+#if defined(__GLIBC__)
+    /* Blocks up to 32 MiB from the heap rather than their own mappings, and
+     * the heap trimmed only past 512 MiB free. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
 }
 
 cli_progress cli_progress_start(void)
