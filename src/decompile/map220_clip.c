@@ -461,7 +461,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
     bool ok = true;
     clip_frame *stack = NULL;
     size_t top = 0, cap = 0;
-    bk_region whole = {0}, inside = {0}, outside = {0}, tmp = {0};
+    bk_region whole = bk_region_take(&c->rc), inside = {0}, outside = {0}, tmp = {0};
     if (!m220_region_copy(&whole, &start) || !bk_grow((void **)&stack, &cap, 1, sizeof *stack)) {
         ok = false;
         goto done;
@@ -480,7 +480,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
                 c->clip_pieces++;
                 ok = m220_add_piece(c, &f.region, &clip) == BSPKIT_OK;
             }
-            bk_region_free(&f.region);
+            bk_region_recycle(&c->rc, &f.region);
             if (!ok)
                 goto done;
             continue;
@@ -498,7 +498,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
             continue;
         }
         /* Take grown leaf k away: the parts in front of each of its planes lie outside it. */
-        bk_region_free(&inside);
+        bk_region_recycle(&c->rc, &inside);
         inside = f.region;
         f.region = (bk_region){0};
         bool gone = false;

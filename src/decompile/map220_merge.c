@@ -130,7 +130,7 @@ static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_
     if (!textures_agree(c, m, a, fa, b, fb, &nomem_seen))
         return nomem_seen ? m220_nomem(c) : BSPKIT_OK;
     /* The union is the intersection of both pieces' planes but the shared one. */
-    bk_region cur = {0}, next = {0};
+    bk_region cur = bk_region_take(&c->rc), next = {0};
     bspkit_result r = BSPKIT_OK;
     bk_dvec lo, hi;
     m220_model_box(c, m, &lo, &hi);
@@ -184,8 +184,8 @@ static bspkit_result try_merge(dctx *c, const bspkit_model *m, size_t ai, int64_
     c->pieces[bi].alive = false;
     *merged = true;
 done:
-    bk_region_free(&cur);
-    bk_region_free(&next);
+    bk_region_recycle(&c->rc, &cur);
+    bk_region_recycle(&c->rc, &next);
     return r;
 }
 

@@ -282,6 +282,13 @@ static bspkit_result hull0_leaf(dctx *c, const bspkit_model *m, const bk_region 
 /* A copy of `src` in `dst` (empty); false when out of memory. */
 bool m220_region_copy(bk_region *dst, const bk_region *src)
 {
+    size_t npoints = 0;
+    for (size_t f = 0; f < src->nfaces; f++)
+        npoints += src->faces[f].count;
+    /* Room for all of it at once rather than growing face by face. */
+    if (!bk_grow((void **)&dst->faces, &dst->cap_faces, dst->nfaces + src->nfaces, sizeof *dst->faces) ||
+        !bk_grow((void **)&dst->points, &dst->cap_points, dst->npoints + npoints, sizeof *dst->points))
+        return false;
     for (size_t f = 0; f < src->nfaces; f++) {
         const bk_rface *face = &src->faces[f];
         if (!bk_region_add_face(dst, &face->pl, face->plane, face->flip, src->points + face->first, face->count))
@@ -305,7 +312,7 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
     bk_region back = {0}, front = {0};
     if (!stack)
         return m220_nomem(c);
-    stack[0] = (frame){.child = root};
+    stack[0] = (frame){.child = root, .region = bk_region_take(&c->rc)};
     top = 1;
     if (!m220_region_copy(&stack[0].region, start)) {
         r = m220_nomem(c);
@@ -316,7 +323,7 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
         stack[top].region = (bk_region){0};
         if (f.child < 0) {
             r = w->leaf(c, m, &f.region, f.child);
-            bk_region_free(&f.region);
+            bk_region_recycle(&c->rc, &f.region);
             if (r != BSPKIT_OK)
                 goto done;
             continue;
@@ -384,7 +391,7 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
         /* Keep the leftover buffers for the next cut. */
         front = parts[0];
         back = parts[1];
-        bk_region_free(&f.region);
+        bk_region_recycle(&c->rc, &f.region);
     }
 done:
     while (top > 0)

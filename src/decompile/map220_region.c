@@ -13,8 +13,26 @@ void bk_region_free(bk_region *r)
     *r = (bk_region){0};
 }
 
+void bk_region_recycle(bk_region_ctx *c, bk_region *r)
+{
+    if (c->npool == BK_REGION_POOL || (!r->cap_faces && !r->cap_points)) {
+        bk_region_free(r);
+        return;
+    }
+    r->nfaces = r->npoints = 0;
+    c->pool[c->npool++] = *r;
+    *r = (bk_region){0};
+}
+
+bk_region bk_region_take(bk_region_ctx *c)
+{
+    return c->npool > 0 ? c->pool[--c->npool] : (bk_region){0};
+}
+
 void bk_region_ctx_free(bk_region_ctx *c)
 {
+    while (c->npool > 0)
+        bk_region_free(&c->pool[--c->npool]);
     free(c->a);
     free(c->b);
     free(c->dist);
@@ -53,6 +71,9 @@ bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_
 bool bk_region_box(bk_region *r, bk_dvec lo, bk_dvec hi)
 {
     r->nfaces = r->npoints = 0;
+    if (!bk_grow((void **)&r->faces, &r->cap_faces, 6, sizeof *r->faces) ||
+        !bk_grow((void **)&r->points, &r->cap_points, 24, sizeof *r->points))
+        return false;
     /* Per axis the +axis face then the -axis face, each counter-clockwise seen from outside. */
     const double x0 = lo.x, y0 = lo.y, z0 = lo.z, x1 = hi.x, y1 = hi.y, z1 = hi.z;
     const bk_dvec q[6][4] = {
@@ -93,6 +114,8 @@ static bool cut_known(bk_region_ctx *c, const bk_region *in, double sign, double
     if (!bk_region_ctx_reserve(c, need))
         return false;
     /* Room for every face gaining a point, and the new face: one allocation at most. */
+    if (!out->cap_faces && !out->cap_points)
+        *out = bk_region_take(c);
     out->nfaces = out->npoints = 0;
     if (!bk_grow((void **)&out->faces, &out->cap_faces, in->nfaces + 1, sizeof *out->faces) ||
         !bk_grow((void **)&out->points, &out->cap_points, in->npoints + in->nfaces + need, sizeof *out->points))

@@ -31,6 +31,9 @@ typedef struct bk_region {
     size_t npoints, cap_points;
 } bk_region;
 
+/* Freed regions whose buffers a context keeps for the next cuts. */
+#define BK_REGION_POOL 32
+
 /* Scratch space and the running amount of work shared by region operations. */
 typedef struct bk_region_ctx {
     bk_dvec *a, *b;  /* clip buffers of `cap` points each */
@@ -42,11 +45,18 @@ typedef struct bk_region_ctx {
     double *dist;
     size_t cap_dist;
     double dist_lo, dist_hi;
+    bk_region pool[BK_REGION_POOL]; /* empty regions with buffers (bk_region_recycle) */
+    size_t npool;
 } bk_region_ctx;
 
 typedef enum bk_cut { BK_CUT_EMPTY, BK_CUT_WHOLE, BK_CUT_PART } bk_cut;
 
 void bk_region_free(bk_region *r);
+/* bk_region_free, the buffers kept in `c` for the output of a later cut
+ * (walks free and cut regions by the thousand). */
+void bk_region_recycle(bk_region_ctx *c, bk_region *r);
+/* An empty region, with buffers kept by bk_region_recycle when there are some. */
+bk_region bk_region_take(bk_region_ctx *c);
 void bk_region_ctx_free(bk_region_ctx *c);
 /* Make both clip buffers hold at least `need` points; false when out of memory. */
 bool bk_region_ctx_reserve(bk_region_ctx *c, size_t need);
