@@ -139,8 +139,9 @@ static void write_piece(const dctx *c, size_t pi, bk_dvec shift, bk_tbuf *t, bsp
     if (p->contents != BSPKIT_Q_CONTENTS_SOLID && !own)
         own = m220_default_name(c, p->contents);
     for (uint32_t f = 0; f < p->nfaces; f++) {
-        const bk_rface *face = &c->store.faces[p->first + f];
-        const bk_dvec *pts = c->store.points + face->first;
+        const bk_region *store = m220_piece_store(c, p);
+        const bk_rface *face = &store->faces[p->first + f];
+        const bk_dvec *pts = store->points + face->first;
         /* Clip shows no face: its sides need no face's alignment either. */
         int64_t fi = p->contents == BSPKIT_Q_CONTENTS_CLIP ? -1 : c->side_faces[p->first + f];
         const char *name = own;
@@ -250,6 +251,7 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
 {
     c->npieces = 0;
     c->store.nfaces = c->store.npoints = 0;
+    c->clip_store.nfaces = c->clip_store.npoints = 0;
     c->nside_faces = 0;
     c->nleaves = c->texture_splits = c->clip_pieces = 0;
     size_t split = SIZE_MAX;
@@ -429,6 +431,7 @@ bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_option
 done:
     bk_region_ctx_free(&c.rc);
     bk_region_free(&c.store);
+    bk_region_free(&c.clip_store);
     free(c.side_faces);
     free(c.cands);
     free(c.region_faces);

@@ -596,8 +596,6 @@ static bspkit_result take_pieces(dctx *c, clip_run *run)
         c->clip_incomplete = true;
         return BSPKIT_OK;
     }
-    static const bspkit_leaf clip = {.contents = BSPKIT_Q_CONTENTS_CLIP};
-    bk_region one = {0};
     bspkit_result res = BSPKIT_OK;
     for (size_t bi = 0; bi < run->nbatches && res == BSPKIT_OK; bi++) {
         clip_batch *b = &run->batches[bi];
@@ -618,22 +616,34 @@ static bspkit_result take_pieces(dctx *c, clip_run *run)
                         faces[f].plane = gp->id;
                         faces[f].flip ^= gp->flip;
                     }
-                /* The piece's own region (its faces index the batch's store). */
+                /* Into the clip store (the pieces' faces index the batch's store). */
                 bk_region view = {.faces = faces, .nfaces = src->nfaces, .points = b->w.store.points};
-                one.nfaces = one.npoints = 0;
-                if (!m220_region_copy(&one, &view)) {
+                size_t np = 0;
+                for (uint32_t f = 0; f < src->nfaces; f++)
+                    np += faces[f].count;
+                if (c->store.npoints + c->clip_store.npoints + np > c->store_limit) {
+                    res = m220_limit_fail(c, BSPKIT_Q_NODES, "the tree's regions outgrow the size of the map");
+                    goto done;
+                }
+                if (!bk_grow((void **)&c->pieces, &c->cap_pieces, c->npieces + 1, sizeof *c->pieces)) {
                     res = m220_nomem(c);
                     goto done;
                 }
-                if ((res = m220_add_piece(c, &one, &clip)) != BSPKIT_OK)
+                piece *dst = &c->pieces[c->npieces];
+                *dst = *src;
+                dst->first = (uint32_t)c->clip_store.nfaces;
+                dst->in_clip_store = true;
+                if (!m220_region_copy(&c->clip_store, &view)) {
+                    res = m220_nomem(c);
                     goto done;
+                }
+                c->npieces++;
                 c->clip_pieces++;
             }
         }
     }
     c->rc.work += work;
 done:
-    bk_region_free(&one);
     return res;
 }
 

@@ -46,8 +46,9 @@
 typedef struct piece {
     int32_t contents;
     int32_t tex;          /* miptex of a liquid or sky piece, -1 when none was found */
-    uint32_t first, nfaces; /* range in the store's faces */
+    uint32_t first, nfaces; /* range in the store's faces (m220_piece_store) */
     bool alive;
+    bool in_clip_store;     /* a clip piece from the player hull: its faces are in clip_store */
     bk_dvec lo, hi;
 } piece;
 
@@ -131,10 +132,11 @@ typedef struct dctx {
     uint32_t *canon;
     uint8_t *canon_flip;
 
-    /* Pieces of the model being built; their faces and points. */
+    /* Pieces of the model being built; their faces and points: in `store`,
+     * but those of clip pieces in `clip_store` (m220_piece_store). */
     piece *pieces;
     size_t npieces, cap_pieces;
-    bk_region store;
+    bk_region store, clip_store;
     size_t store_limit;
     /* Per stored face: the map face it takes its texture from (side_face),
      * -1 none, -2 not looked up yet; filled on first use by merging or writing. */
@@ -186,6 +188,11 @@ typedef struct tree_walk {
 } tree_walk;
 
 bspkit_result m220_add_piece(dctx *c, const bk_region *r, const bspkit_leaf *leaf);
+/* The store holding piece p's faces. */
+static inline const bk_region *m220_piece_store(const dctx *c, const piece *p)
+{
+    return p->in_clip_store ? &c->clip_store : &c->store;
+}
 bool m220_cover_side_faces(dctx *c);
 const char *m220_default_name(const dctx *c, int32_t contents);
 int64_t m220_face_miptex(const dctx *c, size_t face);

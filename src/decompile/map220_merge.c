@@ -266,9 +266,9 @@ done:
 
 /* Pieces of different contents never merge, so the model's own pieces and
  * the clip pieces after them (from `split` on) are merged as two groups at
- * once: the clip group in a copy of the context with a store of its own,
- * appended to the model's store afterwards. Each group merges exactly as it
- * would among all pieces, so the result does not depend on the threads. */
+ * once: the clip group in a copy of the context that takes the clip store
+ * as its store. Each group merges exactly as it would among all pieces, so
+ * the result does not depend on the threads. */
 typedef struct merge_group {
     dctx *c;
     const bspkit_model *m;
@@ -284,57 +284,27 @@ static void merge_one_group(void *ctx, size_t i)
     g->res[i] = i == 0 ? merge_range(g->c, g->m, 0, g->split) : merge_range(&g->clip, g->m, g->split, g->c->npieces);
 }
 
-/* Moves the faces of pieces [split, npieces) into `dst` (empty), renumbering
- * the pieces; false when out of memory. */
-static bool move_faces(dctx *c, size_t split, bk_region *dst)
-{
-    for (size_t p = split; p < c->npieces; p++) {
-        piece *pc = &c->pieces[p];
-        bk_region view = {.faces = c->store.faces + pc->first, .nfaces = pc->nfaces, .points = c->store.points};
-        uint32_t first = (uint32_t)dst->nfaces;
-        if (!m220_region_copy(dst, &view))
-            return false;
-        pc->first = first;
-    }
-    return true;
-}
-
 bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split)
 {
-    if (split == 0 || split >= c->npieces)
+    if (split >= c->npieces)
         return merge_range(c, m, 0, c->npieces);
     bk_dvec lo, hi;
     m220_model_box(c, m, &lo, &hi); /* cached before the copy: both groups ask for it */
     merge_group g = {.c = c, .m = m, .split = split};
     dctx *w = &g.clip;
     m220_context_copy(w, c, &g.clip_err);
-    w->store = (bk_region){0};
+    /* The clip group works in the clip store, as its own. */
+    w->store = c->clip_store;
+    c->clip_store = (bk_region){0};
     w->store_limit = c->store_limit > c->store.npoints ? c->store_limit - c->store.npoints : 0;
-    bspkit_result r = BSPKIT_OK;
     uint64_t work_before = c->rc.work;
-    if (!move_faces(c, split, &w->store)) {
-        r = m220_nomem(c);
-        goto done;
-    }
     bk_parallel_for(2, c->threads, merge_one_group, &g);
-    if ((r = g.res[0]) != BSPKIT_OK)
-        goto done;
-    if ((r = g.res[1]) != BSPKIT_OK) {
-        bk_error_copy(c->err, &g.clip_err);
-        goto done;
-    }
+    c->clip_store = w->store;
     c->rc.work += w->rc.work - work_before;
-    /* The clip group's faces go after the model's, in their order. */
-    size_t base_faces = c->store.nfaces;
-    bk_region all = {.faces = w->store.faces, .nfaces = w->store.nfaces, .points = w->store.points};
-    if (!m220_region_copy(&c->store, &all)) {
-        r = m220_nomem(c);
-        goto done;
-    }
-    for (size_t p = split; p < c->npieces; p++)
-        c->pieces[p].first += (uint32_t)base_faces;
-done:
     bk_region_ctx_free(&w->rc);
-    bk_region_free(&w->store);
-    return r;
+    if (g.res[0] != BSPKIT_OK)
+        return g.res[0];
+    if (g.res[1] != BSPKIT_OK)
+        bk_error_copy(c->err, &g.clip_err);
+    return g.res[1];
 }
