@@ -35,6 +35,14 @@ void tb_put(bk_tbuf *t, const char *s, size_t n)
 
 void tb_puts(bk_tbuf *t, const char *s) { tb_put(t, s, strlen(s)); }
 
+char *tb_room(bk_tbuf *t, size_t n) { return reserve(t, n) ? t->data + t->size : NULL; }
+
+void tb_commit(bk_tbuf *t, size_t k)
+{
+    t->size += k;
+    t->data[t->size] = '\0';
+}
+
 void tb_printf(bk_tbuf *t, const char *fmt, ...)
 {
     for (int attempt = 0; attempt < 2; attempt++) {

@@ -17,6 +17,10 @@ typedef struct bk_tbuf {
 
 void tb_put(bk_tbuf *t, const char *s, size_t n);
 void tb_puts(bk_tbuf *t, const char *s);
+/* Room for `n` more bytes at the end, to be written in place and kept with
+ * tb_commit(t, k), k <= n; NULL when out of memory (t->failed is then set). */
+char *tb_room(bk_tbuf *t, size_t n);
+void tb_commit(bk_tbuf *t, size_t k);
 void tb_printf(bk_tbuf *t, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

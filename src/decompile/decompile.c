@@ -12,14 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bk_decompile_num(char *buf, size_t size, double v)
+size_t bk_decompile_num_to(char *out, double v)
 {
-    char tmp[BK_FMT_NUM_CAP];
     if (!isfinite(v))
         v = 0;
     double r = rint(v);
     /* Integers (most of the output) never as "-0"; the rest as "%.10g". */
-    size_t n = fabs(v - r) < 1e-6 && fabs(r) < 1e15 ? bk_fmt_int(tmp, (long long)r) : bk_fmt_g(tmp, v, 10);
+    return fabs(v - r) < 1e-6 && fabs(r) < 1e15 ? bk_fmt_int(out, (long long)r) : bk_fmt_g(out, v, 10);
+}
+
+void bk_decompile_num(char *buf, size_t size, double v)
+{
+    char tmp[BK_FMT_NUM_CAP];
+    size_t n = bk_decompile_num_to(tmp, v);
     if (size == 0)
         return;
     if (n >= size)

@@ -11,6 +11,8 @@
 /* A coordinate or value as both formats write it: an integer when it is one
  * to within 1e-6, else ten significant digits. `size` of 32 is enough. */
 void bk_decompile_num(char *buf, size_t size, double v);
+/* bk_decompile_num into out[0 .. BK_FMT_NUM_CAP) without the NUL; returns the length. */
+size_t bk_decompile_num_to(char *out, double v);
 
 /* Valve 220 side text, shared by the .map writers: the three points as
  * "( x y z ) ( x y z ) ( x y z ) ", then the texture name, its axes

@@ -10,17 +10,10 @@
  * Translucent and ladder leaves are not rebuilt. */
 #include "map220_internal.h"
 
+#include "core/fmt_num.h"
 #include "core/parallel.h"
 
 /* ---- writing -------------------------------------------------------------------- */
-
-/* A coordinate, as both formats write numbers (bk_decompile_num). */
-static void put_num(bk_tbuf *t, double v)
-{
-    char buf[32];
-    bk_decompile_num(buf, sizeof buf, v);
-    tb_puts(t, buf);
-}
 
 /* Quake's default texture axes: the first of these whose normal is nearest the plane's. */
 static const double BASE_AXES[6][3][3] = {
@@ -66,15 +59,22 @@ static void put_side(bk_tbuf *t, const bk_rface *f, const bk_dvec *pts, bk_dvec 
 /* "( x y z ) ( x y z ) ( x y z ) ": the three points of a side. */
 void bk_decompile_put_points(bk_tbuf *t, const bk_dvec p[3])
 {
+    /* Written in place: a .map holds millions of these numbers. */
+    char *at = tb_room(t, 3 * (3 * BK_FMT_NUM_CAP + 8));
+    if (!at)
+        return;
+    char *w = at;
     for (int k = 0; k < 3; k++) {
-        tb_puts(t, "( ");
-        put_num(t, p[k].x);
-        tb_puts(t, " ");
-        put_num(t, p[k].y);
-        tb_puts(t, " ");
-        put_num(t, p[k].z);
-        tb_puts(t, " ) ");
+        const double xyz[3] = {p[k].x, p[k].y, p[k].z};
+        *w++ = '(';
+        for (int i = 0; i < 3; i++) {
+            *w++ = ' ';
+            w += bk_decompile_num_to(w, xyz[i]);
+        }
+        memcpy(w, " ) ", 3);
+        w += 3;
     }
+    tb_commit(t, (size_t)(w - at));
 }
 
 void bk_decompile_put_texture(bk_tbuf *t, bk_dvec normal, bk_dvec shift, const char *name, const bspkit_texinfo *ti)
@@ -113,19 +113,27 @@ void bk_decompile_put_texture(bk_tbuf *t, bk_dvec normal, bk_dvec shift, const c
             scale[k] = 1;
         }
     }
+    char *at = tb_room(t, 2 * (4 * BK_FMT_NUM_CAP + 10) + 2 * BK_FMT_NUM_CAP + 4);
+    if (!at)
+        return;
+    char *w = at;
     for (int k = 0; k < 2; k++) {
-        tb_puts(t, " [ ");
+        memcpy(w, " [ ", 3);
+        w += 3;
         for (int j = 0; j < 3; j++) {
-            put_num(t, axis[k][j]);
-            tb_puts(t, " ");
+            w += bk_decompile_num_to(w, axis[k][j]);
+            *w++ = ' ';
         }
-        put_num(t, off[k]);
-        tb_puts(t, " ]");
+        w += bk_decompile_num_to(w, off[k]);
+        memcpy(w, " ]", 2);
+        w += 2;
     }
-    tb_puts(t, " 0 ");
-    put_num(t, scale[0]);
-    tb_puts(t, " ");
-    put_num(t, scale[1]);
+    memcpy(w, " 0 ", 3);
+    w += 3;
+    w += bk_decompile_num_to(w, scale[0]);
+    *w++ = ' ';
+    w += bk_decompile_num_to(w, scale[1]);
+    tb_commit(t, (size_t)(w - at));
 }
 
 /* Writes piece `pi` (alive, four faces or more) as one brush. Every side's
