@@ -456,6 +456,8 @@ done:
     free(c.clip_cands);
     bk_region_free(&c.cand_store);
     free(c.solid_leaves);
+    free(c.subtrees);
+    bk_region_free(&c.frontier_store);
     bk_region_free(&c.solid_store);
     free(c.built);
     free(c.mfaces);

@@ -158,7 +158,9 @@ static bspkit_result clip_open_region(dctx *c, const bk_region *r)
 
 typedef struct clip_batch {
     dctx w;               /* the batch's context: shared tables, its own scratch and results */
-    int step;             /* 1: candidates (owns w.clip_cands, w.cand_store), 2: pieces (owns w.pieces, w.store) */
+    int step;             /* 0: the player hull's subtrees (owns w's grown planes, open and solid leaves and
+                           * its own clip_visited), 1: candidates (owns w.clip_cands, w.cand_store),
+                           * 2: pieces (owns w.pieces, w.store) */
     bspkit_error err;
     bspkit_result res;    /* why the batch stopped after `done` jobs */
     size_t first, count;  /* jobs */
@@ -169,6 +171,7 @@ typedef struct clip_batch {
     size_t nuses, cap_uses;
     size_t *uses_end;     /* per job: end of its range in `uses` */
     uint32_t *seen;       /* step 2: per grown plane, the last job (+ 1) that used it */
+    const uint8_t *shared_visited; /* step 0: the first levels' marks, copied for the batch */
     uint64_t budget;
 } clip_batch;
 
@@ -186,7 +189,16 @@ static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t co
     b->step = step;
     dctx *w = &b->w;
     w->rc.work = 0; /* a batch counts its own work, against its budget */
-    if (step == 1) {
+    if (step == 0) {
+        w->grown = NULL;
+        w->ngrown = w->cap_grown = 0;
+        w->open_leaves = NULL;
+        w->nopen_leaves = w->cap_open_leaves = 0;
+        w->solid_leaves = NULL;
+        w->nsolid_leaves = w->cap_solid_leaves = 0;
+        w->solid_store = (bk_region){0};
+        w->clip_visited = NULL; /* a copy of the walk's marks, made on the batch's thread */
+    } else if (step == 1) {
         w->clip_cands = NULL;
         w->nclip_cands = w->cap_clip_cands = 0;
         w->cand_store = (bk_region){0};
@@ -196,7 +208,7 @@ static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t co
         w->store = (bk_region){0};
         w->clip_pieces = 0;
     }
-    w->work_limit = UINT64_MAX; /* the batch's budget bounds it */
+    w->work_limit = budget; /* walks stop past the batch's budget too */
     w->store_limit = SIZE_MAX;  /* checked when the results are taken in order */
     b->first = first;
     b->count = count;
@@ -206,7 +218,13 @@ static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t co
 static void batch_free(clip_batch *b)
 {
     bk_region_ctx_free(&b->w.rc);
-    if (b->step == 1) {
+    if (b->step == 0) {
+        free(b->w.grown);
+        free(b->w.open_leaves);
+        free(b->w.solid_leaves);
+        bk_region_free(&b->w.solid_store);
+        free(b->w.clip_visited);
+    } else if (b->step == 1) {
         free(b->w.clip_cands);
         bk_region_free(&b->w.cand_store);
     } else {
@@ -259,6 +277,7 @@ static bool run_jobs(clip_run *run, int step, size_t njobs, uint64_t budget)
     for (size_t i = 0; i < nb; i++) {
         size_t first = njobs * i / nb, last = njobs * (i + 1) / nb;
         batch_init(&run->batches[i], c, step, first, last - first, budget);
+        run->batches[i].shared_visited = c->clip_visited;
     }
     bk_parallel_for(nb, threads, run_batch, run);
     return true;
@@ -328,7 +347,7 @@ static bool candidates_job(clip_batch *b, size_t job)
     dctx *w = &b->w;
     const solid_leaf *s = &w->solid_leaves[job];
     bk_region start = {.faces = w->solid_store.faces + s->first, .nfaces = s->count, .points = w->solid_store.points};
-    tree_walk tw = {BSPKIT_Q_NODES, w->nnodes, w->node_record, NULL, clip_candidate_leaf};
+    tree_walk tw = {.lump = BSPKIT_Q_NODES, .count = w->nnodes, .record = w->node_record, .leaf = clip_candidate_leaf};
     bspkit_result r = m220_walk_tree(w, w->clip_model, &tw, w->clip_model->headnode[0], &start);
     b->end[job - b->first] = w->nclip_cands;
     if (r != BSPKIT_OK) {
@@ -336,6 +355,117 @@ static bool candidates_job(clip_batch *b, size_t job)
         return false;
     }
     return true;
+}
+
+/* ---- the player-hull walk, its subtrees on several threads -------------------------- */
+
+/* Where the player-hull walk goes on below its first levels: a region with
+ * the node (or leaf contents) it reached. */
+typedef struct clip_subtree {
+    size_t first, count; /* faces in c->frontier_store */
+    int32_t child;
+    uint32_t depth;
+} clip_subtree;
+
+/* Levels walked on one thread before the subtrees are shared out (up to 64 of them). */
+#define CLIP_SPLIT_DEPTH 6
+
+static bspkit_result keep_subtree(dctx *c, const bk_region *r, int32_t child, uint32_t depth)
+{
+    if (!bk_grow((void **)&c->subtrees, &c->cap_subtrees, c->nsubtrees + 1, sizeof *c->subtrees))
+        return m220_nomem(c);
+    c->subtrees[c->nsubtrees] = (clip_subtree){c->frontier_store.nfaces, r->nfaces, child, depth};
+    if (!m220_region_copy(&c->frontier_store, r))
+        return m220_nomem(c);
+    c->nsubtrees++;
+    return BSPKIT_OK;
+}
+
+static bspkit_result keep_leaf(dctx *c, const bspkit_model *m, const bk_region *r, int32_t contents)
+{
+    (void)m;
+    return keep_subtree(c, r, contents, 0);
+}
+
+static bool subtree_job(clip_batch *b, size_t job)
+{
+    dctx *w = &b->w;
+    if (!w->clip_visited) {
+        /* The first levels' marks, so a crafted tree leading back up is not walked again. */
+        w->clip_visited = malloc(w->nclipnodes + 1);
+        if (!w->clip_visited) {
+            b->res = BSPKIT_ERR_NOMEM;
+            return false;
+        }
+        memcpy(w->clip_visited, b->shared_visited, w->nclipnodes + 1);
+    }
+    const clip_subtree *s = &w->subtrees[job];
+    bk_region start = {.faces = w->frontier_store.faces + s->first, .nfaces = s->count,
+                       .points = w->frontier_store.points};
+    bspkit_result r;
+    if (s->child < 0) {
+        bk_region own = bk_region_take(&w->rc);
+        r = m220_region_copy(&own, &start) ? clip_hull_leaf(w, w->clip_model, &own, s->child) : m220_nomem(w);
+        bk_region_recycle(&w->rc, &own);
+    } else {
+        tree_walk tw = {.lump = BSPKIT_Q_CLIPNODES, .count = w->nclipnodes, .record = w->clipnode_record,
+                        .visited = w->clip_visited, .leaf = clip_hull_leaf, .start_depth = s->depth};
+        r = m220_walk_tree(w, w->clip_model, &tw, s->child, &start);
+    }
+    if (r != BSPKIT_OK) {
+        b->res = r;
+        return false;
+    }
+    return true;
+}
+
+/* Joins the subtrees' grown open leaves and solid leaves in subtree order,
+ * as one walk would have listed them; their work is counted after the
+ * first levels'. Any subtree that could not be walked leaves no clip. */
+static bspkit_result take_subtrees(dctx *c, clip_run *run)
+{
+    uint64_t before = 0;
+    for (size_t bi = 0; bi < run->nbatches; bi++) {
+        clip_batch *b = &run->batches[bi];
+        if (b->res == BSPKIT_ERR_NOMEM)
+            return m220_nomem(c);
+        if (b->res != BSPKIT_OK) {
+            c->clip_incomplete = true;
+            return BSPKIT_OK;
+        }
+        const dctx *w = &b->w;
+        size_t grown0 = c->ngrown, solid0 = c->solid_store.nfaces;
+        if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + w->ngrown, sizeof *c->grown) ||
+            !bk_grow((void **)&c->open_leaves, &c->cap_open_leaves, c->nopen_leaves + w->nopen_leaves,
+                     sizeof *c->open_leaves) ||
+            !bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + w->nsolid_leaves,
+                     sizeof *c->solid_leaves))
+            return m220_nomem(c);
+        memcpy(c->grown + c->ngrown, w->grown, w->ngrown * sizeof *c->grown);
+        c->ngrown += w->ngrown;
+        for (size_t i = 0; i < w->nopen_leaves; i++) {
+            grown_region g = w->open_leaves[i];
+            g.first += grown0;
+            c->open_leaves[c->nopen_leaves++] = g;
+        }
+        for (size_t i = 0; i < w->nsolid_leaves; i++) {
+            solid_leaf s = w->solid_leaves[i];
+            s.first += solid0;
+            s.stamp += c->rc.work + before;
+            c->solid_leaves[c->nsolid_leaves++] = s;
+        }
+        bk_region all = {.faces = w->solid_store.faces, .nfaces = w->solid_store.nfaces,
+                         .points = w->solid_store.points};
+        if (!m220_region_copy(&c->solid_store, &all))
+            return m220_nomem(c);
+        for (size_t j = 0; j < b->done; j++)
+            before += b->work[j];
+    }
+    c->rc.work += before;
+    c->clip_last_stamp = c->rc.work;
+    if (c->rc.work > c->work_limit)
+        c->clip_incomplete = true;
+    return BSPKIT_OK;
 }
 
 /* Takes step 1's candidates in job order, as one walk would have found
@@ -672,8 +802,23 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
     c->clip_full = c->clip_incomplete = false;
     c->cand_store.nfaces = c->cand_store.npoints = 0;
     c->solid_store.nfaces = c->solid_store.npoints = 0;
-    tree_walk w = {BSPKIT_Q_CLIPNODES, c->nclipnodes, c->clipnode_record, c->clip_visited, clip_hull_leaf};
+    c->nsubtrees = 0;
+    c->frontier_store.nfaces = c->frontier_store.npoints = 0;
+    c->clip_model = m;
+    /* The first levels on this thread, the subtrees below them in batches. */
+    tree_walk w = {.lump = BSPKIT_Q_CLIPNODES, .count = c->nclipnodes, .record = c->clipnode_record,
+                   .visited = c->clip_visited, .leaf = keep_leaf, .deep = keep_subtree,
+                   .deep_depth = CLIP_SPLIT_DEPTH};
     bspkit_result r = m220_walk_box(c, m, &w, root, lo, hi);
+    uint64_t budget = c->work_limit / 2;
+    if (r == BSPKIT_OK) {
+        *run = (clip_run){.c = c, .job = subtree_job};
+        if (!run_jobs(run, 0, c->nsubtrees, budget))
+            r = m220_nomem(c);
+        else
+            r = take_subtrees(c, run);
+        run_free(run);
+    }
     if (r != BSPKIT_OK && r != BSPKIT_ERR_NOMEM) {
         /* A clip hull that cannot be walked (a damaged file) gives no clip; the rest of the map still comes back. */
         c->clip_incomplete = true;
@@ -682,8 +827,6 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
     }
     if (r != BSPKIT_OK || c->clip_incomplete)
         return r;
-    uint64_t budget = c->work_limit / 2;
-    c->clip_model = m;
     *run = (clip_run){.c = c, .job = candidates_job};
     if (!run_jobs(run, 1, c->nsolid_leaves, budget))
         r = m220_nomem(c);
@@ -717,6 +860,10 @@ static void model_or_clip(void *ctx, size_t i)
 /* The clip's own state, back from its copy of the context. */
 static void take_clip_state(dctx *c, const dctx *w)
 {
+    c->subtrees = w->subtrees;
+    c->nsubtrees = w->nsubtrees;
+    c->cap_subtrees = w->cap_subtrees;
+    c->frontier_store = w->frontier_store;
     c->grown = w->grown;
     c->ngrown = w->ngrown;
     c->cap_grown = w->cap_grown;

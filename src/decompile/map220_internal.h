@@ -163,6 +163,12 @@ typedef struct dctx {
      * (the regions in solid_store), and the work when the walk reached its
      * last leaf. */
     struct solid_leaf *solid_leaves;
+    /* The player-hull walk's first levels: the regions (in frontier_store)
+     * where its subtrees and leaves start, in the order one walk reaches
+     * them; each is walked on its own. */
+    struct clip_subtree *subtrees;
+    size_t nsubtrees, cap_subtrees;
+    bk_region frontier_store;
     size_t nsolid_leaves, cap_solid_leaves;
     bk_region solid_store;
     uint64_t clip_last_stamp;
@@ -185,6 +191,10 @@ typedef struct tree_walk {
     uint8_t *visited; /* per record: each is walked once over all models (NULL: no such rule) */
     /* Called for every region reaching a child < 0. */
     bspkit_result (*leaf)(dctx *c, const bspkit_model *m, const bk_region *r, int32_t child);
+    /* With `deep`: a region reaching node `child` at depth deep_depth goes to it instead of further down. */
+    bspkit_result (*deep)(dctx *c, const bk_region *r, int32_t child, uint32_t depth);
+    uint32_t deep_depth;
+    uint32_t start_depth; /* the depth of the walk's first region */
 } tree_walk;
 
 bspkit_result m220_add_piece(dctx *c, const bk_region *r, const bspkit_leaf *leaf);

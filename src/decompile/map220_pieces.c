@@ -312,7 +312,7 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
     bk_region back = {0}, front = {0};
     if (!stack)
         return m220_nomem(c);
-    stack[0] = (frame){.child = root, .region = bk_region_take(&c->rc)};
+    stack[0] = (frame){.child = root, .depth = w->start_depth, .region = bk_region_take(&c->rc)};
     top = 1;
     if (!m220_region_copy(&stack[0].region, start)) {
         r = m220_nomem(c);
@@ -323,6 +323,13 @@ bspkit_result m220_walk_tree(dctx *c, const bspkit_model *m, const tree_walk *w,
         stack[top].region = (bk_region){0};
         if (f.child < 0) {
             r = w->leaf(c, m, &f.region, f.child);
+            bk_region_recycle(&c->rc, &f.region);
+            if (r != BSPKIT_OK)
+                goto done;
+            continue;
+        }
+        if (w->deep && f.depth >= w->deep_depth) {
+            r = w->deep(c, &f.region, f.child, f.depth);
             bk_region_recycle(&c->rc, &f.region);
             if (r != BSPKIT_OK)
                 goto done;
@@ -443,6 +450,7 @@ bspkit_result m220_walk_model(dctx *c, size_t mi)
         return bk_fail(c->err, BSPKIT_ERR_LIMIT, BSPKIT_Q_MODELS, -1, -1,
                        "decompile: model %zu reaches %g units from the origin", mi, reach);
     c->rc.extent = m220_model_extent(lo, hi);
-    tree_walk w = {BSPKIT_Q_NODES, c->nnodes, c->node_record, c->visited, hull0_leaf};
+    tree_walk w = {.lump = BSPKIT_Q_NODES, .count = c->nnodes, .record = c->node_record, .visited = c->visited,
+                   .leaf = hull0_leaf};
     return m220_walk_box(c, m, &w, m->headnode[0], lo, hi);
 }
