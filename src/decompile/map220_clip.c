@@ -296,8 +296,9 @@ static void run_free(clip_run *run)
 
 /* A solid player-hull leaf, kept for walking hull 0 below it. */
 typedef struct solid_leaf {
-    size_t first, count; /* faces in c->solid_store */
-    uint64_t stamp;      /* the hull walk's own work when it reached the leaf */
+    size_t first, count;    /* faces in `store` */
+    uint64_t stamp;         /* the hull walk's own work when it reached the leaf */
+    const bk_region *store; /* set when the leaves are joined (take_subtrees) */
 } solid_leaf;
 
 /* Hull 0 below a solid player-hull region: the parts in open leaves are
@@ -335,7 +336,7 @@ static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_reg
     if (!bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + 1, sizeof *c->solid_leaves))
         return m220_nomem(c);
     c->clip_last_stamp = c->rc.work;
-    c->solid_leaves[c->nsolid_leaves] = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work};
+    c->solid_leaves[c->nsolid_leaves] = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work, NULL};
     if (!m220_region_copy(&c->solid_store, r))
         return m220_nomem(c);
     c->nsolid_leaves++;
@@ -346,7 +347,7 @@ static bool candidates_job(clip_batch *b, size_t job)
 {
     dctx *w = &b->w;
     const solid_leaf *s = &w->solid_leaves[job];
-    bk_region start = {.faces = w->solid_store.faces + s->first, .nfaces = s->count, .points = w->solid_store.points};
+    bk_region start = {.faces = s->store->faces + s->first, .nfaces = s->count, .points = s->store->points};
     tree_walk tw = {.lump = BSPKIT_Q_NODES, .count = w->nnodes, .record = w->node_record, .leaf = clip_candidate_leaf};
     bspkit_result r = m220_walk_tree(w, w->clip_model, &tw, w->clip_model->headnode[0], &start);
     b->end[job - b->first] = w->nclip_cands;
@@ -434,7 +435,7 @@ static bspkit_result take_subtrees(dctx *c, clip_run *run)
             return BSPKIT_OK;
         }
         const dctx *w = &b->w;
-        size_t grown0 = c->ngrown, solid0 = c->solid_store.nfaces;
+        size_t grown0 = c->ngrown;
         if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + w->ngrown, sizeof *c->grown) ||
             !bk_grow((void **)&c->open_leaves, &c->cap_open_leaves, c->nopen_leaves + w->nopen_leaves,
                      sizeof *c->open_leaves) ||
@@ -450,14 +451,10 @@ static bspkit_result take_subtrees(dctx *c, clip_run *run)
         }
         for (size_t i = 0; i < w->nsolid_leaves; i++) {
             solid_leaf s = w->solid_leaves[i];
-            s.first += solid0;
+            s.store = &w->solid_store; /* the batch stays until the candidates are found */
             s.stamp += c->rc.work + before;
             c->solid_leaves[c->nsolid_leaves++] = s;
         }
-        bk_region all = {.faces = w->solid_store.faces, .nfaces = w->solid_store.nfaces,
-                         .points = w->solid_store.points};
-        if (!m220_region_copy(&c->solid_store, &all))
-            return m220_nomem(c);
         for (size_t j = 0; j < b->done; j++)
             before += b->work[j];
     }
@@ -474,7 +471,7 @@ static bspkit_result take_subtrees(dctx *c, clip_run *run)
 static bspkit_result take_candidates(dctx *c, clip_run *run)
 {
     uint64_t nested = 0; /* work of the hull-0 walks before the current leaf */
-    size_t leaf = 0;
+    size_t leaf = 0, points = 0;
     for (size_t bi = 0; bi < run->nbatches; bi++) {
         clip_batch *b = &run->batches[bi];
         for (size_t j = 0; j < b->count; j++, leaf++) {
@@ -499,19 +496,17 @@ static bspkit_result take_candidates(dctx *c, clip_run *run)
                 size_t np = 0;
                 for (size_t f = 0; f < g->count; f++)
                     np += r.faces[f].count;
-                if (c->cand_store.npoints + np > c->store_limit) {
+                if (points + np > c->store_limit) {
                     c->clip_full = true; /* clip is a nicety: the candidates found so far stand */
                     continue;
                 }
                 if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1,
                              sizeof *c->clip_cands))
                     return m220_nomem(c);
-                grown_region *d = &c->clip_cands[c->nclip_cands];
+                grown_region *d = &c->clip_cands[c->nclip_cands++];
                 *d = *g;
-                d->first = c->cand_store.nfaces;
-                if (!m220_region_copy(&c->cand_store, &r))
-                    return m220_nomem(c);
-                c->nclip_cands++;
+                d->store = &b->w.cand_store; /* the batch stays until the pieces are cut */
+                points += np;
             }
             if (b->res != BSPKIT_OK && j + 1 == b->done && b->res == BSPKIT_ERR_LIMIT) {
                 c->clip_incomplete = true; /* this job passed the budget */
@@ -586,8 +581,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
     dctx *c = &b->w;
     static const bspkit_leaf clip = {.contents = BSPKIT_Q_CONTENTS_CLIP};
     const grown_region *cr = &c->clip_cands[ci];
-    bk_region start = {.faces = c->cand_store.faces + cr->first, .nfaces = cr->count,
-                       .points = c->cand_store.points};
+    bk_region start = {.faces = cr->store->faces + cr->first, .nfaces = cr->count, .points = cr->store->points};
     bool ok = true;
     clip_frame *stack = NULL;
     size_t top = 0, cap = 0;
@@ -800,8 +794,6 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
     c->ngrown = c->nopen_leaves = c->nclip_cands = c->nsolid_leaves = 0;
     c->clip_last_stamp = c->rc.work;
     c->clip_full = c->clip_incomplete = false;
-    c->cand_store.nfaces = c->cand_store.npoints = 0;
-    c->solid_store.nfaces = c->solid_store.npoints = 0;
     c->nsubtrees = 0;
     c->frontier_store.nfaces = c->frontier_store.npoints = 0;
     c->clip_model = m;
@@ -811,13 +803,13 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
                    .deep_depth = CLIP_SPLIT_DEPTH};
     bspkit_result r = m220_walk_box(c, m, &w, root, lo, hi);
     uint64_t budget = c->work_limit / 2;
+    /* Each step's batches hold the regions the next step reads: they stay until it is done. */
+    clip_run subtrees = {.c = c, .job = subtree_job}, candidates = {.c = c, .job = candidates_job};
     if (r == BSPKIT_OK) {
-        *run = (clip_run){.c = c, .job = subtree_job};
-        if (!run_jobs(run, 0, c->nsubtrees, budget))
+        if (!run_jobs(&subtrees, 0, c->nsubtrees, budget))
             r = m220_nomem(c);
         else
-            r = take_subtrees(c, run);
-        run_free(run);
+            r = take_subtrees(c, &subtrees);
     }
     if (r != BSPKIT_OK && r != BSPKIT_ERR_NOMEM) {
         /* A clip hull that cannot be walked (a damaged file) gives no clip; the rest of the map still comes back. */
@@ -825,19 +817,19 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
         bk_error_clear(c->err);
         r = BSPKIT_OK;
     }
-    if (r != BSPKIT_OK || c->clip_incomplete)
-        return r;
-    *run = (clip_run){.c = c, .job = candidates_job};
-    if (!run_jobs(run, 1, c->nsolid_leaves, budget))
-        r = m220_nomem(c);
-    else
-        r = take_candidates(c, run);
-    run_free(run);
-    if (r != BSPKIT_OK || c->clip_incomplete || c->nclip_cands == 0)
-        return r;
-    *run = (clip_run){.c = c, .job = pieces_job};
-    if (!run_jobs(run, 2, c->nclip_cands, budget))
-        r = m220_nomem(c);
+    if (r == BSPKIT_OK && !c->clip_incomplete) {
+        if (!run_jobs(&candidates, 1, c->nsolid_leaves, budget))
+            r = m220_nomem(c);
+        else
+            r = take_candidates(c, &candidates);
+    }
+    run_free(&subtrees);
+    if (r == BSPKIT_OK && !c->clip_incomplete && c->nclip_cands > 0) {
+        *run = (clip_run){.c = c, .job = pieces_job};
+        if (!run_jobs(run, 2, c->nclip_cands, budget))
+            r = m220_nomem(c);
+    }
+    run_free(&candidates);
     return r;
 }
 

@@ -64,10 +64,12 @@ typedef struct grown_plane {
     uint8_t flip;
 } grown_plane;
 
-/* A range of planes or region faces with its bounds. */
+/* A range of planes or region faces with its bounds (for faces, the store
+ * that holds them). */
 typedef struct grown_region {
     size_t first, count;
     bk_dvec lo, hi;
+    const bk_region *store;
 } grown_region;
 
 /* A face of the map found on a region's side, with the area it covers there. */
@@ -150,8 +152,9 @@ typedef struct dctx {
     size_t ncands, cap_cands;
     /* Leaves and texture cuts of the model being built. */
     size_t nleaves, texture_splits, clip_pieces;
-    /* Clip recovery (walk_clip): the open player-hull leaves grown by the player
-     * box, as ranges of `grown` planes, and the candidate regions. */
+    /* Clip recovery (map220_clip.c): the open player-hull leaves grown by the
+     * player box, as ranges of `grown` planes, and the candidate regions (in
+     * the store of the batch that found them: cand_store is a batch's own). */
     uint8_t *clip_visited; /* per clipnode */
     grown_plane *grown;
     size_t ngrown, cap_grown;
@@ -159,16 +162,16 @@ typedef struct dctx {
     size_t nopen_leaves, cap_open_leaves, nclip_cands, cap_clip_cands;
     bk_region cand_store;
     uint64_t clip_work_limit;
-    /* Solid player-hull leaves, each walked in hull 0 as a job of its own
-     * (the regions in solid_store), and the work when the walk reached its
-     * last leaf. */
-    struct solid_leaf *solid_leaves;
     /* The player-hull walk's first levels: the regions (in frontier_store)
      * where its subtrees and leaves start, in the order one walk reaches
      * them; each is walked on its own. */
     struct clip_subtree *subtrees;
     size_t nsubtrees, cap_subtrees;
     bk_region frontier_store;
+    /* Solid player-hull leaves, each walked in hull 0 as a job of its own
+     * (the regions in the store of the batch that found them: solid_store
+     * is a batch's own), and the work when the walk reached its last leaf. */
+    struct solid_leaf *solid_leaves;
     size_t nsolid_leaves, cap_solid_leaves;
     bk_region solid_store;
     uint64_t clip_last_stamp;
