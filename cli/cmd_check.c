@@ -244,40 +244,42 @@ static void check_one(const char *file, const check_options *opt, check_result *
     bspkit_close(map);
 }
 
-/* Files are checked on `threads` threads, a window at a time, and each
- * window's results are printed in file order before the next starts. */
+/* Files are checked on `threads` worker threads, each taking the next file
+ * as it finishes one, while this thread prints the results in file order:
+ * a worker runs at most `window` files ahead of the printing, so the results
+ * held stay few, and no thread waits for a whole batch to end. */
 #define WINDOW_PER_THREAD 16
 
-typedef struct check_window {
+typedef struct check_pool {
     char **files;
     const check_options *opt;
-    check_result *results; /* results[i - first] for file i */
-    size_t first, end;
-    atomic_size_t next;
-} check_window;
+    size_t nfiles, window;
+    check_result *slots; /* file i's result in slots[i % window] */
+    bool *done;          /* per slot: its result is ready */
+    size_t next;         /* the next file a worker takes */
+    size_t printed;      /* files printed so far */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+} check_pool;
 
 static void *check_worker(void *arg)
 {
-    check_window *w = arg;
-    for (size_t i; (i = atomic_fetch_add(&w->next, 1)) < w->end;)
-        check_one(w->files[i], w->opt, &w->results[i - w->first]);
+    check_pool *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->next < p->nfiles && p->next >= p->printed + p->window)
+            pthread_cond_wait(&p->changed, &p->lock);
+        if (p->next >= p->nfiles)
+            break;
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        check_one(p->files[i], p->opt, &p->slots[i % p->window]);
+        pthread_mutex_lock(&p->lock);
+        p->done[i % p->window] = true;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
     return NULL;
-}
-
-/* Checks files[first .. end) on up to `threads` threads, this one among them. */
-static void check_range(check_window *w, size_t first, size_t end, unsigned threads)
-{
-    w->first = first;
-    w->end = end;
-    atomic_store(&w->next, first);
-    pthread_t tids[CHECK_MAX_THREADS];
-    unsigned started = 0;
-    while (started + 1 < threads && started + 1 < end - first &&
-           pthread_create(&tids[started], NULL, check_worker, w) == 0)
-        started++;
-    check_worker(w);
-    for (unsigned t = 0; t < started; t++)
-        pthread_join(tids[t], NULL);
 }
 
 int cmd_check(int argc, char **argv)
@@ -348,44 +350,75 @@ int cmd_check(int argc, char **argv)
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = cpus < 1 ? 1 : cpus > CHECK_MAX_THREADS ? CHECK_MAX_THREADS : (unsigned)cpus;
     }
-    size_t window = (size_t)jobs * WINDOW_PER_THREAD;
-    check_result *res = calloc(window, sizeof *res);
-    check_window w = {.files = files, .opt = &opt};
+    check_pool pool = {.files = files, .opt = &opt, .nfiles = nfiles, .window = (size_t)jobs * WINDOW_PER_THREAD};
+    pool.slots = calloc(pool.window, sizeof *pool.slots);
+    pool.done = calloc(pool.window, sizeof *pool.done);
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.changed, NULL);
     size_t tally[3] = {0, 0, 0};
-    bool failed = res == NULL;
+    bool failed = pool.slots == NULL || pool.done == NULL;
+    pthread_t tids[CHECK_MAX_THREADS];
+    unsigned started = 0;
+    while (!failed && started < jobs && started < nfiles &&
+           pthread_create(&tids[started], NULL, check_worker, &pool) == 0)
+        started++;
     if (failed)
         fprintf(stderr, "bspkit: out of memory\n");
     cli_progress bar = cli_progress_start();
     bar.enabled = bar.enabled && progress;
-    for (size_t first = 0; first < nfiles && !failed; first += window) {
-        size_t end = nfiles - first < window ? nfiles : first + window;
-        w.results = res;
-        check_range(&w, first, end, (unsigned)jobs);
-        /* The progress line is erased before the window's results, so a
-         * shared terminal shows only the result lines. */
-        cli_progress_clear(&bar);
-        for (size_t i = first; i < end; i++) {
-            check_result *r = &res[i - first];
-            if (r->status < 0) {
-                if (!failed)
-                    fprintf(stderr, "bspkit: out of memory\n");
-                failed = true;
-            } else if (!failed) {
-                tally[r->status]++;
-                if (r->text)
-                    fwrite(r->text, 1, r->text_len, stdout);
-                if (r->json && json_array_append(results, r->json) != 0) {
-                    fprintf(stderr, "bspkit: out of memory\n");
-                    failed = true;
-                }
-            }
-            free(r->text);
-            json_decref(r->json);
-            memset(r, 0, sizeof *r);
+    double drawn = -1;
+    for (size_t i = 0; i < nfiles && !failed; i++) {
+        check_result *r = &pool.slots[i % pool.window];
+        if (started == 0) { /* no thread could be started: this one checks each file itself */
+            check_one(files[i], &opt, r);
+        } else {
+            pthread_mutex_lock(&pool.lock);
+            while (!pool.done[i % pool.window])
+                pthread_cond_wait(&pool.changed, &pool.lock);
+            pthread_mutex_unlock(&pool.lock);
         }
-        fflush(stdout);
-        cli_progress_draw(&bar, end, nfiles);
+        /* The progress line is erased before a result, so a shared terminal shows only the result lines. */
+        if (drawn >= 0 && (r->text || r->status < 0))
+            cli_progress_clear(&bar);
+        if (r->status < 0) {
+            fprintf(stderr, "bspkit: out of memory\n");
+            failed = true;
+        } else {
+            tally[r->status]++;
+            if (r->text)
+                fwrite(r->text, 1, r->text_len, stdout);
+            if (r->json && json_array_append(results, r->json) != 0) {
+                fprintf(stderr, "bspkit: out of memory\n");
+                failed = true;
+            }
+        }
+        free(r->text);
+        json_decref(r->json);
+        memset(r, 0, sizeof *r);
+        pthread_mutex_lock(&pool.lock);
+        pool.done[i % pool.window] = false;
+        pool.printed = i + 1;
+        if (failed)
+            pool.next = nfiles; /* the workers take no more */
+        pthread_cond_broadcast(&pool.changed);
+        pthread_mutex_unlock(&pool.lock);
+        double now = cli_now();
+        if (i + 1 == nfiles || drawn < 0 || now - drawn >= 0.05) {
+            fflush(stdout);
+            cli_progress_draw(&bar, i + 1, nfiles);
+            drawn = now;
+        }
     }
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+    for (size_t k = 0; pool.slots && k < pool.window; k++) {
+        free(pool.slots[k].text);
+        json_decref(pool.slots[k].json);
+    }
+    pthread_mutex_destroy(&pool.lock);
+    pthread_cond_destroy(&pool.changed);
+    free(pool.done);
+    check_result *res = pool.slots;
     cli_progress_clear(&bar);
     free(res);
 
