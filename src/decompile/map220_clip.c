@@ -442,7 +442,8 @@ static bspkit_result take_subtrees(dctx *c, clip_run *run)
             !bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + w->nsolid_leaves,
                      sizeof *c->solid_leaves))
             return m220_nomem(c);
-        memcpy(c->grown + c->ngrown, w->grown, w->ngrown * sizeof *c->grown);
+        if (w->ngrown > 0)
+            memcpy(c->grown + c->ngrown, w->grown, w->ngrown * sizeof *c->grown);
         c->ngrown += w->ngrown;
         for (size_t i = 0; i < w->nopen_leaves; i++) {
             grown_region g = w->open_leaves[i];
