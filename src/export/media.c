@@ -8,6 +8,7 @@
 #include "core/map.h"
 #include "core/parallel.h"
 #include "media/image_internal.h"
+#include "media/texture_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -70,7 +71,9 @@ static void encode_one(void *ctx, size_t k)
 {
     encode_batch *b = ctx;
     bk_ximage *im = &b->images[b->index[k]];
-    b->result[k] = bk_image_encode_png_fast(&im->pending, &im->png, &im->png_size, &b->error[k]);
+    b->result[k] = im->pending_indexed
+                       ? bk_indexed_encode_png_fast(&im->indexed, &im->png, &im->png_size, &b->error[k])
+                       : bk_image_encode_png_fast(&im->pending, &im->png, &im->png_size, &b->error[k]);
 }
 
 /* Encodes every image still pending, on all cores; the first failure in
@@ -80,7 +83,7 @@ static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
     unsigned threads = md->threads;
     size_t n = 0;
     for (size_t i = 0; i < md->image_count; i++)
-        n += md->images[i].pending.rgba != NULL;
+        n += md->images[i].pending.rgba != NULL || md->images[i].pending_indexed;
     if (n == 0)
         return BSPKIT_OK;
     encode_batch b = {md->images, malloc(n * sizeof *b.index), malloc(n * sizeof *b.result),
@@ -90,15 +93,17 @@ static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     } else {
         for (size_t i = 0, k = 0; i < md->image_count; i++)
-            if (md->images[i].pending.rgba)
+            if (md->images[i].pending.rgba || md->images[i].pending_indexed)
                 b.index[k++] = i;
         bk_parallel_for(n, threads, encode_one, &b);
         for (size_t k = 0; k < n && r == BSPKIT_OK; k++)
             if ((r = b.result[k]) != BSPKIT_OK)
                 bk_error_copy(err, &b.error[k]);
     }
-    for (size_t i = 0; i < md->image_count; i++)
+    for (size_t i = 0; i < md->image_count; i++) {
         bspkit_image_free(&md->images[i].pending);
+        md->images[i].pending_indexed = false;
+    }
     md->pending_bytes = 0;
     free(b.index);
     free(b.result);
@@ -106,8 +111,10 @@ static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
     return r;
 }
 
-static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, const char *name, char *file,
-                               bspkit_error *err)
+/* Adds an image to encode: `img`'s pixels (taken from the caller), or with
+ * `indexed` a palette texture's indices (which stay in the map or WAD). */
+static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, const bk_indexed_image *indexed,
+                               const char *name, char *file, bspkit_error *err)
 {
     if (!file)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
@@ -125,13 +132,19 @@ static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, co
     memset(im, 0, sizeof *im);
     im->file = file;
     im->name = bk_xdup(name);
-    im->width = img->width;
-    im->height = img->height;
+    im->width = indexed ? indexed->width : img->width;
+    im->height = indexed ? indexed->height : img->height;
     md->image_count++;
     if (!im->name)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     /* The pixels are kept (taken from the caller) and encoded in batches on
-     * every core: PNG compression is most of an export's time. */
+     * every core: PNG compression is most of an export's time. Indices hold
+     * no memory of their own. */
+    if (indexed) {
+        im->indexed = *indexed;
+        im->pending_indexed = true;
+        return BSPKIT_OK;
+    }
     im->pending = *img;
     *img = (bspkit_image){0};
     md->pending_bytes += (uint64_t)im->width * im->height * 4u;
@@ -163,6 +176,7 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
     bspkit_result r = bspkit_textures_resolve(map, &to, &tex, err);
     if (r != BSPKIT_OK)
         return r;
+    md->textures = tex; /* closed once every image is encoded */
     for (size_t i = 0; i < mesh->material_count && r == BSPKIT_OK; i++) {
         if (!used[i])
             continue;
@@ -174,8 +188,15 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
          * out of memory or over a limit still is. */
         bspkit_error load_err;
         bspkit_result lr = BSPKIT_ERR_NOT_FOUND;
-        if (info && info->source != BSPKIT_TEXTURE_MISSING && info->decodable)
-            lr = bspkit_textures_load_image(tex, (size_t)t, &img, &load_err);
+        /* Palette textures are encoded from their indices, never expanded to RGBA. */
+        bk_indexed_image indexed;
+        bool have_indexed = false;
+        if (info && info->source != BSPKIT_TEXTURE_MISSING && info->decodable) {
+            lr = bk_textures_load_indexed(tex, (size_t)t, &indexed, &load_err);
+            have_indexed = lr == BSPKIT_OK;
+            if (lr == BSPKIT_ERR_UNSUPPORTED)
+                lr = bspkit_textures_load_image(tex, (size_t)t, &img, &load_err);
+        }
         if (lr == BSPKIT_ERR_NOMEM || lr == BSPKIT_ERR_LIMIT) {
             bk_error_copy(err, &load_err);
             r = lr;
@@ -186,14 +207,13 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
             continue;
         }
         md->material_image[i] = (int32_t)md->image_count;
-        md->material_mask[i] = !bk_image_opaque(&img);
-        r = add_image(md, cap, &img, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name),
-                      err);
+        md->material_mask[i] = have_indexed ? !bk_indexed_opaque(&indexed) : !bk_image_opaque(&img);
+        r = add_image(md, cap, &img, have_indexed ? &indexed : NULL, mesh->materials[i].name,
+                      file_name(md->image_count, mesh->materials[i].name), err);
         bspkit_image_free(&img);
         if (r == BSPKIT_OK)
             md->texture_images++;
     }
-    bspkit_textures_free(tex);
     return r;
 }
 
@@ -228,7 +248,7 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
     free(used);
     if (r == BSPKIT_OK && lightmap_png && md->have_atlas) {
         md->lightmap_image = (int32_t)md->image_count;
-        r = add_image(md, &cap, &md->atlas.image, "lightmap", bk_xdup("lightmap.png"), err);
+        r = add_image(md, &cap, &md->atlas.image, NULL, "lightmap", bk_xdup("lightmap.png"), err);
     }
     bspkit_image_free(&md->atlas.image);
     bspkit_error enc_err;
@@ -237,6 +257,8 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
         bk_error_copy(err, &enc_err);
         r = er;
     }
+    bspkit_textures_free(md->textures);
+    md->textures = NULL;
     return r;
 }
 
@@ -255,6 +277,7 @@ void bk_xmedia_free(bk_xmedia *md)
     free(md->material_image);
     free(md->material_mask);
     free(md->material_colour);
+    bspkit_textures_free(md->textures);
     memset(md, 0, sizeof *md);
     md->lightmap_image = -1;
 }

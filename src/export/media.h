@@ -5,7 +5,9 @@
 
 #include "bspkit/atlas.h"
 #include "bspkit/export.h"
+#include "bspkit/textures.h"
 #include "export/mesh.h"
+#include "media/image_internal.h"
 
 typedef struct bk_ximage {
     char *file;        /* file name for .gltf/.obj output: "<index>_<name>.png", or "lightmap.png" */
@@ -14,6 +16,8 @@ typedef struct bk_ximage {
     size_t png_size;
     uint32_t width, height;
     bspkit_image pending; /* pixels waiting to be encoded (encode_pending); empty once they are */
+    bk_indexed_image indexed; /* or a palette texture's indices waiting, while pending_indexed */
+    bool pending_indexed;
 } bk_ximage;
 
 typedef struct bk_xmedia {
@@ -29,6 +33,7 @@ typedef struct bk_xmedia {
     size_t missing_textures;     /* used materials whose texture was not found or not decodable */
     uint64_t pending_bytes;      /* pixel bytes of the images not encoded yet */
     unsigned threads;            /* bspkit_export_options.threads */
+    bspkit_textures *textures;   /* kept open while palette textures wait to be encoded from their indices */
 } bk_xmedia;
 
 /* Build the atlas when `lightmaps` is set and the map has lit faces

@@ -181,33 +181,13 @@ static bool palette_scanlines(const bspkit_image *img, uint32_t pal[256], unsign
     return true;
 }
 
-static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **out, size_t *size, bspkit_error *err)
+/* The PNG of `raw` (raw_size bytes of scanlines, each led by its filter
+ * type): paletted with pal[0..npal) (RGBA) when `paletted`, else RGB when
+ * `opaque`, else RGBA. Takes `raw` (freed here). */
+static bspkit_result write_png(uint8_t *raw, size_t raw_size, uint32_t width, uint32_t height, bool paletted,
+                               bool opaque, const uint32_t *pal, unsigned npal, bool fast, uint8_t **out,
+                               size_t *size, bspkit_error *err)
 {
-    bk_error_clear(err);
-    if (!img || !img->rgba || !out || !size || img->width == 0 || img->height == 0 || img->width > IMAGE_MAX_SIDE ||
-        img->height > IMAGE_MAX_SIDE)
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty or oversized image, or NULL output");
-    *out = NULL;
-    *size = 0;
-    size_t raw_size = ((size_t)img->width + 1) * img->height;
-    uint32_t pal[256];
-    unsigned npal = 0;
-    bool opaque = true;
-    uint8_t *raw = NULL;
-    bool paletted = false, nomem = false;
-    if (fast) { /* paletted when the colours allow */
-        raw = malloc(raw_size);
-        nomem = raw == NULL; /* an error below, not another layout */
-        paletted = raw && palette_scanlines(img, pal, &npal, raw);
-        if (!paletted) {
-            free(raw);
-            raw = NULL;
-        }
-    }
-    if (!paletted && !nomem) {
-        opaque = bk_image_opaque(img);
-        raw = scanlines(img, opaque, fast, &raw_size);
-    }
     struct libdeflate_compressor *z = raw ? libdeflate_alloc_compressor(fast ? 1 : 6) : NULL;
     size_t bound = z ? libdeflate_zlib_compress_bound(z, raw_size) : 0;
     /* signature, IHDR (13 bytes of data), PLTE and tRNS when paletted, IDAT, IEND */
@@ -216,14 +196,13 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
         free(raw);
         if (z)
             libdeflate_free_compressor(z);
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "png: out of memory encoding %ux%u image", img->width,
-                       img->height);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "png: out of memory encoding %ux%u image", width, height);
     }
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     memcpy(png, signature, 8);
     uint8_t *p = png + 8;
-    put_be32(p + 8, img->width);
-    put_be32(p + 12, img->height);
+    put_be32(p + 8, width);
+    put_be32(p + 12, height);
     p[16] = 8;                                   /* bits per channel (or per index) */
     p[17] = paletted ? 3 : opaque ? 2 : 6;        /* paletted, RGB or RGBA */
     p[18] = p[19] = p[20] = 0;                    /* deflate, adaptive filtering, no interlace */
@@ -256,6 +235,87 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     *out = png;
     *size = (size_t)(p - png);
     return BSPKIT_OK;
+}
+
+static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **out, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!img || !img->rgba || !out || !size || img->width == 0 || img->height == 0 || img->width > IMAGE_MAX_SIDE ||
+        img->height > IMAGE_MAX_SIDE)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty or oversized image, or NULL output");
+    *out = NULL;
+    *size = 0;
+    size_t raw_size = ((size_t)img->width + 1) * img->height;
+    uint32_t pal[256];
+    unsigned npal = 0;
+    bool opaque = true;
+    uint8_t *raw = NULL;
+    bool paletted = false, nomem = false;
+    if (fast) { /* paletted when the colours allow */
+        raw = malloc(raw_size);
+        nomem = raw == NULL; /* an error below, not another layout */
+        paletted = raw && palette_scanlines(img, pal, &npal, raw);
+        if (!paletted) {
+            free(raw);
+            raw = NULL;
+        }
+    }
+    if (!paletted && !nomem) {
+        opaque = bk_image_opaque(img);
+        raw = scanlines(img, opaque, fast, &raw_size);
+    }
+    return write_png(raw, raw_size, img->width, img->height, paletted, opaque, pal, npal, fast, out, size, err);
+}
+
+bspkit_result bk_indexed_encode_png_fast(const bk_indexed_image *img, uint8_t **out, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!img || !img->indices || !out || !size || img->width == 0 || img->height == 0 ||
+        img->width > IMAGE_MAX_SIDE || img->height > IMAGE_MAX_SIDE)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty or oversized image, or NULL output");
+    *out = NULL;
+    *size = 0;
+    size_t raw_size = ((size_t)img->width + 1) * img->height;
+    uint8_t *raw = malloc(raw_size);
+    /* The palette in the order its colours first show, as palette_scanlines
+     * builds it from the expanded pixels: the same PNG, from one table
+     * lookup a pixel. */
+    uint32_t pal[256];
+    unsigned npal = 0;
+    int16_t remap[256];
+    memset(remap, -1, sizeof remap);
+    const uint8_t *ix = img->indices;
+    for (uint32_t y = 0; raw && y < img->height; y++) {
+        uint8_t *line = raw + (size_t)y * (img->width + 1);
+        *line++ = 0; /* filter None */
+        for (uint32_t x = 0; x < img->width; x++) {
+            uint8_t k = *ix++;
+            if (remap[k] < 0) {
+                uint32_t c;
+                memcpy(&c, img->rgba[k], 4);
+                unsigned at = 0;
+                while (at < npal && pal[at] != c)
+                    at++;
+                if (at == npal)
+                    pal[npal++] = c;
+                remap[k] = (int16_t)at;
+            }
+            line[x] = (uint8_t)remap[k];
+        }
+    }
+    return write_png(raw, raw_size, img->width, img->height, true, true, pal, npal, true, out, size, err);
+}
+
+bool bk_indexed_opaque(const bk_indexed_image *img)
+{
+    bool shows[256] = {false};
+    size_t n = (size_t)img->width * img->height;
+    for (size_t i = 0; i < n; i++)
+        shows[img->indices[i]] = true;
+    for (unsigned k = 0; k < 256; k++)
+        if (shows[k] && img->rgba[k][3] != 255)
+            return false;
+    return true;
 }
 
 bspkit_result bspkit_image_encode_png(const bspkit_image *img, uint8_t **out, size_t *size, bspkit_error *err)

@@ -42,26 +42,29 @@ const uint8_t bk_quake_palette[768] = {
     139, 0, 0, 179, 0, 0, 215, 0, 0, 255, 0, 0, 255, 243, 147, 255, 247, 199, 255, 255, 255, 159, 91, 83,
 };
 
-bspkit_result bk_paletted_to_rgba(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
-                                  size_t colours, bool transparent, bspkit_image *out, bspkit_error *err)
+void bk_paletted_table(const uint8_t *palette, size_t colours, bool transparent, uint8_t rgba[256][4])
 {
-    bspkit_result r = bspkit_image_alloc(out, width, height, err);
-    if (r != BSPKIT_OK)
-        return r;
-    size_t n = (size_t)width * height;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *px = out->rgba + 4 * i;
-        uint8_t k = indices[i];
+    for (size_t k = 0; k < 256; k++) {
         if (transparent && k == 255) {
-            px[0] = px[1] = px[2] = px[3] = 0;
+            memset(rgba[k], 0, 4);
             continue;
         }
         if (k < colours)
-            memcpy(px, palette + 3 * (size_t)k, 3);
+            memcpy(rgba[k], palette + 3 * k, 3);
         else
-            px[0] = px[1] = px[2] = 0;
-        px[3] = 255;
+            rgba[k][0] = rgba[k][1] = rgba[k][2] = 0;
+        rgba[k][3] = 255;
     }
+}
+
+bspkit_result bk_indexed_expand(const bk_indexed_image *img, bspkit_image *out, bspkit_error *err)
+{
+    bspkit_result r = bspkit_image_alloc(out, img->width, img->height, err);
+    if (r != BSPKIT_OK)
+        return r;
+    size_t n = (size_t)img->width * img->height;
+    for (size_t i = 0; i < n; i++)
+        memcpy(out->rgba + 4 * i, img->rgba[img->indices[i]], 4);
     return BSPKIT_OK;
 }
 
@@ -71,6 +74,16 @@ bspkit_result bspkit_miptex_load_image(bspkit_map *map, size_t index, bspkit_ima
     if (!map || !out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "miptex: NULL argument");
     memset(out, 0, sizeof *out);
+    bk_indexed_image img;
+    bspkit_result r = bk_miptex_load_indexed(map, index, &img, err);
+    return r == BSPKIT_OK ? bk_indexed_expand(&img, out, err) : r;
+}
+
+bspkit_result bk_miptex_load_indexed(bspkit_map *map, size_t index, bk_indexed_image *out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!map || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "miptex: NULL argument");
     const bspkit_miptex *tex;
     size_t count;
     bspkit_result r = bspkit_get_miptex(map, &tex, &count, err);
@@ -92,6 +105,7 @@ bspkit_result bspkit_miptex_load_image(bspkit_map *map, size_t index, bspkit_ima
     bool goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
     const uint8_t *palette = goldsrc ? t->palette : bk_quake_palette;
     size_t colours = goldsrc ? (t->palette ? t->palette_size : 0) : 256;
-    return bk_paletted_to_rgba(t->mips[0], t->width, t->height, palette, colours, bk_tex_transparent_name(t->name), out,
-                               err);
+    *out = (bk_indexed_image){.width = t->width, .height = t->height, .indices = t->mips[0]};
+    bk_paletted_table(palette, colours, bk_tex_transparent_name(t->name), out->rgba);
+    return BSPKIT_OK;
 }

@@ -3,6 +3,8 @@
 #define BSPKIT_MEDIA_TEXTURE_INTERNAL_H
 
 #include "bspkit/image.h"
+#include "bspkit/textures.h"
+#include "media/image_internal.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,11 +25,21 @@ enum { WAD_TYPE_PALETTE = 0x40, WAD_TYPE_QPIC = 0x42, WAD_TYPE_MIPTEX3 = 0x43, W
 /* True when a texture name asks for index 255 to be transparent ('{' names). */
 static inline bool bk_tex_transparent_name(const char *name) { return name && name[0] == '{'; }
 
-/* Expand `width * height` palette indices to RGBA. Indices at or above
+/* The RGBA each of the 256 indices expands to: indices at or above
  * `colours` (a short palette) become opaque black; with `transparent`,
  * index 255 becomes transparent black. The caller has range-checked
- * `indices` and `palette` (colours * 3 bytes). */
-bspkit_result bk_paletted_to_rgba(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
-                                  size_t colours, bool transparent, bspkit_image *out, bspkit_error *err);
+ * `palette` (colours * 3 bytes). */
+void bk_paletted_table(const uint8_t *palette, size_t colours, bool transparent, uint8_t rgba[256][4]);
+
+/* The loaders' pixels before expansion (bspkit_miptex_load_image,
+ * bspkit_wad_load_image, bspkit_textures_load_image give the same errors);
+ * the indices stay in the map or WAD. bk_textures_load_indexed refuses
+ * textures that are not palette-based with BSPKIT_ERR_UNSUPPORTED. */
+bspkit_result bk_miptex_load_indexed(bspkit_map *map, size_t index, bk_indexed_image *out, bspkit_error *err);
+bspkit_result bk_wad_load_indexed(const bspkit_wad *wad, size_t index, bk_indexed_image *out, bspkit_error *err);
+bspkit_result bk_textures_load_indexed(bspkit_textures *t, size_t index, bk_indexed_image *out, bspkit_error *err);
+
+/* The RGBA image of `img`. */
+bspkit_result bk_indexed_expand(const bk_indexed_image *img, bspkit_image *out, bspkit_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include "bspkit/pak.h"
 #include "bspkit/quake3.h"
 #include "bspkit/textures.h"
+#include "media/texture_internal.h"
 #include "core/map.h"
 #include "core/ascii.h"
 
@@ -458,16 +459,45 @@ bspkit_result bspkit_textures_resolve(bspkit_map *map, const bspkit_texture_opti
     return BSPKIT_OK;
 }
 
+/* Entry `index` of `t`, or NULL with `err` filled (*r its code). */
+static const tex_entry *entry_at(const bspkit_textures *t, size_t index, bspkit_error *err, bspkit_result *r)
+{
+    if (index < t->count)
+        return &t->entries[index];
+    *r = bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "textures: no texture %zu (%zu in the map)", index,
+                 t->count);
+    return NULL;
+}
+
+bspkit_result bk_textures_load_indexed(bspkit_textures *t, size_t index, bk_indexed_image *out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!t || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "textures: NULL argument");
+    bspkit_result r = BSPKIT_ERR_NOT_FOUND;
+    const tex_entry *e = entry_at(t, index, err, &r);
+    if (!e)
+        return r;
+    switch (e->pub.source) {
+    case BSPKIT_TEXTURE_EMBEDDED:
+        return bk_miptex_load_indexed(t->map, e->index, out, err);
+    case BSPKIT_TEXTURE_WAD:
+        return bk_wad_load_indexed(t->wads[e->wad].wad, e->index, out, err);
+    default:
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "textures: '%s' has no palette", e->pub.name);
+    }
+}
+
 bspkit_result bspkit_textures_load_image(bspkit_textures *t, size_t index, bspkit_image *out, bspkit_error *err)
 {
     bk_error_clear(err);
     if (!t || !out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "textures: NULL argument");
     memset(out, 0, sizeof *out);
-    if (index >= t->count)
-        return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "textures: no texture %zu (%zu in the map)", index,
-                       t->count);
-    const tex_entry *e = &t->entries[index];
+    bspkit_result found = BSPKIT_ERR_NOT_FOUND;
+    const tex_entry *e = entry_at(t, index, err, &found);
+    if (!e)
+        return found;
     switch (e->pub.source) {
     case BSPKIT_TEXTURE_EMBEDDED:
         return bspkit_miptex_load_image(t->map, e->index, out, err);

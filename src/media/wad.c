@@ -207,6 +207,16 @@ bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t index, bspkit_
     if (!wad || !out)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "wad: NULL argument");
     memset(out, 0, sizeof *out);
+    bk_indexed_image img;
+    bspkit_result r = bk_wad_load_indexed(wad, index, &img, err);
+    return r == BSPKIT_OK ? bk_indexed_expand(&img, out, err) : r;
+}
+
+bspkit_result bk_wad_load_indexed(const bspkit_wad *wad, size_t index, bk_indexed_image *out, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!wad || !out)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "wad: NULL argument");
     if (index >= wad->count)
         return bk_fail(err, BSPKIT_ERR_NOT_FOUND, -1, -1, -1, "wad: no entry %zu (%zu entries)", index, wad->count);
     const bspkit_wad_entry *e = &wad->entries[index];
@@ -248,6 +258,7 @@ bspkit_result bspkit_wad_load_image(const bspkit_wad *wad, size_t index, bspkit_
                               "the palette does not fit in the entry or has more than 256 colours");
         palette = p + pixels_end + 2;
     }
-    return bk_paletted_to_rgba(p + pixels_at, e->width, e->height, palette, colours, bk_tex_transparent_name(e->name),
-                               out, err);
+    *out = (bk_indexed_image){.width = e->width, .height = e->height, .indices = p + pixels_at};
+    bk_paletted_table(palette, colours, bk_tex_transparent_name(e->name), out->rgba);
+    return BSPKIT_OK;
 }

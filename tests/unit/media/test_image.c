@@ -8,6 +8,7 @@
 
 #include "bspkit/image.h"
 #include "media/image_internal.h"
+#include "media/texture_internal.h"
 
 #include "png_pixels.h"
 #include <stdbool.h>
@@ -106,6 +107,67 @@ static void test_png_fast_palette(void **state)
     check_fast(1, 1, 1, false, 3);
 }
 
+/* A palette texture encoded from its indices: the same PNG as its expanded
+ * pixels give, and libpng reads back exactly those pixels. Palettes with
+ * repeated colours, a short palette (indices past it are black) and a '{'
+ * texture (index 255 transparent) are among them. */
+static void check_indexed(uint32_t w, uint32_t h, size_t colours, bool transparent, unsigned seed)
+{
+    uint8_t palette[768];
+    for (size_t i = 0; i < sizeof palette; i++)
+        palette[i] = (uint8_t)((i * 37u + seed * 11u) % 7u * 40u); /* few distinct values: repeated colours */
+    uint8_t *indices = malloc((size_t)w * h);
+    assert_non_null(indices);
+    uint32_t x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        x = x * 1103515245u + 12345u;
+        indices[i] = (uint8_t)(i % 5 == 0 ? 255 : x >> 24);
+    }
+    bk_indexed_image ix = {.width = w, .height = h, .indices = indices};
+    bk_paletted_table(palette, colours, transparent, ix.rgba);
+    bspkit_image rgba = {0};
+    bspkit_error err;
+    assert_int_equal(bk_indexed_expand(&ix, &rgba, &err), BSPKIT_OK);
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        const uint8_t *px = rgba.rgba + 4 * i;
+        uint8_t k = indices[i];
+        if (transparent && k == 255) {
+            assert_int_equal(px[3], 0);
+        } else {
+            assert_int_equal(px[3], 255);
+            for (int c = 0; c < 3; c++)
+                assert_int_equal(px[c], k < colours ? palette[3 * k + c] : 0);
+        }
+    }
+    assert_int_equal(bk_indexed_opaque(&ix), bk_image_opaque(&rgba));
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    assert_int_equal(bk_indexed_encode_png_fast(&ix, &a, &na, &err), BSPKIT_OK);
+    assert_int_equal(bk_image_encode_png_fast(&rgba, &b, &nb, &err), BSPKIT_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    uint32_t pw, ph;
+    uint8_t *pixels = png_pixels(a, na, &pw, &ph, NULL);
+    assert_int_equal(pw, w);
+    assert_int_equal(ph, h);
+    assert_memory_equal(pixels, rgba.rgba, (size_t)w * h * 4);
+    free(pixels);
+    free(a);
+    free(b);
+    free(indices);
+    bspkit_image_free(&rgba);
+}
+
+static void test_png_indexed(void **state)
+{
+    (void)state;
+    check_indexed(64, 32, 256, false, 1);
+    check_indexed(64, 32, 256, true, 2);
+    check_indexed(17, 9, 40, false, 3); /* short palette */
+    check_indexed(17, 9, 40, true, 4);
+    check_indexed(1, 1, 256, true, 5);
+}
+
 static void test_bad_sizes(void **state)
 {
     (void)state;
@@ -125,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_png_rgb),
         cmocka_unit_test(test_png_rgba),
         cmocka_unit_test(test_png_fast_palette),
+        cmocka_unit_test(test_png_indexed),
         cmocka_unit_test(test_bad_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
