@@ -5,6 +5,7 @@
  * never a mix. */
 #include "bspkit/edit.h"
 #include "core/map.h"
+#include "core/save_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +65,18 @@ bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, 
     bk_error_clear(err);
     if (!path || !*path || (!data && size))
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "save: NULL data or empty path");
+    const bk_save_part part = {data, size};
+    return bk_save_parts(path, &part, 1, err);
+}
+
+bspkit_result bk_save_parts(const char *path, const bk_save_part *parts, size_t nparts, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!path || !*path)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "save: NULL data or empty path");
+    for (size_t i = 0; i < nparts; i++)
+        if (!parts[i].data && parts[i].size)
+            return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "save: NULL data or empty path");
 
     const char *slash = strrchr(path, '/');
     size_t dir_len = slash ? (size_t)(slash - path) : 0;
@@ -92,12 +105,13 @@ bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, 
         rc = io_fail(err, "cannot create a temporary file for", path, errno);
         goto done;
     }
-    if (write_all(fd, data, size) != 0) {
-        rc = io_fail(err, "cannot write", tmp, errno);
-        close(fd);
-        unlink(tmp);
-        goto done;
-    }
+    for (size_t i = 0; i < nparts; i++)
+        if (write_all(fd, parts[i].data, parts[i].size) != 0) {
+            rc = io_fail(err, "cannot write", tmp, errno);
+            close(fd);
+            unlink(tmp);
+            goto done;
+        }
     if (fsync(fd) != 0) {
         rc = io_fail(err, "cannot flush", tmp, errno);
         close(fd);

@@ -208,13 +208,9 @@ static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const bk
     if (r == BSPKIT_OK)
         r = bk_gltf_build(map, mesh, media, gltf_scale(opts), uri, dir_uri, &doc, st, err);
     if (r == BSPKIT_OK && glb) {
-        uint8_t *data;
-        size_t size;
-        if ((r = bk_glb_pack(&doc, &data, &size, err)) == BSPKIT_OK) {
-            r = bspkit_save_file(path, data, size, err);
-            st->bytes_written = size;
-            free(data);
-        }
+        size_t size = 0;
+        r = bk_glb_save(&doc, path, &size, err);
+        st->bytes_written = size;
     } else if (r == BSPKIT_OK) {
         r = save_images(dir, media, st, err);
         if (r == BSPKIT_OK)

@@ -10,6 +10,7 @@
 #include "bspkit/props.h"
 #include "core/bytes.h"
 #include "core/map.h"
+#include "core/save_file.h"
 #include "core/textbuf.h"
 
 #include <math.h>
@@ -630,27 +631,62 @@ void bk_gltf_doc_free(bk_gltf_doc *doc)
     memset(doc, 0, sizeof *doc);
 }
 
+/* The GLB's 20-byte header (with the JSON chunk's) and the BIN chunk's 8;
+ * false when it would pass 4 GiB. */
+static bool glb_heads(const bk_gltf_doc *doc, uint8_t head[20], uint8_t bin_head[8], uint64_t *total)
+{
+    size_t json_len = align4(doc->json_size), bin_len = align4(doc->bin_size);
+    *total = 12 + 8 + (uint64_t)json_len + (doc->bin_size ? 8 + (uint64_t)bin_len : 0);
+    if (*total > UINT32_MAX)
+        return false;
+    wr_le32(head, 0x46546C67u); /* "glTF" */
+    wr_le32(head + 4, 2);
+    wr_le32(head + 8, (uint32_t)*total);
+    wr_le32(head + 12, (uint32_t)json_len);
+    wr_le32(head + 16, 0x4E4F534Au); /* "JSON" */
+    wr_le32(bin_head, (uint32_t)bin_len);
+    wr_le32(bin_head + 4, 0x004E4942u); /* "BIN\0" */
+    return true;
+}
+
+bspkit_result bk_glb_save(const bk_gltf_doc *doc, const char *path, size_t *size, bspkit_error *err)
+{
+    uint8_t head[20], bin_head[8];
+    uint64_t total;
+    if (!glb_heads(doc, head, bin_head, &total))
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "GLB of %llu bytes exceeds 4 GiB",
+                       (unsigned long long)total);
+    static const char spaces[4] = "   ";
+    static const uint8_t zeros[4] = {0};
+    size_t json_pad = align4(doc->json_size) - doc->json_size, bin_pad = align4(doc->bin_size) - doc->bin_size;
+    bk_save_part parts[6] = {{head, 20}, {doc->json, doc->json_size}, {spaces, json_pad}};
+    size_t n = 3;
+    if (doc->bin_size) {
+        parts[n++] = (bk_save_part){bin_head, 8};
+        parts[n++] = (bk_save_part){doc->bin, doc->bin_size};
+        parts[n++] = (bk_save_part){zeros, bin_pad};
+    }
+    *size = (size_t)total;
+    return bk_save_parts(path, parts, n, err);
+}
+
 bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, bspkit_error *err)
 {
     size_t json_len = align4(doc->json_size), bin_len = align4(doc->bin_size);
-    uint64_t total = 12 + 8 + (uint64_t)json_len + (doc->bin_size ? 8 + (uint64_t)bin_len : 0);
-    if (total > UINT32_MAX)
+    uint8_t head[20], bin_head[8];
+    uint64_t total;
+    if (!glb_heads(doc, head, bin_head, &total))
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "GLB of %llu bytes exceeds 4 GiB",
                        (unsigned long long)total);
     uint8_t *p = malloc((size_t)total);
     if (!p)
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory packing GLB");
-    wr_le32(p, 0x46546C67u); /* "glTF" */
-    wr_le32(p + 4, 2);
-    wr_le32(p + 8, (uint32_t)total);
-    wr_le32(p + 12, (uint32_t)json_len);
-    wr_le32(p + 16, 0x4E4F534Au); /* "JSON" */
+    memcpy(p, head, 20);
     memcpy(p + 20, doc->json, doc->json_size);
     memset(p + 20 + doc->json_size, ' ', json_len - doc->json_size);
     if (doc->bin_size) {
         uint8_t *b = p + 20 + json_len;
-        wr_le32(b, (uint32_t)bin_len);
-        wr_le32(b + 4, 0x004E4942u); /* "BIN\0" */
+        memcpy(b, bin_head, 8);
         memcpy(b + 8, doc->bin, doc->bin_size);
         memset(b + 8 + doc->bin_size, 0, bin_len - doc->bin_size);
     }

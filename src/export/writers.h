@@ -30,6 +30,9 @@ void bk_gltf_doc_free(bk_gltf_doc *doc);
 /* GLB container: 12-byte header, JSON chunk padded with spaces, BIN chunk
  * padded with zeros. The result is malloc'ed. */
 bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, bspkit_error *err);
+/* bk_glb_pack's bytes written to `path` (bspkit_save_file) without packing them
+ * into one buffer first; *size gets the file's size. */
+bspkit_result bk_glb_save(const bk_gltf_doc *doc, const char *path, size_t *size, bspkit_error *err);
 
 /* OBJ and MTL text. Positions are placed by their node (brush entity origin
  * and angles applied), optionally converted to Y-up, then multiplied by
