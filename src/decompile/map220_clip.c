@@ -543,6 +543,19 @@ typedef struct clip_frame {
     size_t next; /* the first grown open leaf still to take away */
 } clip_frame;
 
+/* Whether the box lo..hi lies within grown leaf `g` (behind every plane of it). */
+static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region *g)
+{
+    if (!boxes_overlap(lo, hi, g->lo, g->hi))
+        return false;
+    for (size_t i = 0; i < g->count; i++) {
+        const bk_dplane *pl = &c->grown[g->first + i].pl;
+        if (box_support(pl->n, lo, hi) - pl->d > BK_REGION_ON_EPS)
+            return false;
+    }
+    return true;
+}
+
 static bool note_use(clip_batch *b, size_t job, size_t gi)
 {
     if (b->seen[gi] == job + 1)
@@ -591,6 +604,15 @@ static bool subtract_open(clip_batch *b, size_t ci)
         ok = false;
         goto done;
     }
+    /* A candidate whose box one grown leaf holds is no clip: most are, and
+     * cutting them by the leaves before that one only made pieces to drop. */
+    bk_dvec lo0, hi0;
+    m220_region_bounds(&whole, &lo0, &hi0);
+    for (size_t k = 0; k < c->nopen_leaves; k++)
+        if (box_inside(c, lo0, hi0, &c->open_leaves[k])) {
+            c->rc.work += c->open_leaves[k].count;
+            goto done;
+        }
     stack[top++] = (clip_frame){whole, 0};
     whole = (bk_region){0};
     while (top > 0) {
