@@ -457,6 +457,8 @@ done:
     bk_region_free(&c.cand_store);
     free(c.solid_leaves);
     free(c.subtrees);
+    free(c.grid_start);
+    free(c.leaf_grid);
     bk_region_free(&c.frontier_store);
     bk_region_free(&c.solid_store);
     free(c.built);

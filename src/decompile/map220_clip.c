@@ -171,6 +171,9 @@ typedef struct clip_batch {
     size_t nuses, cap_uses;
     size_t *uses_end;     /* per job: end of its range in `uses` */
     uint32_t *seen;       /* step 2: per grown plane, the last job (+ 1) that used it */
+    uint32_t *near;       /* step 2: the grown open leaves the current candidate's box meets (leaves_near) */
+    size_t nnear, cap_near;
+    uint32_t *mark, round; /* step 2: per grown open leaf, the last round (leaves_near call) that listed it */
     const uint8_t *shared_visited; /* step 0: the first levels' marks, copied for the batch */
     uint64_t budget;
 } clip_batch;
@@ -236,6 +239,8 @@ static void batch_free(clip_batch *b)
     free(b->uses);
     free(b->uses_end);
     free(b->seen);
+    free(b->near);
+    free(b->mark);
 }
 
 static void run_batch(void *ctx, size_t i)
@@ -540,8 +545,124 @@ static size_t pending_plane(int32_t plane) { return (size_t)((int64_t)plane - PE
 
 typedef struct clip_frame {
     bk_region region;
-    size_t next; /* the first grown open leaf still to take away */
+    size_t next; /* the first of the candidate's grown open leaves still to take away */
 } clip_frame;
+
+/* Cells of the leaf grid along an axis at most, and leaves a cell may list on average. */
+#define GRID_SIDE 32
+
+static int grid_cell(const dctx *c, int axis, double v)
+{
+    const double lo[3] = {c->grid_lo.x, c->grid_lo.y, c->grid_lo.z};
+    const double size[3] = {c->grid_cell.x, c->grid_cell.y, c->grid_cell.z};
+    double t = (v - lo[axis]) / size[axis];
+    int i = t < 0 || !(t == t) ? 0 : t >= c->grid_dim[axis] ? c->grid_dim[axis] - 1 : (int)t;
+    return i;
+}
+
+/* The cells the box lo..hi touches, as index ranges per axis. */
+static void grid_range(const dctx *c, bk_dvec lo, bk_dvec hi, int from[3], int to[3])
+{
+    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    for (int a = 0; a < 3; a++) {
+        from[a] = grid_cell(c, a, l[a]);
+        to[a] = grid_cell(c, a, h[a]);
+    }
+}
+
+/* Lists every grown open leaf in the cells of a grid over them (step 2
+ * asks, per candidate, which leaves its box meets). False when out of memory. */
+static bool build_leaf_grid(dctx *c)
+{
+    bk_dvec lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < c->nopen_leaves; k++) {
+        const grown_region *g = &c->open_leaves[k];
+        lo = (bk_dvec){fmin(lo.x, g->lo.x), fmin(lo.y, g->lo.y), fmin(lo.z, g->lo.z)};
+        hi = (bk_dvec){fmax(hi.x, g->hi.x), fmax(hi.y, g->hi.y), fmax(hi.z, g->hi.z)};
+    }
+    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    double cell[3];
+    size_t ncells = 1;
+    for (int a = 0; a < 3; a++) {
+        double extent = h[a] - l[a];
+        c->grid_dim[a] = isfinite(extent) && extent > 0 ? GRID_SIDE : 1;
+        cell[a] = isfinite(extent) && extent > 0 ? extent / GRID_SIDE : 1;
+        ncells *= (size_t)c->grid_dim[a];
+    }
+    c->grid_lo = isfinite(lo.x) && isfinite(lo.y) && isfinite(lo.z) ? lo : (bk_dvec){0, 0, 0};
+    c->grid_cell = (bk_dvec){cell[0], cell[1], cell[2]};
+    free(c->grid_start);
+    free(c->leaf_grid);
+    c->leaf_grid = NULL;
+    c->grid_start = calloc(ncells + 1, sizeof *c->grid_start);
+    if (!c->grid_start)
+        return false;
+    /* Two passes: count each cell's leaves, then place them in leaf order. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < c->nopen_leaves; k++) {
+            int from[3], to[3];
+            grid_range(c, c->open_leaves[k].lo, c->open_leaves[k].hi, from, to);
+            for (int z = from[2]; z <= to[2]; z++)
+                for (int y = from[1]; y <= to[1]; y++)
+                    for (int x = from[0]; x <= to[0]; x++) {
+                        size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                        if (pass == 0)
+                            c->grid_start[i + 1]++;
+                        else
+                            c->leaf_grid[c->grid_start[i]++] = (uint32_t)k;
+                    }
+        }
+        if (pass == 0) {
+            for (size_t i = 0; i < ncells; i++)
+                c->grid_start[i + 1] += c->grid_start[i];
+            c->leaf_grid = malloc((c->grid_start[ncells] ? c->grid_start[ncells] : 1) * sizeof *c->leaf_grid);
+            if (!c->leaf_grid)
+                return false;
+        } else {
+            /* Placing moved each start to the next cell's: shift them back. */
+            for (size_t i = ncells; i > 0; i--)
+                c->grid_start[i] = c->grid_start[i - 1];
+            c->grid_start[0] = 0;
+        }
+    }
+    return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The grown open leaves whose boxes meet lo..hi, in increasing order, into
+ * b->near (b->nnear of them). False when out of memory. */
+static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
+{
+    const dctx *c = &b->w;
+    if (!b->mark && !(b->mark = calloc(c->nopen_leaves ? c->nopen_leaves : 1, sizeof *b->mark)))
+        return false;
+    b->round++;
+    b->nnear = 0;
+    int from[3], to[3];
+    grid_range(c, lo, hi, from, to);
+    for (int z = from[2]; z <= to[2]; z++)
+        for (int y = from[1]; y <= to[1]; y++)
+            for (int x = from[0]; x <= to[0]; x++) {
+                size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                for (uint32_t e = c->grid_start[i]; e < c->grid_start[i + 1]; e++) {
+                    uint32_t k = c->leaf_grid[e];
+                    if (b->mark[k] == b->round || !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
+                        continue;
+                    b->mark[k] = b->round;
+                    if (!bk_grow((void **)&b->near, &b->cap_near, b->nnear + 1, sizeof *b->near))
+                        return false;
+                    b->near[b->nnear++] = k;
+                }
+            }
+    if (b->nnear > 1)
+        qsort(b->near, b->nnear, sizeof *b->near, cmp_u32);
+    return true;
+}
 
 /* Whether the box lo..hi lies within grown leaf `g` (behind every plane of it). */
 static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region *g)
@@ -604,13 +725,18 @@ static bool subtract_open(clip_batch *b, size_t ci)
         ok = false;
         goto done;
     }
-    /* A candidate whose box one grown leaf holds is no clip: most are, and
-     * cutting them by the leaves before that one only made pieces to drop. */
+    /* Only leaves the candidate's box meets can meet its parts. A candidate
+     * whose box one grown leaf holds is no clip: most are, and cutting them
+     * by the leaves before that one only made pieces to drop. */
     bk_dvec lo0, hi0;
     m220_region_bounds(&whole, &lo0, &hi0);
-    for (size_t k = 0; k < c->nopen_leaves; k++)
-        if (box_inside(c, lo0, hi0, &c->open_leaves[k])) {
-            c->rc.work += c->open_leaves[k].count;
+    if (!leaves_near(b, lo0, hi0)) {
+        ok = false;
+        goto done;
+    }
+    for (size_t n = 0; n < b->nnear; n++)
+        if (box_inside(c, lo0, hi0, &c->open_leaves[b->near[n]])) {
+            c->rc.work += c->open_leaves[b->near[n]].count;
             goto done;
         }
     stack[top++] = (clip_frame){whole, 0};
@@ -619,11 +745,11 @@ static bool subtract_open(clip_batch *b, size_t ci)
         clip_frame f = stack[--top];
         bk_dvec lo, hi;
         m220_region_bounds(&f.region, &lo, &hi);
-        size_t k = f.next;
-        while (k < c->nopen_leaves && !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
+        size_t k = f.next; /* position in b->near */
+        while (k < b->nnear && !boxes_overlap(lo, hi, c->open_leaves[b->near[k]].lo, c->open_leaves[b->near[k]].hi))
             k++;
-        if (k == c->nopen_leaves || c->rc.work > b->budget) {
-            if (k == c->nopen_leaves && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
+        if (k == b->nnear || c->rc.work > b->budget) {
+            if (k == b->nnear && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
                 c->clip_pieces++;
                 ok = m220_add_piece(c, &f.region, &clip) == BSPKIT_OK;
             }
@@ -634,7 +760,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
         }
         /* A region that one plane of grown leaf k has wholly in front lies
          * outside it: on to the next leaf without cutting it into parts. */
-        const grown_region *g = &c->open_leaves[k];
+        const grown_region *g = &c->open_leaves[b->near[k]];
         if (outside_of(c, &f.region, lo, hi, g)) {
             if (!bk_grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
                 bk_region_free(&f.region);
@@ -849,7 +975,7 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
     run_free(&subtrees);
     if (r == BSPKIT_OK && !c->clip_incomplete && c->nclip_cands > 0) {
         *run = (clip_run){.c = c, .job = pieces_job};
-        if (!run_jobs(run, 2, c->nclip_cands, budget))
+        if (!build_leaf_grid(c) || !run_jobs(run, 2, c->nclip_cands, budget))
             r = m220_nomem(c);
     }
     run_free(&candidates);
@@ -879,6 +1005,8 @@ static void take_clip_state(dctx *c, const dctx *w)
     c->nsubtrees = w->nsubtrees;
     c->cap_subtrees = w->cap_subtrees;
     c->frontier_store = w->frontier_store;
+    c->grid_start = w->grid_start;
+    c->leaf_grid = w->leaf_grid;
     c->grown = w->grown;
     c->ngrown = w->ngrown;
     c->cap_grown = w->cap_grown;

@@ -176,6 +176,11 @@ typedef struct dctx {
     bk_region solid_store;
     uint64_t clip_last_stamp;
     const bspkit_model *clip_model;
+    /* The grown open leaves by cell of a grid over their bounds: cell i holds
+     * leaf_grid[grid_start[i] .. grid_start[i + 1]), in increasing order. */
+    uint32_t *grid_start, *leaf_grid;
+    int grid_dim[3];
+    bk_dvec grid_lo, grid_cell;
     unsigned threads; /* for the clip jobs: 0 = one per online CPU */
     bool clip_full;       /* the candidates outgrew the store limit: no more are taken */
     bool clip_incomplete; /* the walk stopped at the work limit: no clip at all */
