@@ -66,9 +66,10 @@ typedef struct bspkit_decompile_options {
     bspkit_decompile_format format;
     uint32_t skip;      /**< BSPKIT_DECOMPILE_NO_* flags */
     bool no_merge;      /**< Quake/GoldSrc: one brush per BSP leaf, without merging */
-    /** Quake/GoldSrc: threads that recover the clip brushes, 0 = one per
-     *  online CPU (the default), 1 = the calling thread only. The output is
-     *  the same for any count. */
+    /** Quake/GoldSrc: threads that rebuild the brushes, 0 = one per online
+     *  CPU (the default; a map of fewer than 1200 nodes and clipnodes is done
+     *  on the calling thread, sooner than threads would start), 1 = the
+     *  calling thread only. The output is the same for any count. */
     unsigned threads;
 } bspkit_decompile_options;
 

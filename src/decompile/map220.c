@@ -13,6 +13,9 @@
 #include "core/fmt_num.h"
 #include "core/parallel.h"
 
+/* Nodes and clipnodes below which a map is decompiled on the calling thread only. */
+#define SMALL_TREE 1200
+
 /* ---- writing -------------------------------------------------------------------- */
 
 /* Quake's default texture axes: the first of these whose normal is nearest the plane's. */
@@ -414,6 +417,9 @@ bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_option
     c.goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
     const bspkit_entities *ents = NULL;
     bspkit_result r = load(&c);
+    /* A small tree is walked sooner than threads start. */
+    if (c.threads == 0 && c.nnodes + c.nclipnodes < SMALL_TREE)
+        c.threads = 1;
     if (r == BSPKIT_OK)
         r = bspkit_get_entities(map, &ents, err);
     if (r != BSPKIT_OK)

@@ -548,7 +548,7 @@ typedef struct clip_frame {
     size_t next; /* the first of the candidate's grown open leaves still to take away */
 } clip_frame;
 
-/* Cells of the leaf grid along an axis at most, and leaves a cell may list on average. */
+/* Cells of the leaf grid along an axis at most: about two per cube root of the leaves. */
 #define GRID_SIDE 32
 
 static int grid_cell(const dctx *c, int axis, double v)
@@ -583,10 +583,12 @@ static bool build_leaf_grid(dctx *c)
     const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
     double cell[3];
     size_t ncells = 1;
+    int side = (int)(2 * cbrt((double)c->nopen_leaves));
+    side = side < 1 ? 1 : side > GRID_SIDE ? GRID_SIDE : side;
     for (int a = 0; a < 3; a++) {
         double extent = h[a] - l[a];
-        c->grid_dim[a] = isfinite(extent) && extent > 0 ? GRID_SIDE : 1;
-        cell[a] = isfinite(extent) && extent > 0 ? extent / GRID_SIDE : 1;
+        c->grid_dim[a] = isfinite(extent) && extent > 0 ? side : 1;
+        cell[a] = isfinite(extent) && extent > 0 ? extent / side : 1;
         ncells *= (size_t)c->grid_dim[a];
     }
     c->grid_lo = isfinite(lo.x) && isfinite(lo.y) && isfinite(lo.z) ? lo : (bk_dvec){0, 0, 0};
