@@ -299,11 +299,150 @@ static void run_free(clip_run *run)
 
 /* ---- step 1: the player hull, and hull 0 below its solid leaves -------------------- */
 
+static bool boxes_overlap(bk_dvec alo, bk_dvec ahi, bk_dvec blo, bk_dvec bhi)
+{
+    return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y && alo.z < bhi.z && blo.z < ahi.z;
+}
+
+/* Whether the box lo..hi lies within grown leaf `g` (behind every plane of it). */
+static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region *g)
+{
+    if (!boxes_overlap(lo, hi, g->lo, g->hi))
+        return false;
+    for (size_t i = 0; i < g->count; i++) {
+        const bk_dplane *pl = &c->grown[g->first + i].pl;
+        if (box_support(pl->n, lo, hi) - pl->d > BK_REGION_ON_EPS)
+            return false;
+    }
+    return true;
+}
+
+
+/* Cells of the leaf grid along an axis at most: about two per cube root of the leaves. */
+#define GRID_SIDE 32
+
+static int grid_cell(const dctx *c, int axis, double v)
+{
+    const double lo[3] = {c->grid_lo.x, c->grid_lo.y, c->grid_lo.z};
+    const double size[3] = {c->grid_cell.x, c->grid_cell.y, c->grid_cell.z};
+    double t = (v - lo[axis]) / size[axis];
+    int i = t < 0 || !(t == t) ? 0 : t >= c->grid_dim[axis] ? c->grid_dim[axis] - 1 : (int)t;
+    return i;
+}
+
+/* The cells the box lo..hi touches, as index ranges per axis. */
+static void grid_range(const dctx *c, bk_dvec lo, bk_dvec hi, int from[3], int to[3])
+{
+    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    for (int a = 0; a < 3; a++) {
+        from[a] = grid_cell(c, a, l[a]);
+        to[a] = grid_cell(c, a, h[a]);
+    }
+}
+
+/* Lists every grown open leaf in the cells of a grid over them (step 2
+ * asks, per candidate, which leaves its box meets). False when out of memory. */
+static bool build_leaf_grid(dctx *c)
+{
+    bk_dvec lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t k = 0; k < c->nopen_leaves; k++) {
+        const grown_region *g = &c->open_leaves[k];
+        lo = (bk_dvec){fmin(lo.x, g->lo.x), fmin(lo.y, g->lo.y), fmin(lo.z, g->lo.z)};
+        hi = (bk_dvec){fmax(hi.x, g->hi.x), fmax(hi.y, g->hi.y), fmax(hi.z, g->hi.z)};
+    }
+    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    double cell[3];
+    size_t ncells = 1;
+    int side = (int)(2 * cbrt((double)c->nopen_leaves));
+    side = side < 1 ? 1 : side > GRID_SIDE ? GRID_SIDE : side;
+    for (int a = 0; a < 3; a++) {
+        double extent = h[a] - l[a];
+        c->grid_dim[a] = isfinite(extent) && extent > 0 ? side : 1;
+        cell[a] = isfinite(extent) && extent > 0 ? extent / side : 1;
+        ncells *= (size_t)c->grid_dim[a];
+    }
+    c->grid_lo = isfinite(lo.x) && isfinite(lo.y) && isfinite(lo.z) ? lo : (bk_dvec){0, 0, 0};
+    c->grid_cell = (bk_dvec){cell[0], cell[1], cell[2]};
+    free(c->grid_start);
+    free(c->leaf_grid);
+    c->leaf_grid = NULL;
+    c->grid_start = calloc(ncells + 1, sizeof *c->grid_start);
+    if (!c->grid_start)
+        return false;
+    /* Two passes: count each cell's leaves, then place them in leaf order. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < c->nopen_leaves; k++) {
+            int from[3], to[3];
+            grid_range(c, c->open_leaves[k].lo, c->open_leaves[k].hi, from, to);
+            for (int z = from[2]; z <= to[2]; z++)
+                for (int y = from[1]; y <= to[1]; y++)
+                    for (int x = from[0]; x <= to[0]; x++) {
+                        size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                        if (pass == 0)
+                            c->grid_start[i + 1]++;
+                        else
+                            c->leaf_grid[c->grid_start[i]++] = (uint32_t)k;
+                    }
+        }
+        if (pass == 0) {
+            for (size_t i = 0; i < ncells; i++)
+                c->grid_start[i + 1] += c->grid_start[i];
+            c->leaf_grid = malloc((c->grid_start[ncells] ? c->grid_start[ncells] : 1) * sizeof *c->leaf_grid);
+            if (!c->leaf_grid)
+                return false;
+        } else {
+            /* Placing moved each start to the next cell's: shift them back. */
+            for (size_t i = ncells; i > 0; i--)
+                c->grid_start[i] = c->grid_start[i - 1];
+            c->grid_start[0] = 0;
+        }
+    }
+    return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The grown open leaves whose boxes meet lo..hi, in increasing order, into
+ * b->near (b->nnear of them). False when out of memory. */
+static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
+{
+    const dctx *c = &b->w;
+    if (!b->mark && !(b->mark = calloc(c->nopen_leaves ? c->nopen_leaves : 1, sizeof *b->mark)))
+        return false;
+    b->round++;
+    b->nnear = 0;
+    int from[3], to[3];
+    grid_range(c, lo, hi, from, to);
+    for (int z = from[2]; z <= to[2]; z++)
+        for (int y = from[1]; y <= to[1]; y++)
+            for (int x = from[0]; x <= to[0]; x++) {
+                size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                for (uint32_t e = c->grid_start[i]; e < c->grid_start[i + 1]; e++) {
+                    uint32_t k = c->leaf_grid[e];
+                    if (b->mark[k] == b->round || !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
+                        continue;
+                    b->mark[k] = b->round;
+                    if (!bk_grow((void **)&b->near, &b->cap_near, b->nnear + 1, sizeof *b->near))
+                        return false;
+                    b->near[b->nnear++] = k;
+                }
+            }
+    if (b->nnear > 1)
+        qsort(b->near, b->nnear, sizeof *b->near, cmp_u32);
+    return true;
+}
+
+
 /* A solid player-hull leaf, kept for walking hull 0 below it. */
 typedef struct solid_leaf {
     size_t first, count;    /* faces in `store` */
     uint64_t stamp;         /* the hull walk's own work when it reached the leaf */
     const bk_region *store; /* set when the leaves are joined (take_subtrees) */
+    bk_dvec lo, hi;         /* its bounds */
 } solid_leaf;
 
 /* Hull 0 below a solid player-hull region: the parts in open leaves are
@@ -341,7 +480,9 @@ static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_reg
     if (!bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + 1, sizeof *c->solid_leaves))
         return m220_nomem(c);
     c->clip_last_stamp = c->rc.work;
-    c->solid_leaves[c->nsolid_leaves] = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work, NULL};
+    solid_leaf *s = &c->solid_leaves[c->nsolid_leaves];
+    *s = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work, NULL, {0, 0, 0}, {0, 0, 0}};
+    m220_region_bounds(r, &s->lo, &s->hi);
     if (!m220_region_copy(&c->solid_store, r))
         return m220_nomem(c);
     c->nsolid_leaves++;
@@ -352,6 +493,17 @@ static bool candidates_job(clip_batch *b, size_t job)
 {
     dctx *w = &b->w;
     const solid_leaf *s = &w->solid_leaves[job];
+    /* A leaf that one grown open leaf holds has no clip below it: each of
+     * its candidates would be dropped as held by that leaf (subtract_open). */
+    if (!leaves_near(b, s->lo, s->hi)) {
+        b->res = BSPKIT_ERR_NOMEM;
+        return false;
+    }
+    for (size_t n = 0; n < b->nnear; n++)
+        if (box_inside(w, s->lo, s->hi, &w->open_leaves[b->near[n]])) {
+            b->end[job - b->first] = w->nclip_cands;
+            return true;
+        }
     bk_region start = {.faces = s->store->faces + s->first, .nfaces = s->count, .points = s->store->points};
     tree_walk tw = {.lump = BSPKIT_Q_NODES, .count = w->nnodes, .record = w->node_record, .leaf = clip_candidate_leaf};
     bspkit_result r = m220_walk_tree(w, w->clip_model, &tw, w->clip_model->headnode[0], &start);
@@ -530,10 +682,6 @@ static bspkit_result take_candidates(dctx *c, clip_run *run)
 
 /* ---- step 2: candidates minus the grown open leaves -------------------------------- */
 
-static bool boxes_overlap(bk_dvec alo, bk_dvec ahi, bk_dvec blo, bk_dvec bhi)
-{
-    return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y && alo.z < bhi.z && blo.z < ahi.z;
-}
 
 /* A cut by grown plane `gi` is labelled with it until every job is done:
  * plane ids are then given in the order one thread would have asked for
@@ -548,136 +696,6 @@ typedef struct clip_frame {
     size_t next; /* the first of the candidate's grown open leaves still to take away */
 } clip_frame;
 
-/* Cells of the leaf grid along an axis at most: about two per cube root of the leaves. */
-#define GRID_SIDE 32
-
-static int grid_cell(const dctx *c, int axis, double v)
-{
-    const double lo[3] = {c->grid_lo.x, c->grid_lo.y, c->grid_lo.z};
-    const double size[3] = {c->grid_cell.x, c->grid_cell.y, c->grid_cell.z};
-    double t = (v - lo[axis]) / size[axis];
-    int i = t < 0 || !(t == t) ? 0 : t >= c->grid_dim[axis] ? c->grid_dim[axis] - 1 : (int)t;
-    return i;
-}
-
-/* The cells the box lo..hi touches, as index ranges per axis. */
-static void grid_range(const dctx *c, bk_dvec lo, bk_dvec hi, int from[3], int to[3])
-{
-    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
-    for (int a = 0; a < 3; a++) {
-        from[a] = grid_cell(c, a, l[a]);
-        to[a] = grid_cell(c, a, h[a]);
-    }
-}
-
-/* Lists every grown open leaf in the cells of a grid over them (step 2
- * asks, per candidate, which leaves its box meets). False when out of memory. */
-static bool build_leaf_grid(dctx *c)
-{
-    bk_dvec lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t k = 0; k < c->nopen_leaves; k++) {
-        const grown_region *g = &c->open_leaves[k];
-        lo = (bk_dvec){fmin(lo.x, g->lo.x), fmin(lo.y, g->lo.y), fmin(lo.z, g->lo.z)};
-        hi = (bk_dvec){fmax(hi.x, g->hi.x), fmax(hi.y, g->hi.y), fmax(hi.z, g->hi.z)};
-    }
-    const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
-    double cell[3];
-    size_t ncells = 1;
-    int side = (int)(2 * cbrt((double)c->nopen_leaves));
-    side = side < 1 ? 1 : side > GRID_SIDE ? GRID_SIDE : side;
-    for (int a = 0; a < 3; a++) {
-        double extent = h[a] - l[a];
-        c->grid_dim[a] = isfinite(extent) && extent > 0 ? side : 1;
-        cell[a] = isfinite(extent) && extent > 0 ? extent / side : 1;
-        ncells *= (size_t)c->grid_dim[a];
-    }
-    c->grid_lo = isfinite(lo.x) && isfinite(lo.y) && isfinite(lo.z) ? lo : (bk_dvec){0, 0, 0};
-    c->grid_cell = (bk_dvec){cell[0], cell[1], cell[2]};
-    free(c->grid_start);
-    free(c->leaf_grid);
-    c->leaf_grid = NULL;
-    c->grid_start = calloc(ncells + 1, sizeof *c->grid_start);
-    if (!c->grid_start)
-        return false;
-    /* Two passes: count each cell's leaves, then place them in leaf order. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t k = 0; k < c->nopen_leaves; k++) {
-            int from[3], to[3];
-            grid_range(c, c->open_leaves[k].lo, c->open_leaves[k].hi, from, to);
-            for (int z = from[2]; z <= to[2]; z++)
-                for (int y = from[1]; y <= to[1]; y++)
-                    for (int x = from[0]; x <= to[0]; x++) {
-                        size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
-                        if (pass == 0)
-                            c->grid_start[i + 1]++;
-                        else
-                            c->leaf_grid[c->grid_start[i]++] = (uint32_t)k;
-                    }
-        }
-        if (pass == 0) {
-            for (size_t i = 0; i < ncells; i++)
-                c->grid_start[i + 1] += c->grid_start[i];
-            c->leaf_grid = malloc((c->grid_start[ncells] ? c->grid_start[ncells] : 1) * sizeof *c->leaf_grid);
-            if (!c->leaf_grid)
-                return false;
-        } else {
-            /* Placing moved each start to the next cell's: shift them back. */
-            for (size_t i = ncells; i > 0; i--)
-                c->grid_start[i] = c->grid_start[i - 1];
-            c->grid_start[0] = 0;
-        }
-    }
-    return true;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The grown open leaves whose boxes meet lo..hi, in increasing order, into
- * b->near (b->nnear of them). False when out of memory. */
-static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
-{
-    const dctx *c = &b->w;
-    if (!b->mark && !(b->mark = calloc(c->nopen_leaves ? c->nopen_leaves : 1, sizeof *b->mark)))
-        return false;
-    b->round++;
-    b->nnear = 0;
-    int from[3], to[3];
-    grid_range(c, lo, hi, from, to);
-    for (int z = from[2]; z <= to[2]; z++)
-        for (int y = from[1]; y <= to[1]; y++)
-            for (int x = from[0]; x <= to[0]; x++) {
-                size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
-                for (uint32_t e = c->grid_start[i]; e < c->grid_start[i + 1]; e++) {
-                    uint32_t k = c->leaf_grid[e];
-                    if (b->mark[k] == b->round || !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
-                        continue;
-                    b->mark[k] = b->round;
-                    if (!bk_grow((void **)&b->near, &b->cap_near, b->nnear + 1, sizeof *b->near))
-                        return false;
-                    b->near[b->nnear++] = k;
-                }
-            }
-    if (b->nnear > 1)
-        qsort(b->near, b->nnear, sizeof *b->near, cmp_u32);
-    return true;
-}
-
-/* Whether the box lo..hi lies within grown leaf `g` (behind every plane of it). */
-static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region *g)
-{
-    if (!boxes_overlap(lo, hi, g->lo, g->hi))
-        return false;
-    for (size_t i = 0; i < g->count; i++) {
-        const bk_dplane *pl = &c->grown[g->first + i].pl;
-        if (box_support(pl->n, lo, hi) - pl->d > BK_REGION_ON_EPS)
-            return false;
-    }
-    return true;
-}
 
 static bool note_use(clip_batch *b, size_t job, size_t gi)
 {
@@ -969,7 +987,7 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
         r = BSPKIT_OK;
     }
     if (r == BSPKIT_OK && !c->clip_incomplete) {
-        if (!run_jobs(&candidates, 1, c->nsolid_leaves, budget))
+        if (!build_leaf_grid(c) || !run_jobs(&candidates, 1, c->nsolid_leaves, budget))
             r = m220_nomem(c);
         else
             r = take_candidates(c, &candidates);
@@ -977,7 +995,7 @@ static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
     run_free(&subtrees);
     if (r == BSPKIT_OK && !c->clip_incomplete && c->nclip_cands > 0) {
         *run = (clip_run){.c = c, .job = pieces_job};
-        if (!build_leaf_grid(c) || !run_jobs(run, 2, c->nclip_cands, budget))
+        if (!run_jobs(run, 2, c->nclip_cands, budget))
             r = m220_nomem(c);
     }
     run_free(&candidates);
