@@ -147,9 +147,11 @@ static bspkit_result clip_open_region(dctx *c, const bk_region *r)
 }
 
 /* ---- running the clip work on several threads ---------------------------------------
- * Both costly steps are many independent jobs: walking hull 0 below each
- * solid player-hull leaf (candidates), then taking the grown open leaves
- * away from each candidate (pieces). Jobs run in batches on the cores, each
+ * Each step is many independent jobs: walking the player hull's subtrees
+ * below its first levels (step 0: open and solid leaves), walking hull 0
+ * below each solid player-hull leaf (step 1: candidates), then taking the
+ * grown open leaves away from each candidate (step 2: pieces). Jobs run in
+ * batches on the cores, each
  * batch in a copy of the context with its own scratch, store and error; the
  * results are then taken in job order on the calling thread, so the output
  * is the same for any thread count. A batch stops once its own work passes
@@ -171,9 +173,9 @@ typedef struct clip_batch {
     size_t nuses, cap_uses;
     size_t *uses_end;     /* per job: end of its range in `uses` */
     uint32_t *seen;       /* step 2: per grown plane, the last job (+ 1) that used it */
-    uint32_t *near;       /* step 2: the grown open leaves the current candidate's box meets (leaves_near) */
+    uint32_t *near;       /* steps 1-2: the grown open leaves a box meets (leaves_near) */
     size_t nnear, cap_near;
-    uint32_t *mark, round; /* step 2: per grown open leaf, the last round (leaves_near call) that listed it */
+    uint32_t *mark, round; /* steps 1-2: per grown open leaf, the last leaves_near call that listed it */
     const uint8_t *shared_visited; /* step 0: the first levels' marks, copied for the batch */
     uint64_t budget;
 } clip_batch;
