@@ -4,6 +4,7 @@
 #include "bspkit/edit.h"
 #include "bspkit/export.h"
 #include "core/map.h"
+#include "core/parallel.h"
 #include "export/writers.h"
 #include "core/ascii.h"
 
@@ -41,6 +42,23 @@ static void fill_stats(const bk_xmesh *m, bspkit_export_stats *s)
     s->props = m->props;
 }
 
+/* The mesh, and beside it the atlas's PNG (the mesh only reads the atlas). */
+typedef struct mesh_job {
+    bspkit_map *map;
+    const bk_xmesh_options *mo;
+    bk_xmesh *mesh;
+    bk_xmedia *media;
+    bspkit_error err[2];
+    bspkit_result res[2];
+} mesh_job;
+
+static void mesh_or_atlas(void *ctx, size_t i)
+{
+    mesh_job *j = ctx;
+    j->res[i] = i == 0 ? bk_xmesh_build(j->map, j->mo, j->mesh, &j->err[0])
+                       : bk_xmedia_encode_atlas(j->media, &j->err[1]);
+}
+
 /* Atlas, mesh and images. `bake` (OBJ) wants the atlas as the colour map,
  * so texture images are only made when there is no atlas to bake. */
 static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bool obj, bk_xmesh *mesh,
@@ -55,9 +73,15 @@ static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bo
     bk_xmesh_options mo = {0};
     mo.skip = o ? (o->skip | (BSPKIT_SKIP_ALL & ~o->keep)) & BSPKIT_SKIP_ALL : BSPKIT_SKIP_ALL;
     mo.atlas = media->have_atlas ? &media->atlas : NULL;
-    if ((r = bk_xmesh_build(map, &mo, mesh, err)) != BSPKIT_OK) {
+    mesh_job j = {map, &mo, mesh, media, {{0}}, {BSPKIT_OK, BSPKIT_OK}};
+    bk_parallel_for(media->have_atlas ? 2 : 1, o ? o->threads : 0, mesh_or_atlas, &j);
+    int failed = j.res[0] != BSPKIT_OK ? 0 : j.res[1] != BSPKIT_OK ? 1 : -1;
+    if (failed >= 0) {
+        bk_error_copy(err, &j.err[failed]);
+        if (failed == 1)
+            bk_xmesh_free(mesh);
         bk_xmedia_free(media);
-        return r;
+        return j.res[failed];
     }
     bool textures = !(o && o->no_textures) && !(bake && media->have_atlas);
     if ((r = bk_xmedia_images(map, mesh, o, textures, true, media, err)) != BSPKIT_OK) {

@@ -41,6 +41,13 @@ bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts
     return BSPKIT_OK;
 }
 
+bspkit_result bk_xmedia_encode_atlas(bk_xmedia *md, bspkit_error *err)
+{
+    if (!md->have_atlas || md->atlas_png)
+        return BSPKIT_OK;
+    return bk_image_encode_png_fast(&md->atlas.image, &md->atlas_png, &md->atlas_png_size, err);
+}
+
 /* "<index>_<name>.png" with every byte outside [A-Za-z0-9._-] as '_': the
  * index keeps names unique after that folding, also on case-blind disks. */
 static char *file_name(size_t index, const char *name)
@@ -145,6 +152,8 @@ static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, co
         im->pending_indexed = true;
         return BSPKIT_OK;
     }
+    if (!img->rgba) /* encoded already: the caller set the PNG */
+        return BSPKIT_OK;
     im->pending = *img;
     *img = (bspkit_image){0};
     md->pending_bytes += (uint64_t)im->width * im->height * 4u;
@@ -248,7 +257,14 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
     free(used);
     if (r == BSPKIT_OK && lightmap_png && md->have_atlas) {
         md->lightmap_image = (int32_t)md->image_count;
-        r = add_image(md, &cap, &md->atlas.image, NULL, "lightmap", bk_xdup("lightmap.png"), err);
+        bspkit_image none = {md->atlas.image.width, md->atlas.image.height, NULL};
+        r = add_image(md, &cap, md->atlas_png ? &none : &md->atlas.image, NULL, "lightmap", bk_xdup("lightmap.png"),
+                      err);
+        if (r == BSPKIT_OK && md->atlas_png) {
+            md->images[md->lightmap_image].png = md->atlas_png;
+            md->images[md->lightmap_image].png_size = md->atlas_png_size;
+            md->atlas_png = NULL;
+        }
     }
     bspkit_image_free(&md->atlas.image);
     bspkit_error enc_err;
@@ -278,6 +294,7 @@ void bk_xmedia_free(bk_xmedia *md)
     free(md->material_mask);
     free(md->material_colour);
     bspkit_textures_free(md->textures);
+    free(md->atlas_png);
     memset(md, 0, sizeof *md);
     md->lightmap_image = -1;
 }

@@ -34,12 +34,19 @@ typedef struct bk_xmedia {
     uint64_t pending_bytes;      /* pixel bytes of the images not encoded yet */
     unsigned threads;            /* bspkit_export_options.threads */
     bspkit_textures *textures;   /* kept open while palette textures wait to be encoded from their indices */
+    uint8_t *atlas_png;          /* the atlas already encoded (bk_xmedia_encode_atlas), or NULL */
+    size_t atlas_png_size;
 } bk_xmedia;
 
 /* Build the atlas when `lightmaps` is set and the map has lit faces
  * (opts->lightmap_hdr selects the HDR lumps). Zeroes `out` first. */
 bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts, bool lightmaps, bk_xmedia *out,
                               bspkit_error *err);
+
+/* Encode the atlas (have_atlas) as PNG now: it may run while the mesh is
+ * built, which only reads the atlas; bk_xmedia_images then takes it as it
+ * is. The PNG is the one bk_xmedia_images would make. */
+bspkit_result bk_xmedia_encode_atlas(bk_xmedia *media, bspkit_error *err);
 
 /* After the mesh is built: decode and encode as PNG every texture a
  * primitive of `mesh` uses (when `textures` is set; opts->wad_paths are
