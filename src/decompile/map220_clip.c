@@ -31,11 +31,6 @@ static int player_hull(const dctx *c, bk_dvec *mins, bk_dvec *maxs)
     return 1;
 }
 
-/* max over the box mins..maxs of dot(n, q). */
-static double box_support(bk_dvec n, bk_dvec mins, bk_dvec maxs)
-{
-    return (n.x > 0 ? maxs.x : mins.x) * n.x + (n.y > 0 ? maxs.y : mins.y) * n.y + (n.z > 0 ? maxs.z : mins.z) * n.z;
-}
 
 /* Smallest extent of region `r` across any of its face planes. */
 static double region_thickness(const bk_region *r)
@@ -102,7 +97,7 @@ static bool add_grown_plane(dctx *c, const bk_region *r, bk_dvec n, bk_dvec mins
         return true;
     if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + 1, sizeof *c->grown))
         return false;
-    c->grown[c->ngrown++] = (grown_plane){{n, h + box_support(n, mins, maxs)}, INT32_MIN, 0};
+    c->grown[c->ngrown++] = (grown_plane){{n, h + dv_box_support(n, mins, maxs)}, INT32_MIN, 0};
     return true;
 }
 
@@ -313,7 +308,7 @@ static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region
         return false;
     for (size_t i = 0; i < g->count; i++) {
         const bk_dplane *pl = &c->grown[g->first + i].pl;
-        if (box_support(pl->n, lo, hi) - pl->d > BK_REGION_ON_EPS)
+        if (dv_box_support(pl->n, lo, hi) - pl->d > BK_REGION_ON_EPS)
             return false;
     }
     return true;
@@ -716,7 +711,7 @@ static bool outside_of(dctx *c, const bk_region *r, bk_dvec lo, bk_dvec hi, cons
     /* The region's box first: wholly in front of a plane, so is the region. */
     for (size_t i = 0; i < g->count; i++) {
         const bk_dplane *pl = &c->grown[g->first + i].pl;
-        if (-box_support(dv_scale(pl->n, -1), lo, hi) - pl->d >= -BK_REGION_ON_EPS)
+        if (-dv_box_support(dv_scale(pl->n, -1), lo, hi) - pl->d >= -BK_REGION_ON_EPS)
             return true;
     }
     c->rc.work += (uint64_t)g->count * r->npoints;
@@ -803,7 +798,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
             bk_dplane neg = {dv_scale(pl->n, -1), -pl->d};
             bk_cut fc, bc;
             int32_t id = pending_label(gi);
-            if (box_support(pl->n, lo, hi) - pl->d <= BK_REGION_ON_EPS)
+            if (dv_box_support(pl->n, lo, hi) - pl->d <= BK_REGION_ON_EPS)
                 continue; /* the region's box, so the region, lies wholly behind this plane */
             if (!note_use(b, ci, gi) || !bk_region_cut(&c->rc, &inside, &neg, id, 1, &outside, &fc)) {
                 ok = false;

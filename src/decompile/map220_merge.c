@@ -53,9 +53,11 @@ static bool behind_all(dctx *c, const piece *a, int64_t skip, const piece *b)
         if (a->first + f == skip)
             continue;
         const bk_dplane *pl = &c->store.faces[a->first + f].pl;
-        for (uint32_t i = b_first; i < b_end; i++)
-            if (dv_dot(pl->n, c->store.points[i]) - pl->d > BK_REGION_ON_EPS)
-                return false;
+        /* b's box behind the plane puts every point of b behind it. */
+        if (dv_box_support(pl->n, b->lo, b->hi) - pl->d > BK_REGION_ON_EPS)
+            for (uint32_t i = b_first; i < b_end; i++)
+                if (dv_dot(pl->n, c->store.points[i]) - pl->d > BK_REGION_ON_EPS)
+                    return false;
         c->rc.work += b_end - b_first;
     }
     return true;

@@ -23,6 +23,12 @@ static inline bk_dvec dv_cross(bk_dvec a, bk_dvec b)
     return (bk_dvec){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 double dv_length(bk_dvec a);
+/* max over the box lo..hi of dot(n, q): no point of the box gives more,
+ * also after rounding (each product and sum rounds monotonically). */
+static inline double dv_box_support(bk_dvec n, bk_dvec lo, bk_dvec hi)
+{
+    return (n.x > 0 ? hi.x : lo.x) * n.x + (n.y > 0 ? hi.y : lo.y) * n.y + (n.z > 0 ? hi.z : lo.z) * n.z;
+}
 /* a / |a|, or the zero vector when |a| is 0. */
 bk_dvec dv_normalize(bk_dvec a);
 
