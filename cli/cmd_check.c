@@ -359,7 +359,8 @@ int cmd_check(int argc, char **argv)
     bool failed = pool.slots == NULL || pool.done == NULL;
     pthread_t tids[CHECK_MAX_THREADS];
     unsigned started = 0;
-    while (!failed && started < jobs && started < nfiles &&
+    /* One map, or one thread asked for: this thread checks each map itself. */
+    while (!failed && jobs > 1 && nfiles > 1 && started < jobs && started < nfiles &&
            pthread_create(&tids[started], NULL, check_worker, &pool) == 0)
         started++;
     if (failed)
