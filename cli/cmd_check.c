@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <unistd.h>
 
 
@@ -419,9 +418,8 @@ int cmd_check(int argc, char **argv)
     pthread_mutex_destroy(&pool.lock);
     pthread_cond_destroy(&pool.changed);
     free(pool.done);
-    check_result *res = pool.slots;
+    free(pool.slots);
     cli_progress_clear(&bar);
-    free(res);
 
     if (opt.json && !failed) {
         if (json_dumpf(results, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)

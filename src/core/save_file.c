@@ -62,11 +62,8 @@ static int create_temp(int dir, char *name, size_t cap, int flags)
 
 bspkit_result bspkit_save_file(const char *path, const void *data, size_t size, bspkit_error *err)
 {
-    bk_error_clear(err);
-    if (!path || !*path || (!data && size))
-        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "save: NULL data or empty path");
     const bk_save_part part = {data, size};
-    return bk_save_parts(path, &part, 1, err);
+    return bk_save_parts(path, &part, 1, err); /* which checks the arguments */
 }
 
 bspkit_result bk_save_parts(const char *path, const bk_save_part *parts, size_t nparts, bspkit_error *err)

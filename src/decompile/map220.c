@@ -149,8 +149,8 @@ static void write_piece(const dctx *c, size_t pi, bk_dvec shift, bk_tbuf *t, bsp
     const char *own = p->contents == BSPKIT_Q_CONTENTS_SOLID ? NULL : m220_miptex_name(c, p->tex);
     if (p->contents != BSPKIT_Q_CONTENTS_SOLID && !own)
         own = m220_default_name(c, p->contents);
+    const bk_region *store = m220_piece_store(c, p);
     for (uint32_t f = 0; f < p->nfaces; f++) {
-        const bk_region *store = m220_piece_store(c, p);
         const bk_rface *face = &store->faces[p->first + f];
         const bk_dvec *pts = store->points + face->first;
         /* Clip shows no face: its sides need no face's alignment either. */
@@ -205,9 +205,9 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
     /* Look up every side's face first: the lookup keeps scratch space in the context. */
     for (size_t pi = 0; pi < c->npieces; pi++) {
         const piece *p = &c->pieces[pi];
-        if (!p->alive || p->contents == BSPKIT_Q_CONTENTS_CLIP)
+        if (!p->alive || p->nfaces < 4 || p->contents == BSPKIT_Q_CONTENTS_CLIP)
             continue;
-        for (uint32_t f = 0; f < p->nfaces && p->nfaces >= 4; f++) {
+        for (uint32_t f = 0; f < p->nfaces; f++) {
             bool oom = false;
             m220_stored_side_face(c, m, p->first + f, &oom);
             if (oom)

@@ -31,7 +31,6 @@ static int player_hull(const dctx *c, bk_dvec *mins, bk_dvec *maxs)
     return 1;
 }
 
-
 /* Smallest extent of region `r` across any of its face planes. */
 static double region_thickness(const bk_region *r)
 {
@@ -172,7 +171,6 @@ typedef struct clip_batch {
     size_t nnear, cap_near;
     uint32_t *mark, round; /* steps 1-2: per grown open leaf, the last leaves_near call that listed it */
     const uint8_t *shared_visited; /* step 0: the first levels' marks, copied for the batch */
-    uint64_t budget;
 } clip_batch;
 
 typedef struct clip_run {
@@ -197,6 +195,7 @@ static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t co
         w->solid_leaves = NULL;
         w->nsolid_leaves = w->cap_solid_leaves = 0;
         w->solid_store = (bk_region){0};
+        b->shared_visited = c->clip_visited;
         w->clip_visited = NULL; /* a copy of the walk's marks, made on the batch's thread */
     } else if (step == 1) {
         w->clip_cands = NULL;
@@ -208,11 +207,10 @@ static void batch_init(clip_batch *b, dctx *c, int step, size_t first, size_t co
         w->store = (bk_region){0};
         w->clip_pieces = 0;
     }
-    w->work_limit = budget; /* walks stop past the batch's budget too */
+    w->work_limit = budget; /* the batch's own work may not pass it; walks stop there too */
     w->store_limit = SIZE_MAX;  /* checked when the results are taken in order */
     b->first = first;
     b->count = count;
-    b->budget = budget;
 }
 
 static void batch_free(clip_batch *b)
@@ -256,7 +254,7 @@ static void run_batch(void *ctx, size_t i)
             return;
         b->work[j] = b->w.rc.work - before;
         b->done = j + 1;
-        if (b->w.rc.work > b->budget) {
+        if (b->w.rc.work > b->w.work_limit) {
             b->res = BSPKIT_ERR_LIMIT;
             return;
         }
@@ -279,7 +277,6 @@ static bool run_jobs(clip_run *run, int step, size_t njobs, uint64_t budget)
     for (size_t i = 0; i < nb; i++) {
         size_t first = njobs * i / nb, last = njobs * (i + 1) / nb;
         batch_init(&run->batches[i], c, step, first, last - first, budget);
-        run->batches[i].shared_visited = c->clip_visited;
     }
     bk_parallel_for(nb, threads, run_batch, run);
     return true;
@@ -314,7 +311,6 @@ static bool box_inside(const dctx *c, bk_dvec lo, bk_dvec hi, const grown_region
     return true;
 }
 
-
 /* Cells of the leaf grid along an axis at most: about two per cube root of the leaves. */
 #define GRID_SIDE 32
 
@@ -327,6 +323,11 @@ static int grid_cell(const dctx *c, int axis, double v)
     return i;
 }
 
+static size_t grid_index(const dctx *c, int x, int y, int z)
+{
+    return ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+}
+
 /* The cells the box lo..hi touches, as index ranges per axis. */
 static void grid_range(const dctx *c, bk_dvec lo, bk_dvec hi, int from[3], int to[3])
 {
@@ -337,8 +338,8 @@ static void grid_range(const dctx *c, bk_dvec lo, bk_dvec hi, int from[3], int t
     }
 }
 
-/* Lists every grown open leaf in the cells of a grid over them (step 2
- * asks, per candidate, which leaves its box meets). False when out of memory. */
+/* Lists every grown open leaf in the cells of a grid over them (steps 1 and
+ * 2 ask which leaves a box meets). False when out of memory. */
 static bool build_leaf_grid(dctx *c)
 {
     bk_dvec lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
@@ -374,7 +375,7 @@ static bool build_leaf_grid(dctx *c)
             for (int z = from[2]; z <= to[2]; z++)
                 for (int y = from[1]; y <= to[1]; y++)
                     for (int x = from[0]; x <= to[0]; x++) {
-                        size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                        size_t i = grid_index(c, x, y, z);
                         if (pass == 0)
                             c->grid_start[i + 1]++;
                         else
@@ -417,7 +418,7 @@ static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
     for (int z = from[2]; z <= to[2]; z++)
         for (int y = from[1]; y <= to[1]; y++)
             for (int x = from[0]; x <= to[0]; x++) {
-                size_t i = ((size_t)z * (size_t)c->grid_dim[1] + (size_t)y) * (size_t)c->grid_dim[0] + (size_t)x;
+                size_t i = grid_index(c, x, y, z);
                 for (uint32_t e = c->grid_start[i]; e < c->grid_start[i + 1]; e++) {
                     uint32_t k = c->leaf_grid[e];
                     if (b->mark[k] == b->round || !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
@@ -432,7 +433,6 @@ static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
         qsort(b->near, b->nnear, sizeof *b->near, cmp_u32);
     return true;
 }
-
 
 /* A solid player-hull leaf, kept for walking hull 0 below it. */
 typedef struct solid_leaf {
@@ -476,7 +476,6 @@ static bspkit_result clip_hull_leaf(dctx *c, const bspkit_model *m, const bk_reg
         return clip_open_region(c, r);
     if (!bk_grow((void **)&c->solid_leaves, &c->cap_solid_leaves, c->nsolid_leaves + 1, sizeof *c->solid_leaves))
         return m220_nomem(c);
-    c->clip_last_stamp = c->rc.work;
     solid_leaf *s = &c->solid_leaves[c->nsolid_leaves];
     *s = (solid_leaf){c->solid_store.nfaces, r->nfaces, c->rc.work, NULL, {0, 0, 0}, {0, 0, 0}};
     m220_region_bounds(r, &s->lo, &s->hi);
@@ -663,7 +662,7 @@ static bspkit_result take_candidates(dctx *c, clip_run *run)
                 d->store = &b->w.cand_store; /* the batch stays until the pieces are cut */
                 points += np;
             }
-            if (b->res != BSPKIT_OK && j + 1 == b->done && b->res == BSPKIT_ERR_LIMIT) {
+            if (j + 1 == b->done && b->res == BSPKIT_ERR_LIMIT) {
                 c->clip_incomplete = true; /* this job passed the budget */
                 return BSPKIT_OK;
             }
@@ -679,7 +678,6 @@ static bspkit_result take_candidates(dctx *c, clip_run *run)
 
 /* ---- step 2: candidates minus the grown open leaves -------------------------------- */
 
-
 /* A cut by grown plane `gi` is labelled with it until every job is done:
  * plane ids are then given in the order one thread would have asked for
  * them (take_pieces). The flip keeps which side of the plane was kept. */
@@ -692,7 +690,6 @@ typedef struct clip_frame {
     bk_region region;
     size_t next; /* the first of the candidate's grown open leaves still to take away */
 } clip_frame;
-
 
 static bool note_use(clip_batch *b, size_t job, size_t gi)
 {
@@ -765,7 +762,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
         size_t k = f.next; /* position in b->near */
         while (k < b->nnear && !boxes_overlap(lo, hi, c->open_leaves[b->near[k]].lo, c->open_leaves[b->near[k]].hi))
             k++;
-        if (k == b->nnear || c->rc.work > b->budget) {
+        if (k == b->nnear || c->rc.work > c->work_limit) {
             if (k == b->nnear && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
                 c->clip_pieces++;
                 ok = m220_add_piece(c, &f.region, &clip) == BSPKIT_OK;
@@ -937,10 +934,10 @@ done:
     return res;
 }
 
-/* Clip steps 1 and 2 of model `mi` (the world), which do not need its
- * pieces: the player-hull tree split from the model's box grown by the
- * player box, the candidates below its solid leaves, and the subtraction
- * jobs, whose batches are left in `run` for take_pieces. Nothing when the
+/* The clip steps of model `mi` (the world), which do not need its pieces:
+ * the player-hull tree split from the model's box grown by the player box
+ * (step 0), the candidates below its solid leaves (step 1), and the
+ * subtraction jobs (step 2), whose batches are left in `run` for take_pieces. Nothing when the
  * map has no clip hull, when the hull cannot be walked, or when it needs
  * more work than allowed. */
 static bspkit_result clip_steps(dctx *c, size_t mi, clip_run *run)
@@ -1033,11 +1030,9 @@ static void take_clip_state(dctx *c, const dctx *w)
     c->clip_cands = w->clip_cands;
     c->nclip_cands = w->nclip_cands;
     c->cap_clip_cands = w->cap_clip_cands;
-    c->cand_store = w->cand_store;
     c->solid_leaves = w->solid_leaves;
     c->nsolid_leaves = w->nsolid_leaves;
     c->cap_solid_leaves = w->cap_solid_leaves;
-    c->solid_store = w->solid_store;
     c->clip_full = w->clip_full;
     c->clip_incomplete = w->clip_incomplete;
     c->clip_last_stamp = w->clip_last_stamp;
@@ -1061,14 +1056,13 @@ bspkit_result m220_walk_model_and_clip(dctx *c, size_t mi, size_t *split)
         bk_error_copy(c->err, &j.err);
         r = j.res[1];
     }
-    if (r == BSPKIT_OK && j.run.nbatches > 0) {
+    if (r == BSPKIT_OK) {
         /* As if the clip had started once the model's walk was done: its work after the model's. */
-        uint64_t model_work = c->rc.work - start, clip_work = j.w.rc.work - start;
-        c->clip_work_limit = j.w.clip_work_limit + model_work;
-        c->rc.work += clip_work;
-        r = take_pieces(c, &j.run);
-    } else if (r == BSPKIT_OK) {
+        uint64_t model_work = c->rc.work - start;
         c->rc.work += j.w.rc.work - start;
+        c->clip_work_limit = j.w.clip_work_limit + model_work;
+        if (j.run.nbatches > 0)
+            r = take_pieces(c, &j.run);
     }
     run_free(&j.run);
     return r;
