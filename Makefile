@@ -102,6 +102,7 @@ test-tsan: deps
 bench: build
 	./$(BUILD_DIR)/bench/bench_decode $(BENCH_MAPS)
 	./$(BUILD_DIR)/bench/bench_export $(BENCH_MAPS)
+	BSPKIT=$(BSPKIT) bench/bench_export_cli.py $(firstword $(BENCH_MAPS))
 	./$(BUILD_DIR)/bench/bench_decompile $(BENCH_MAPS)
 	BSPKIT=$(BSPKIT) bench/bench_info.sh $(firstword $(BENCH_MAPS))
 	BSPKIT=$(BSPKIT) bench/bench_scan.sh $(firstword $(BENCH_MAPS))

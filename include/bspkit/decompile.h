@@ -102,7 +102,8 @@ typedef struct bspkit_decompile_stats {
 BSPKIT_API bspkit_result bspkit_decompile_memory(bspkit_map *map, const bspkit_decompile_options *opts, char **out,
                                       size_t *size, bspkit_decompile_stats *stats, bspkit_error *err);
 
-/** Decompile `map` into the file `path`, written to a temporary name and renamed into place. */
+/** Decompile `map` into the file `path`, written to a temporary name and renamed into place
+ * (not synced to disk first: the file can be made again). */
 BSPKIT_API bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_decompile_options *opts,
                                bspkit_decompile_stats *stats, bspkit_error *err);
 

@@ -6,6 +6,7 @@
 
 #include "core/fmt_num.h"
 #include "core/map.h"
+#include "core/save_file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ bspkit_result bspkit_decompile(bspkit_map *map, const char *path, const bspkit_d
     size_t size = 0;
     bspkit_result r = bspkit_decompile_memory(map, opts, &text, &size, stats, err);
     if (r == BSPKIT_OK)
-        r = bspkit_save_file(path, text, size, err);
+        r = bk_save_bytes(path, text, size, BK_SAVE_DERIVED, err);
     free(text);
     return r;
 }

@@ -4,6 +4,7 @@
 #include "bspkit/edit.h"
 #include "bspkit/export.h"
 #include "core/map.h"
+#include "core/save_file.h"
 #include "core/parallel.h"
 #include "export/writers.h"
 #include "core/ascii.h"
@@ -196,7 +197,7 @@ static bspkit_result save_images(const char *dir, const bk_xmedia *media, bspkit
         if (!file)
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         snprintf(file, n, "%s/%s", dir, im->file);
-        bspkit_result r = bspkit_save_file(file, im->png, im->png_size, err);
+        bspkit_result r = bk_save_bytes(file, im->png, im->png_size, BK_SAVE_DERIVED, err);
         free(file);
         if (r != BSPKIT_OK)
             return r;
@@ -209,9 +210,9 @@ static bspkit_result save_images(const char *dir, const bk_xmedia *media, bspkit
 static bspkit_result save_two(const char *path, const void *a, size_t a_size, const char *side_path, const void *b,
                               size_t b_size, bspkit_export_stats *st, bspkit_error *err)
 {
-    bspkit_result r = bspkit_save_file(side_path, b, b_size, err);
+    bspkit_result r = bk_save_bytes(side_path, b, b_size, BK_SAVE_DERIVED, err);
     if (r == BSPKIT_OK)
-        r = bspkit_save_file(path, a, a_size, err);
+        r = bk_save_bytes(path, a, a_size, BK_SAVE_DERIVED, err);
     if (r == BSPKIT_OK)
         st->bytes_written += a_size + b_size;
     return r;

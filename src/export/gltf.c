@@ -667,7 +667,7 @@ bspkit_result bk_glb_save(const bk_gltf_doc *doc, const char *path, size_t *size
         parts[n++] = (bk_save_part){zeros, bin_pad};
     }
     *size = (size_t)total;
-    return bk_save_parts(path, parts, n, err);
+    return bk_save_parts(path, parts, n, BK_SAVE_DERIVED, err);
 }
 
 bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, bspkit_error *err)

@@ -12,6 +12,7 @@
 #include "core/family.h"
 #include "core/map.h"
 #include "entities/values.h"
+#include "media/atlas_internal.h"
 #include "core/surfedge.h"
 #include "core/ascii.h"
 
@@ -329,13 +330,18 @@ static void texture_uv(const bspkit_texinfo *ti, const bk_xmaterial *mat, const 
     uv[1] = (float)((t[0] * p[0] + t[1] * p[1] + t[2] * p[2] + t[3]) / mat->height);
 }
 
-/* Atlas coordinate of `p` on face `fi`; (0, 0) for faces the atlas did not place. */
-static void lightmap_uv(const builder *b, size_t fi, const double p[3], float lm[2])
+/* The face's atlas lookup, or NULL (coordinates (0, 0)) when there is no
+ * atlas or the atlas did not place the face. */
+static const bk_atlas_face_uv *face_atlas(const builder *b, size_t fi, bk_atlas_face_uv *slot)
+{
+    return b->opts.atlas && bk_atlas_face_uv_init(b->map, b->opts.atlas, fi, slot) ? slot : NULL;
+}
+
+static void lightmap_uv(const bk_atlas_face_uv *fa, const double p[3], float lm[2])
 {
     lm[0] = lm[1] = 0.0f;
-    if (b->opts.atlas)
-        (void)bspkit_lightmap_atlas_uv(b->map, b->opts.atlas, fi, (bspkit_vec3){(float)p[0], (float)p[1], (float)p[2]},
-                                       lm);
+    if (fa)
+        bk_atlas_face_uv_at(fa, (bspkit_vec3){(float)p[0], (float)p[1], (float)p[2]}, lm);
 }
 
 static bspkit_result face_fail(builder *b, bspkit_error *err, size_t face, const char *fmt, long long value)
@@ -421,10 +427,12 @@ static bspkit_result emit_polygon(builder *b, bk_xprim *p, size_t fi, const bspk
     }
     bool reverse = bk_xdot3(newell, normal) < 0;
     uint32_t base = (uint32_t)p->vert_count;
+    bk_atlas_face_uv slot;
+    const bk_atlas_face_uv *fa = face_atlas(b, fi, &slot);
     for (int32_t k = 0; k < n; k++) {
         float uv[2], lm[2];
         texture_uv(ti, mat, &b->poly[(size_t)k * 3], uv);
-        lightmap_uv(b, fi, &b->poly[(size_t)k * 3], lm);
+        lightmap_uv(fa, &b->poly[(size_t)k * 3], lm);
         if (!bk_xput_vertex(p, &b->poly[(size_t)k * 3], normal, uv, lm, (uint32_t)fi))
             return face_fail(b, err, fi, "corner %lld is not a finite point", k);
     }
@@ -467,6 +475,8 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
     bk_xcross(e1, e3, flat_n);
     bool flip = bk_xdot3(flat_n, normal) < 0;
     uint32_t base = (uint32_t)p->vert_count;
+    bk_atlas_face_uv slot;
+    const bk_atlas_face_uv *fa = face_atlas(b, fi, &slot);
     double step = 1.0 / (double)(dm.side - 1);
     for (uint32_t i = 0; i < dm.side; i++) {
         for (uint32_t j = 0; j < dm.side; j++) {
@@ -485,7 +495,7 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
                 memcpy(n, normal, sizeof n);
             float uv[2], lm[2];
             texture_uv(ti, mat, flat, uv);
-            lightmap_uv(b, fi, flat, lm);
+            lightmap_uv(fa, flat, lm);
             if (!bk_xput_vertex(p, pos, n, uv, lm, (uint32_t)fi)) {
                 bspkit_disp_mesh_free(&dm);
                 return face_fail(b, err, fi, "displaced vertex %lld is not a finite point", (long long)vi);

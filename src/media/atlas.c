@@ -5,6 +5,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/quake3.h"
 #include "core/family.h"
+#include "media/atlas_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -446,26 +447,24 @@ void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas)
     memset(atlas, 0, sizeof *atlas);
 }
 
-bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face, bspkit_vec3 p,
-                              float uv[2])
+bool bk_atlas_face_uv_init(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face, bk_atlas_face_uv *out)
 {
-    if (!map || !atlas || !uv || face >= atlas->rect_count || !atlas->rects[face].placed ||
-        atlas->image.width == 0 || atlas->image.height == 0 || map->format.family == BSPKIT_FAMILY_QUAKE3)
+    if (!map || !atlas || face >= atlas->rect_count || !atlas->rects[face].placed || atlas->image.width == 0 ||
+        atlas->image.height == 0 || map->format.family == BSPKIT_FAMILY_QUAKE3)
         return false;
     const bspkit_face_lightmap *lm;
     size_t n;
     bspkit_error err;
     if (bspkit_get_face_lightmaps(map, atlas->hdr, &lm, &n, &err) != BSPKIT_OK || face >= n)
         return false;
-    const float *vec[2];
-    double scale = 1.0;
+    out->scale = 1.0;
     if (lm[face].decoupled) {
         const bspkit_bspx_decoupled_lm *d;
         size_t dn;
         if (bspkit_get_bspx_decoupled_lm(map, &d, &dn, &err) != BSPKIT_OK || face >= dn)
             return false;
-        vec[0] = d[face].world_to_lm[0];
-        vec[1] = d[face].world_to_lm[1];
+        out->vec[0] = d[face].world_to_lm[0];
+        out->vec[1] = d[face].world_to_lm[1];
     } else {
         const bspkit_face *faces;
         size_t fn = 0;
@@ -481,17 +480,26 @@ bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atla
             return false;
         const bspkit_texinfo *t = &ti[faces[face].texinfo];
         bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
-        vec[0] = source ? t->lightmap_vecs[0] : t->texture_vecs[0];
-        vec[1] = source ? t->lightmap_vecs[1] : t->texture_vecs[1];
-        scale = source ? 1.0 : 1.0 / 16.0;
+        out->vec[0] = source ? t->lightmap_vecs[0] : t->texture_vecs[0];
+        out->vec[1] = source ? t->lightmap_vecs[1] : t->texture_vecs[1];
+        out->scale = source ? 1.0 : 1.0 / 16.0;
     }
     const bspkit_atlas_rect *r = &atlas->rects[face];
-    double size[2] = {atlas->image.width, atlas->image.height};
-    double origin[2] = {r->x, r->y};
-    for (int a = 0; a < 2; a++) {
-        double s = ((double)vec[a][0] * p.x + (double)vec[a][1] * p.y + (double)vec[a][2] * p.z + vec[a][3]) * scale -
-                   lm[face].mins[a];
-        uv[a] = (float)((origin[a] + s + 0.5) / size[a]);
-    }
+    out->mins[0] = lm[face].mins[0];
+    out->mins[1] = lm[face].mins[1];
+    out->origin[0] = r->x;
+    out->origin[1] = r->y;
+    out->size[0] = atlas->image.width;
+    out->size[1] = atlas->image.height;
+    return true;
+}
+
+bool bspkit_lightmap_atlas_uv(bspkit_map *map, const bspkit_lightmap_atlas *atlas, size_t face, bspkit_vec3 p,
+                              float uv[2])
+{
+    bk_atlas_face_uv f;
+    if (!uv || !bk_atlas_face_uv_init(map, atlas, face, &f))
+        return false;
+    bk_atlas_face_uv_at(&f, p, uv);
     return true;
 }

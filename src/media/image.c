@@ -7,6 +7,7 @@
 #include "bspkit/edit.h"
 #include "core/grow.h"
 #include "core/map.h"
+#include "core/save_file.h"
 #include "media/image_internal.h"
 
 #include <libdeflate.h>
@@ -335,7 +336,7 @@ bspkit_result bspkit_image_write_png(const bspkit_image *img, const char *path, 
     bspkit_result r = bspkit_image_encode_png(img, &png, &size, err);
     if (r != BSPKIT_OK)
         return r;
-    r = bspkit_save_file(path, png, size, err);
+    r = bk_save_bytes(path, png, size, BK_SAVE_DERIVED, err);
     free(png);
     return r;
 }

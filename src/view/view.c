@@ -7,6 +7,7 @@
 #include "bspkit/edit.h"
 #include "bspkit/textures.h"
 #include "core/map.h"
+#include "core/save_file.h"
 #include "core/textbuf.h"
 #include "render/camera.h"
 #include "view/app.h"
@@ -280,7 +281,7 @@ bspkit_result bspkit_view_save(bspkit_map *map, const char *path, const bspkit_v
     bspkit_result r = bspkit_view_html(map, opts, &html, &size, stats, err);
     if (r != BSPKIT_OK)
         return r;
-    r = bspkit_save_file(path, html, size, err);
+    r = bk_save_bytes(path, html, size, BK_SAVE_DERIVED, err);
     bspkit_free(html);
     return r;
 }

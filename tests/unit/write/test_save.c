@@ -11,6 +11,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
 #include "bspkit/write.h"
+#include "core/save_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +26,7 @@ int __real_fsync(int fd);
 
 static long fail_write_after = -1; /* bytes to let through before failing; -1 = never fail */
 static int fail_fsync;
+static int fsync_calls;
 
 ssize_t __wrap_write(int fd, const void *buf, size_t n);
 ssize_t __wrap_write(int fd, const void *buf, size_t n)
@@ -45,6 +47,7 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 int __wrap_fsync(int fd);
 int __wrap_fsync(int fd)
 {
+    fsync_calls++;
     if (fail_fsync) {
         errno = EIO;
         return -1;
@@ -70,6 +73,7 @@ static int setup(void **state)
     fclose(f);
     fail_write_after = -1;
     fail_fsync = 0;
+    fsync_calls = 0;
     return 0;
 }
 
@@ -97,6 +101,30 @@ static int teardown(void **state)
     return 0;
 }
 
+static int entries_in(const char *path)
+{
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int entries = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)))
+        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
+            entries++;
+    closedir(d);
+    return entries;
+}
+
+static void assert_file_holds(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(n, strlen(text));
+    assert_memory_equal(buf, text, n);
+}
+
 /* The target holds OLD and is the only entry of the directory. */
 static void assert_target_untouched(void)
 {
@@ -107,14 +135,7 @@ static void assert_target_untouched(void)
     fclose(f);
     assert_int_equal(n, sizeof OLD);
     assert_memory_equal(buf, OLD, n);
-    DIR *d = opendir(dir);
-    int entries = 0;
-    struct dirent *ent;
-    while ((ent = readdir(d)))
-        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
-            entries++;
-    closedir(d);
-    assert_int_equal(entries, 1);
+    assert_int_equal(entries_in(dir), 1);
 }
 
 static uint8_t *sample_bytes(size_t *size)
@@ -197,14 +218,7 @@ static void rename_failure(void **state)
     bspkit_error err;
     assert_int_equal(bspkit_save_file(target, "new", 3, &err), BSPKIT_ERR_IO);
     assert_non_null(strstr(err.message, "cannot replace"));
-    DIR *d = opendir(dir);
-    int entries = 0;
-    struct dirent *ent;
-    while ((ent = readdir(d)))
-        if (strcmp(ent->d_name, ".") && strcmp(ent->d_name, ".."))
-            entries++;
-    closedir(d);
-    assert_int_equal(entries, 1); /* no temporary file left behind */
+    assert_int_equal(entries_in(dir), 1); /* no temporary file left behind */
     unlink(inner);
 }
 
@@ -219,6 +233,76 @@ static void missing_directory(void **state)
     assert_target_untouched();
 }
 
+/* Maps are synced before the rename; derived files are not, and still
+ * replace the target whole. */
+static void flushed_or_not(void **state)
+{
+    (void)state;
+    bspkit_error err;
+    assert_int_equal(bspkit_save_file(target, "map", 3, &err), BSPKIT_OK);
+    assert_true(fsync_calls >= 1);
+    assert_file_holds(target, "map");
+    fsync_calls = 0;
+    assert_int_equal(bk_save_bytes(target, "derived", 7, BK_SAVE_DERIVED, &err), BSPKIT_OK);
+    assert_int_equal(fsync_calls, 0);
+    assert_file_holds(target, "derived");
+    assert_int_equal(entries_in(dir), 1); /* the old file and the temporary are gone */
+    /* A new name works as well. */
+    char fresh[160];
+    snprintf(fresh, sizeof fresh, "%s/new.glb", dir);
+    assert_int_equal(bk_save_bytes(fresh, "fresh", 5, BK_SAVE_DERIVED, &err), BSPKIT_OK);
+    assert_file_holds(fresh, "fresh");
+    assert_int_equal(entries_in(dir), 2);
+}
+
+static void derived_write_failure(void **state)
+{
+    (void)state;
+    fail_write_after = 5;
+    bspkit_error err;
+    assert_int_equal(bk_save_bytes(target, "0123456789", 10, BK_SAVE_DERIVED, &err), BSPKIT_ERR_IO);
+    fail_write_after = -1;
+    assert_target_untouched();
+}
+
+/* As rename(): a symbolic link at the target is itself replaced, and what
+ * it pointed to is left alone. */
+static void derived_over_link(void **state)
+{
+    (void)state;
+    char link[160];
+    snprintf(link, sizeof link, "%s/link.glb", dir);
+    assert_int_equal(symlink(target, link), 0);
+    bspkit_error err;
+    assert_int_equal(bk_save_bytes(link, "derived", 7, BK_SAVE_DERIVED, &err), BSPKIT_OK);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_file_holds(link, "derived");
+    unlink(link);
+    assert_target_untouched();
+}
+
+/* A directory in the way is an error, and the directory stays where it was. */
+static void derived_over_directory(void **state)
+{
+    (void)state;
+    unlink(target);
+    assert_int_equal(mkdir(target, 0755), 0);
+    char inner[200];
+    snprintf(inner, sizeof inner, "%s/keep", target);
+    FILE *f = fopen(inner, "wb");
+    assert_non_null(f);
+    fclose(f);
+    bspkit_error err;
+    assert_int_equal(bk_save_bytes(target, "new", 3, BK_SAVE_DERIVED, &err), BSPKIT_ERR_IO);
+    assert_non_null(strstr(err.message, "cannot replace"));
+    struct stat st;
+    assert_int_equal(stat(inner, &st), 0);
+    assert_int_equal(entries_in(dir), 1);
+    unlink(inner);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +311,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(flush_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(rename_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(flushed_or_not, setup, teardown),
+        cmocka_unit_test_setup_teardown(derived_write_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(derived_over_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(derived_over_directory, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
