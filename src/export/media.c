@@ -7,6 +7,7 @@
 #include "bspkit/textures.h"
 #include "core/map.h"
 #include "core/parallel.h"
+#include "media/atlas_internal.h"
 #include "media/image_internal.h"
 #include "media/texture_internal.h"
 
@@ -28,7 +29,7 @@ bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts
     if (!lightmaps)
         return BSPKIT_OK;
     bspkit_atlas_options ao = {.hdr = opts && opts->lightmap_hdr};
-    bspkit_result r = bspkit_lightmap_atlas_build(map, &ao, &out->atlas, err);
+    bspkit_result r = bk_atlas_layout(map, &ao, &out->atlas, &out->atlas_pixels, err);
     if (r != BSPKIT_OK)
         return r;
     for (size_t i = 0; i < out->atlas.rect_count; i++) {
@@ -45,7 +46,14 @@ bspkit_result bk_xmedia_encode_atlas(bk_xmedia *md, bspkit_error *err)
 {
     if (!md->have_atlas || md->atlas_png)
         return BSPKIT_OK;
-    return bk_image_encode_png_fast(&md->atlas.image, &md->atlas_png, &md->atlas_png_size, err);
+    if (md->atlas_pixels.drawn)
+        return bk_image_encode_png_fast(&md->atlas.image, &md->atlas_png, &md->atlas_png_size, err);
+    bspkit_image img;
+    bspkit_result r = bk_atlas_draw(&md->atlas_pixels, &md->atlas, &img, err);
+    if (r == BSPKIT_OK)
+        r = bk_image_encode_png_fast(&img, &md->atlas_png, &md->atlas_png_size, err);
+    bspkit_image_free(&img);
+    return r;
 }
 
 /* "<index>_<name>.png" with every byte outside [A-Za-z0-9._-] as '_': the
@@ -64,102 +72,6 @@ static char *file_name(size_t index, const char *name)
     return s;
 }
 
-/* Pixels held for encoding at most: a batch is encoded when they reach it. */
-#define PENDING_LIMIT (64u << 20)
-
-typedef struct encode_batch {
-    bk_ximage *images;
-    size_t *index; /* the images to encode */
-    bspkit_result *result;
-    bspkit_error *error;
-} encode_batch;
-
-static void encode_one(void *ctx, size_t k)
-{
-    encode_batch *b = ctx;
-    bk_ximage *im = &b->images[b->index[k]];
-    b->result[k] = im->pending_indexed
-                       ? bk_indexed_encode_png_fast(&im->indexed, &im->png, &im->png_size, &b->error[k])
-                       : bk_image_encode_png_fast(&im->pending, &im->png, &im->png_size, &b->error[k]);
-}
-
-/* Encodes every image still pending, on all cores; the first failure in
- * image order is the result, whatever the thread count. */
-static bspkit_result encode_pending(bk_xmedia *md, bspkit_error *err)
-{
-    unsigned threads = md->threads;
-    size_t n = 0;
-    for (size_t i = 0; i < md->image_count; i++)
-        n += md->images[i].pending.rgba != NULL || md->images[i].pending_indexed;
-    if (n == 0)
-        return BSPKIT_OK;
-    encode_batch b = {md->images, malloc(n * sizeof *b.index), malloc(n * sizeof *b.result),
-                      malloc(n * sizeof *b.error)};
-    bspkit_result r = BSPKIT_OK;
-    if (!b.index || !b.result || !b.error) {
-        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    } else {
-        for (size_t i = 0, k = 0; i < md->image_count; i++)
-            if (md->images[i].pending.rgba || md->images[i].pending_indexed)
-                b.index[k++] = i;
-        bk_parallel_for(n, threads, encode_one, &b);
-        for (size_t k = 0; k < n && r == BSPKIT_OK; k++)
-            if ((r = b.result[k]) != BSPKIT_OK)
-                bk_error_copy(err, &b.error[k]);
-    }
-    for (size_t i = 0; i < md->image_count; i++) {
-        bspkit_image_free(&md->images[i].pending);
-        md->images[i].pending_indexed = false;
-    }
-    md->pending_bytes = 0;
-    free(b.index);
-    free(b.result);
-    free(b.error);
-    return r;
-}
-
-/* Adds an image to encode: `img`'s pixels (taken from the caller), or with
- * `indexed` a palette texture's indices (which stay in the map or WAD). */
-static bspkit_result add_image(bk_xmedia *md, size_t *cap, bspkit_image *img, const bk_indexed_image *indexed,
-                               const char *name, char *file, bspkit_error *err)
-{
-    if (!file)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    if (md->image_count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        bk_ximage *p = realloc(md->images, ncap * sizeof *p);
-        if (!p) {
-            free(file);
-            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-        }
-        md->images = p;
-        *cap = ncap;
-    }
-    bk_ximage *im = &md->images[md->image_count];
-    memset(im, 0, sizeof *im);
-    im->file = file;
-    im->name = bk_xdup(name);
-    im->width = indexed ? indexed->width : img->width;
-    im->height = indexed ? indexed->height : img->height;
-    md->image_count++;
-    if (!im->name)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
-    /* The pixels are kept (taken from the caller) and encoded in batches on
-     * every core: PNG compression is most of an export's time. Indices hold
-     * no memory of their own. */
-    if (indexed) {
-        im->indexed = *indexed;
-        im->pending_indexed = true;
-        return BSPKIT_OK;
-    }
-    if (!img->rgba) /* encoded already: the caller set the PNG */
-        return BSPKIT_OK;
-    im->pending = *img;
-    *img = (bspkit_image){0};
-    md->pending_bytes += (uint64_t)im->width * im->height * 4u;
-    return md->pending_bytes >= PENDING_LIMIT ? encode_pending(md, err) : BSPKIT_OK;
-}
-
 /* Source texdata reflectivity is the material's average colour; others get grey. */
 static void flat_colour(const bspkit_texdata *td, size_t ntd, int32_t texture, float out[3])
 {
@@ -171,6 +83,148 @@ static void flat_colour(const bspkit_texdata *td, size_t ntd, int32_t texture, f
         if (!isfinite(c[k]) || c[k] < 0 || c[k] > 1)
             return;
     memcpy(out, c, sizeof c);
+}
+
+/* One used material's texture on its way to a PNG. Loading from the map,
+ * its WADs and its pakfile stays on the calling thread (the pakfile reader
+ * is not shared across threads); VTF decoding, the alpha test and the PNG
+ * are jobs on every core. */
+typedef struct tex_job {
+    size_t material;
+    bk_indexed_image indexed; /* a palette texture's indices (held by the map or WAD) */
+    bool is_indexed;
+    bspkit_image image;       /* else pixels already loaded, */
+    uint8_t *vtf;             /* or a VTF file read from the pakfile */
+    size_t vtf_size;
+    uint64_t pixel_bytes;     /* RGBA bytes the job holds at its peak */
+    bool mask;                /* alpha below 255 somewhere */
+    uint32_t width, height;
+    uint8_t *png;
+    size_t png_size;
+    bspkit_result result;
+    bspkit_error error;
+} tex_job;
+
+/* RGBA pixels held for encoding at most: a batch runs when they reach it. */
+#define PENDING_LIMIT (64u << 20)
+
+static void tex_job_run(void *ctx, size_t k)
+{
+    tex_job *j = &((tex_job *)ctx)[k];
+    if (j->is_indexed) {
+        j->width = j->indexed.width;
+        j->height = j->indexed.height;
+        j->mask = !bk_indexed_opaque(&j->indexed);
+        j->result = bk_indexed_encode_png_fast(&j->indexed, &j->png, &j->png_size, &j->error);
+        return;
+    }
+    if (j->vtf) {
+        j->result = bspkit_vtf_decode(j->vtf, j->vtf_size, &j->image, NULL, &j->error);
+        free(j->vtf);
+        j->vtf = NULL;
+        if (j->result != BSPKIT_OK)
+            return;
+    }
+    j->width = j->image.width;
+    j->height = j->image.height;
+    j->mask = !bk_image_opaque(&j->image);
+    j->result = bk_image_encode_png_fast(&j->image, &j->png, &j->png_size, &j->error);
+    bspkit_image_free(&j->image);
+}
+
+static void tex_job_clear(tex_job *j)
+{
+    free(j->vtf);
+    bspkit_image_free(&j->image);
+    free(j->png);
+    memset(j, 0, sizeof *j);
+}
+
+/* A texture that is absent or does not decode is not an export error: its
+ * material keeps a flat colour and is counted. Running out of memory or
+ * over a limit still is. */
+static bool fatal(bspkit_result r)
+{
+    return r == BSPKIT_ERR_NOMEM || r == BSPKIT_ERR_LIMIT;
+}
+
+static bspkit_result add_image(bk_xmedia *md, size_t *cap, const char *name, char *file, uint32_t width,
+                               uint32_t height, uint8_t *png, size_t png_size, bspkit_error *err)
+{
+    if (!file) {
+        free(png);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    }
+    if (md->image_count == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        bk_ximage *p = realloc(md->images, ncap * sizeof *p);
+        if (!p) {
+            free(file);
+            free(png);
+            return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+        }
+        md->images = p;
+        *cap = ncap;
+    }
+    bk_ximage *im = &md->images[md->image_count++];
+    *im = (bk_ximage){file, bk_xdup(name), png, png_size, width, height};
+    return im->name ? BSPKIT_OK : bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+}
+
+/* Runs the batch's jobs, then gives each texture that became a PNG the next
+ * image index, in material order: the same images, names and order for
+ * any thread count. The first fatal failure in material order is the result. */
+static bspkit_result run_batch(bk_xmedia *md, const bk_xmesh *mesh, tex_job *jobs, size_t n, size_t *cap,
+                               bspkit_error *err)
+{
+    bk_parallel_for(n, md->threads, tex_job_run, jobs);
+    bspkit_result r = BSPKIT_OK;
+    for (size_t k = 0; k < n; k++) {
+        tex_job *j = &jobs[k];
+        if (r == BSPKIT_OK && j->result != BSPKIT_OK && fatal(j->result)) {
+            bk_error_copy(err, &j->error);
+            r = j->result;
+        }
+        if (r == BSPKIT_OK && j->result != BSPKIT_OK) {
+            md->missing_textures++;
+        } else if (r == BSPKIT_OK) {
+            size_t i = j->material;
+            md->material_image[i] = (int32_t)md->image_count;
+            md->material_mask[i] = j->mask;
+            r = add_image(md, cap, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name),
+                          j->width, j->height, j->png, j->png_size, err);
+            j->png = NULL;
+            if (r == BSPKIT_OK)
+                md->texture_images++;
+        }
+        tex_job_clear(j);
+    }
+    return r;
+}
+
+/* Loads the used material's texture into a job; false (nothing to encode)
+ * when it is missing or does not load. */
+static bool load_texture(bspkit_textures *tex, const bspkit_texture *info, int32_t t, tex_job *j,
+                         bspkit_result *fail, bspkit_error *err)
+{
+    *fail = BSPKIT_OK;
+    if (!info || info->source == BSPKIT_TEXTURE_MISSING || !info->decodable)
+        return false;
+    bspkit_error load_err;
+    /* Palette textures are encoded from their indices, never expanded to RGBA. */
+    bspkit_result lr = bk_textures_load_indexed(tex, (size_t)t, &j->indexed, &load_err);
+    j->is_indexed = lr == BSPKIT_OK;
+    if (lr == BSPKIT_ERR_UNSUPPORTED) {
+        lr = info->source == BSPKIT_TEXTURE_PAKFILE
+                 ? bk_textures_read_file(tex, (size_t)t, &j->vtf, &j->vtf_size, &load_err)
+                 : bspkit_textures_load_image(tex, (size_t)t, &j->image, &load_err);
+        j->pixel_bytes = (uint64_t)info->width * info->height * 4u;
+    }
+    if (fatal(lr)) {
+        bk_error_copy(err, &load_err);
+        *fail = lr;
+    }
+    return lr == BSPKIT_OK;
 }
 
 static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
@@ -185,44 +239,39 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
     bspkit_result r = bspkit_textures_resolve(map, &to, &tex, err);
     if (r != BSPKIT_OK)
         return r;
-    md->textures = tex; /* closed once every image is encoded */
+    tex_job *jobs = calloc(mesh->material_count ? mesh->material_count : 1, sizeof *jobs);
+    if (!jobs)
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    size_t n = 0;
+    uint64_t pending = 0;
     for (size_t i = 0; i < mesh->material_count && r == BSPKIT_OK; i++) {
         if (!used[i])
             continue;
         int32_t t = mesh->materials[i].texture;
         const bspkit_texture *info = t >= 0 ? bspkit_textures_get(tex, (size_t)t) : NULL;
-        bspkit_image img = {0};
-        /* A texture that is absent or does not decode is not an export
-         * error: its material keeps a flat colour and is counted. Running
-         * out of memory or over a limit still is. */
-        bspkit_error load_err;
-        bspkit_result lr = BSPKIT_ERR_NOT_FOUND;
-        /* Palette textures are encoded from their indices, never expanded to RGBA. */
-        bk_indexed_image indexed;
-        bool have_indexed = false;
-        if (info && info->source != BSPKIT_TEXTURE_MISSING && info->decodable) {
-            lr = bk_textures_load_indexed(tex, (size_t)t, &indexed, &load_err);
-            have_indexed = lr == BSPKIT_OK;
-            if (lr == BSPKIT_ERR_UNSUPPORTED)
-                lr = bspkit_textures_load_image(tex, (size_t)t, &img, &load_err);
-        }
-        if (lr == BSPKIT_ERR_NOMEM || lr == BSPKIT_ERR_LIMIT) {
-            bk_error_copy(err, &load_err);
-            r = lr;
-            break;
-        }
-        if (lr != BSPKIT_OK) {
-            md->missing_textures++;
+        tex_job *j = &jobs[n];
+        j->material = i;
+        if (!load_texture(tex, info, t, j, &r, err)) {
+            /* Counted in its place among the others: the count is all that shows. */
+            md->missing_textures += r == BSPKIT_OK;
+            tex_job_clear(j);
             continue;
         }
-        md->material_image[i] = (int32_t)md->image_count;
-        md->material_mask[i] = have_indexed ? !bk_indexed_opaque(&indexed) : !bk_image_opaque(&img);
-        r = add_image(md, cap, &img, have_indexed ? &indexed : NULL, mesh->materials[i].name,
-                      file_name(md->image_count, mesh->materials[i].name), err);
-        bspkit_image_free(&img);
-        if (r == BSPKIT_OK)
-            md->texture_images++;
+        n++;
+        pending += j->pixel_bytes;
+        if (pending >= PENDING_LIMIT) {
+            r = run_batch(md, mesh, jobs, n, cap, err);
+            n = 0;
+            pending = 0;
+        }
     }
+    if (r == BSPKIT_OK)
+        r = run_batch(md, mesh, jobs, n, cap, err);
+    else
+        for (size_t k = 0; k < n; k++)
+            tex_job_clear(&jobs[k]);
+    free(jobs);
+    bspkit_textures_free(tex); /* palette indices are read from its WADs until here */
     return r;
 }
 
@@ -255,26 +304,15 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
     if (r == BSPKIT_OK && textures)
         r = texture_images(map, mesh, opts, used, md, &cap, err);
     free(used);
+    if (r == BSPKIT_OK && lightmap_png && md->have_atlas)
+        r = bk_xmedia_encode_atlas(md, err);
     if (r == BSPKIT_OK && lightmap_png && md->have_atlas) {
         md->lightmap_image = (int32_t)md->image_count;
-        bspkit_image none = {md->atlas.image.width, md->atlas.image.height, NULL};
-        r = add_image(md, &cap, md->atlas_png ? &none : &md->atlas.image, NULL, "lightmap", bk_xdup("lightmap.png"),
-                      err);
-        if (r == BSPKIT_OK && md->atlas_png) {
-            md->images[md->lightmap_image].png = md->atlas_png;
-            md->images[md->lightmap_image].png_size = md->atlas_png_size;
-            md->atlas_png = NULL;
-        }
+        r = add_image(md, &cap, "lightmap", bk_xdup("lightmap.png"), md->atlas.image.width,
+                      md->atlas.image.height, md->atlas_png, md->atlas_png_size, err);
+        md->atlas_png = NULL;
     }
     bspkit_image_free(&md->atlas.image);
-    bspkit_error enc_err;
-    bspkit_result er = encode_pending(md, &enc_err);
-    if (r == BSPKIT_OK && er != BSPKIT_OK) {
-        bk_error_copy(err, &enc_err);
-        r = er;
-    }
-    bspkit_textures_free(md->textures);
-    md->textures = NULL;
     return r;
 }
 
@@ -287,13 +325,11 @@ void bk_xmedia_free(bk_xmedia *md)
         free(md->images[i].file);
         free(md->images[i].name);
         free(md->images[i].png);
-        bspkit_image_free(&md->images[i].pending);
     }
     free(md->images);
     free(md->material_image);
     free(md->material_mask);
     free(md->material_colour);
-    bspkit_textures_free(md->textures);
     free(md->atlas_png);
     memset(md, 0, sizeof *md);
     md->lightmap_image = -1;

@@ -7,6 +7,7 @@
 #include "bspkit/export.h"
 #include "bspkit/textures.h"
 #include "export/mesh.h"
+#include "media/atlas_internal.h"
 #include "media/image_internal.h"
 
 typedef struct bk_ximage {
@@ -15,13 +16,12 @@ typedef struct bk_ximage {
     uint8_t *png;
     size_t png_size;
     uint32_t width, height;
-    bspkit_image pending; /* pixels waiting to be encoded (encode_pending); empty once they are */
-    bk_indexed_image indexed; /* or a palette texture's indices waiting, while pending_indexed */
-    bool pending_indexed;
 } bk_ximage;
 
 typedef struct bk_xmedia {
-    bspkit_lightmap_atlas atlas; /* valid while have_atlas: pass to bk_xmesh_options.atlas */
+    bspkit_lightmap_atlas atlas; /* valid while have_atlas: pass to bk_xmesh_options.atlas; its
+                                    pixels exist only inside bk_xmedia_encode_atlas */
+    bk_atlas_pixels atlas_pixels; /* what drawing the atlas reads */
     bool have_atlas;             /* lightmaps wanted and some face placed */
     bk_ximage *images;           /* texture images in material order, then the atlas */
     size_t image_count;
@@ -31,27 +31,26 @@ typedef struct bk_xmedia {
     int32_t lightmap_image;      /* index of the atlas image, -1 = none */
     size_t texture_images;       /* images of textures (the atlas not counted) */
     size_t missing_textures;     /* used materials whose texture was not found or not decodable */
-    uint64_t pending_bytes;      /* pixel bytes of the images not encoded yet */
     unsigned threads;            /* bspkit_export_options.threads */
-    bspkit_textures *textures;   /* kept open while palette textures wait to be encoded from their indices */
     uint8_t *atlas_png;          /* the atlas already encoded (bk_xmedia_encode_atlas), or NULL */
     size_t atlas_png_size;
 } bk_xmedia;
 
-/* Build the atlas when `lightmaps` is set and the map has lit faces
- * (opts->lightmap_hdr selects the HDR lumps). Zeroes `out` first. */
+/* Lay out the atlas when `lightmaps` is set and the map has lit faces
+ * (opts->lightmap_hdr selects the HDR lumps): the rectangles and the size,
+ * not the pixels. Zeroes `out` first. */
 bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts, bool lightmaps, bk_xmedia *out,
                               bspkit_error *err);
 
-/* Encode the atlas (have_atlas) as PNG now: it may run while the mesh is
- * built, which only reads the atlas; bk_xmedia_images then takes it as it
- * is. The PNG is the one bk_xmedia_images would make. */
+/* Draw the atlas (have_atlas) and encode it as PNG now: it may run while
+ * the mesh is built, which reads only the rectangles and touches nothing
+ * this does; bk_xmedia_images then takes it as it is. */
 bspkit_result bk_xmedia_encode_atlas(bk_xmedia *media, bspkit_error *err);
 
 /* After the mesh is built: decode and encode as PNG every texture a
  * primitive of `mesh` uses (when `textures` is set; opts->wad_paths are
  * searched) and the atlas (when `lightmap_png` and have_atlas). Fills the
- * per-material arrays in every case. Frees the atlas pixels. */
+ * per-material arrays in every case. */
 bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
                                bool textures, bool lightmap_png, bk_xmedia *media, bspkit_error *err);
 

@@ -131,6 +131,14 @@ typedef struct sampler {
 static void build_gamma(sampler *sm)
 {
     for (int e = 0; e < 256; e++) {
+        /* Most exponents need no pow(): from 2^8 every non-zero value is
+         * past 1 (255), and below 2^-22 even 255 stays under 1e-6, whose
+         * curve value times 255 is under 0.48 (0). */
+        if (e - 128 >= 8 || e - 128 < -22) {
+            memset(sm->gamma[e], e - 128 >= 8 ? 255 : 0, 256);
+            sm->gamma[e][0] = 0;
+            continue;
+        }
         for (int c = 0; c < 256; c++) {
             double v = ldexp((double)c, e - 128) / 255.0;
             if (v > 1.0)
@@ -357,44 +365,45 @@ static bspkit_result build_page_atlas(bspkit_map *map, uint32_t style, uint32_t 
     return BSPKIT_OK;
 }
 
-bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
-                                          bspkit_lightmap_atlas *out, bspkit_error *err)
+bspkit_result bk_atlas_layout(bspkit_map *map, const bspkit_atlas_options *opts, bspkit_lightmap_atlas *out,
+                              bk_atlas_pixels *px, bspkit_error *err)
 {
     bk_error_clear(err);
-    if (!map || !out)
+    if (!map || !out || !px)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bspkit_lightmap_atlas_build: NULL argument");
     memset(out, 0, sizeof *out);
+    memset(px, 0, sizeof *px);
     uint32_t style, pad, maxw;
     bspkit_result r = check_options(opts, &style, &pad, &maxw, err);
     bool hdr;
-    if (r == BSPKIT_OK && map->format.family == BSPKIT_FAMILY_QUAKE3)
+    if (r == BSPKIT_OK && map->format.family == BSPKIT_FAMILY_QUAKE3) {
+        px->drawn = true; /* the pages are copied with the layout */
         return build_page_atlas(map, style, maxw, out, err);
+    }
     if (r == BSPKIT_OK)
         r = choose_hdr(map, opts && opts->hdr, &hdr, err);
     if (r != BSPKIT_OK)
         return r;
-    bool source = map->format.family == BSPKIT_FAMILY_SOURCE;
     int lump = bk_map_lump_for(map, hdr ? BK_ROLE_LIGHTING_HDR : BK_ROLE_LIGHTING);
 
     const bspkit_face_lightmap *lm;
     size_t n;
     size_t light_size;
-    sampler *sm = calloc(1, sizeof *sm);
-    if (!sm)
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
-    sm->family = map->format.family;
-    sm->rgb_light = bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS;
+    px->family = map->format.family;
+    px->rgb_light = bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS;
+    px->style = style;
+    px->pad = pad;
     if ((r = bspkit_get_face_lightmaps(map, hdr, &lm, &n, err)) != BSPKIT_OK ||
-        (r = bspkit_get_lighting(map, hdr, &sm->light, &light_size, err)) != BSPKIT_OK) {
-        free(sm);
+        (r = bspkit_get_lighting(map, hdr, &px->light, &light_size, err)) != BSPKIT_OK)
         return r;
-    }
+    px->lm = lm;
+    px->count = n;
     if (map->format.family == BSPKIT_FAMILY_QUAKE) {
         size_t rgb_size;
         bspkit_error ignore;
         /* Optional colour: without a usable RGBLIGHTING the grey samples stand. */
-        if (bspkit_bspx_lump(map, "RGBLIGHTING", &sm->rgb, &rgb_size, &ignore) != BSPKIT_OK)
-            sm->rgb = NULL;
+        if (bspkit_bspx_lump(map, "RGBLIGHTING", &px->rgb, &rgb_size, &ignore) != BSPKIT_OK)
+            px->rgb = NULL;
     }
 
     /* Counts come from lumps already decoded, so these sizes are proven by bytes present. */
@@ -402,7 +411,6 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     out->rects = calloc(n ? n : 1, sizeof *out->rects);
     if (!items || !out->rects) {
         free(items);
-        free(sm);
         bspkit_lightmap_atlas_free(out);
         return bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "lightmap atlas: out of memory for %zu faces", n);
     }
@@ -420,22 +428,54 @@ bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_op
     if (r == BSPKIT_OK)
         r = pack(items, k, area, widest, pad, maxw, max_pixels, lump, out->rects, &width, &height, err);
     free(items);
-    if (r == BSPKIT_OK)
-        r = bspkit_image_alloc(&out->image, width, height, err);
     if (r != BSPKIT_OK) {
-        free(sm);
         bspkit_lightmap_atlas_free(out);
         return r;
     }
-    for (size_t i = 3; i < (size_t)width * height * 4u; i += 4)
-        out->image.rgba[i] = 255;
-    if (source)
+    out->image.width = width;
+    out->image.height = height;
+    return BSPKIT_OK;
+}
+
+bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, bspkit_image *img,
+                            bspkit_error *err)
+{
+    *img = (bspkit_image){0};
+    sampler *sm = malloc(sizeof *sm);
+    bspkit_result r = sm ? bspkit_image_alloc(img, atlas->image.width, atlas->image.height, err)
+                         : bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
+    if (r != BSPKIT_OK) {
+        free(sm);
+        return r;
+    }
+    sm->light = px->light;
+    sm->rgb = px->rgb;
+    sm->family = px->family;
+    sm->rgb_light = px->rgb_light;
+    for (size_t i = 3; i < (size_t)img->width * img->height * 4u; i += 4)
+        img->rgba[i] = 255;
+    if (px->family == BSPKIT_FAMILY_SOURCE)
         build_gamma(sm);
-    for (size_t i = 0; i < n; i++)
-        if (out->rects[i].placed)
-            draw_face(sm, &lm[i], style, pad, &out->rects[i], &out->image);
+    for (size_t i = 0; i < px->count; i++)
+        if (atlas->rects[i].placed)
+            draw_face(sm, &px->lm[i], px->style, px->pad, &atlas->rects[i], img);
     free(sm);
     return BSPKIT_OK;
+}
+
+bspkit_result bspkit_lightmap_atlas_build(bspkit_map *map, const bspkit_atlas_options *opts,
+                                          bspkit_lightmap_atlas *out, bspkit_error *err)
+{
+    bk_atlas_pixels px;
+    bspkit_result r = bk_atlas_layout(map, opts, out, &px, err);
+    if (r != BSPKIT_OK || px.drawn)
+        return r;
+    bspkit_image img;
+    if ((r = bk_atlas_draw(&px, out, &img, err)) != BSPKIT_OK)
+        bspkit_lightmap_atlas_free(out);
+    else
+        out->image = img;
+    return r;
 }
 
 void bspkit_lightmap_atlas_free(bspkit_lightmap_atlas *atlas)

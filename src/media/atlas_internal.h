@@ -3,6 +3,30 @@
 #define BSPKIT_MEDIA_ATLAS_INTERNAL_H
 
 #include "bspkit/atlas.h"
+#include "bspkit/image.h"
+#include "bspkit/lighting.h"
+
+/* What drawing the atlas reads, found while laying it out: the draw then
+ * touches no map accessor and may run beside other work on the map. */
+typedef struct bk_atlas_pixels {
+    const bspkit_face_lightmap *lm;
+    size_t count;
+    const uint8_t *light; /* lighting lump (HDR when the atlas is) */
+    const uint8_t *rgb;   /* Quake BSPX RGBLIGHTING, or NULL */
+    bspkit_family family;
+    bool rgb_light;       /* 3-byte luxels */
+    uint32_t style, pad;
+    bool drawn;           /* Quake 3: the pages were copied with the layout */
+} bk_atlas_pixels;
+
+/* bspkit_lightmap_atlas_build in two steps. The layout fills the rectangles
+ * and the image's size; its pixels stay NULL unless px->drawn (Quake 3
+ * pages). The draw makes the pixels into `img` (the atlas is only read, so
+ * others may read it meanwhile). */
+bspkit_result bk_atlas_layout(bspkit_map *map, const bspkit_atlas_options *opts, bspkit_lightmap_atlas *out,
+                              bk_atlas_pixels *px, bspkit_error *err);
+bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, bspkit_image *img,
+                            bspkit_error *err);
 
 /* What bspkit_lightmap_atlas_uv() looks up for one face, looked up once: an
  * exporter asks for every corner of every face. */

@@ -39,6 +39,11 @@ bspkit_result bk_miptex_load_indexed(bspkit_map *map, size_t index, bk_indexed_i
 bspkit_result bk_wad_load_indexed(const bspkit_wad *wad, size_t index, bk_indexed_image *out, bspkit_error *err);
 bspkit_result bk_textures_load_indexed(bspkit_textures *t, size_t index, bk_indexed_image *out, bspkit_error *err);
 
+/* A pakfile texture's VTF file as stored (bspkit_vtf_decode makes its
+ * pixels, on any thread); BSPKIT_ERR_UNSUPPORTED for other sources. Reading
+ * stays on one thread at a time: the pakfile reader is shared. */
+bspkit_result bk_textures_read_file(bspkit_textures *t, size_t index, uint8_t **out, size_t *size, bspkit_error *err);
+
 /* The RGBA image of `img`. */
 bspkit_result bk_indexed_expand(const bk_indexed_image *img, bspkit_image *out, bspkit_error *err);
 

@@ -488,6 +488,22 @@ bspkit_result bk_textures_load_indexed(bspkit_textures *t, size_t index, bk_inde
     }
 }
 
+bspkit_result bk_textures_read_file(bspkit_textures *t, size_t index, uint8_t **out, size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    if (!t || !out || !size)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "textures: NULL argument");
+    *out = NULL;
+    *size = 0;
+    bspkit_result r = BSPKIT_ERR_NOT_FOUND;
+    const tex_entry *e = entry_at(t, index, err, &r);
+    if (!e)
+        return r;
+    if (e->pub.source != BSPKIT_TEXTURE_PAKFILE)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, -1, -1, "textures: '%s' is not a pakfile file", e->pub.name);
+    return bspkit_pak_read(t->pak, e->index, out, size, err);
+}
+
 bspkit_result bspkit_textures_load_image(bspkit_textures *t, size_t index, bspkit_image *out, bspkit_error *err)
 {
     bk_error_clear(err);
@@ -506,7 +522,7 @@ bspkit_result bspkit_textures_load_image(bspkit_textures *t, size_t index, bspki
     case BSPKIT_TEXTURE_PAKFILE: {
         uint8_t *data = NULL;
         size_t size = 0;
-        bspkit_result r = bspkit_pak_read(t->pak, e->index, &data, &size, err);
+        bspkit_result r = bk_textures_read_file(t, index, &data, &size, err);
         if (r == BSPKIT_OK)
             r = bspkit_vtf_decode(data, size, out, NULL, err);
         free(data);
