@@ -191,9 +191,8 @@ void jw_str(bk_tbuf *t, const char *s)
 void jw_int(bk_tbuf *t, int64_t v)
 {
     sep(t);
-    char buf[24];
-    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
-    tb_put(t, buf, (size_t)n);
+    char buf[BK_FMT_NUM_CAP];
+    tb_put(t, buf, bk_fmt_int(buf, (long long)v));
 }
 
 void jw_real(bk_tbuf *t, double v)

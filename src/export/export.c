@@ -47,17 +47,25 @@ static void fill_stats(const bk_xmesh *m, bspkit_export_stats *s)
 typedef struct mesh_job {
     bspkit_map *map;
     const bk_xmesh_options *mo;
+    const bspkit_export_options *o;
+    bool textures;
     bk_xmesh *mesh;
     bk_xmedia *media;
-    bspkit_error err[2];
-    bspkit_result res[2];
+    bspkit_error err[3];
+    bspkit_result res[3]; /* mesh, atlas, textures */
 } mesh_job;
 
+/* Two jobs: the mesh and then its textures; the atlas's pixels and PNG. */
 static void mesh_or_atlas(void *ctx, size_t i)
 {
     mesh_job *j = ctx;
-    j->res[i] = i == 0 ? bk_xmesh_build(j->map, j->mo, j->mesh, &j->err[0])
-                       : bk_xmedia_encode_atlas(j->media, &j->err[1]);
+    if (i == 1) {
+        j->res[1] = bk_xmedia_encode_atlas(j->media, &j->err[1]);
+        return;
+    }
+    j->res[0] = bk_xmesh_build(j->map, j->mo, j->mesh, &j->err[0]);
+    if (j->res[0] == BSPKIT_OK)
+        j->res[2] = bk_xmedia_textures(j->map, j->mesh, j->o, j->textures, j->media, &j->err[2]);
 }
 
 /* Atlas, mesh and images. `bake` (OBJ) wants the atlas as the colour map,
@@ -74,20 +82,22 @@ static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bo
     bk_xmesh_options mo = {0};
     mo.skip = o ? (o->skip | (BSPKIT_SKIP_ALL & ~o->keep)) & BSPKIT_SKIP_ALL : BSPKIT_SKIP_ALL;
     mo.atlas = media->have_atlas ? &media->atlas : NULL;
-    mesh_job j = {map, &mo, mesh, media, {{0}}, {BSPKIT_OK, BSPKIT_OK}};
-    bk_parallel_for(media->have_atlas ? 2 : 1, o ? o->threads : 0, mesh_or_atlas, &j);
-    int failed = j.res[0] != BSPKIT_OK ? 0 : j.res[1] != BSPKIT_OK ? 1 : -1;
-    if (failed >= 0) {
-        bk_error_copy(err, &j.err[failed]);
-        if (failed == 1)
-            bk_xmesh_free(mesh);
-        bk_xmedia_free(media);
-        return j.res[failed];
-    }
     bool textures = !(o && o->no_textures) && !(bake && media->have_atlas);
-    if ((r = bk_xmedia_images(map, mesh, o, textures, true, media, err)) != BSPKIT_OK) {
+    mesh_job j = {map, &mo, o, textures, mesh, media, {{0}}, {BSPKIT_OK, BSPKIT_OK, BSPKIT_OK}};
+    bk_parallel_for(media->have_atlas ? 2 : 1, o ? o->threads : 0, mesh_or_atlas, &j);
+    int failed = -1;
+    for (int k = 0; k < 3 && failed < 0; k++)
+        if (j.res[k] != BSPKIT_OK)
+            failed = k;
+    if (failed < 0)
+        r = bk_xmedia_add_atlas(media, err);
+    else {
+        bk_error_copy(err, &j.err[failed]);
+        r = j.res[failed];
+    }
+    if (r != BSPKIT_OK) {
+        bk_xmesh_free(mesh); /* which bk_xmesh_build did already when it failed */
         bk_xmedia_free(media);
-        bk_xmesh_free(mesh);
     }
     return r;
 }

@@ -275,8 +275,8 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
     return r;
 }
 
-bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
-                               bool textures, bool lightmap_png, bk_xmedia *md, bspkit_error *err)
+bspkit_result bk_xmedia_textures(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
+                                 bool textures, bk_xmedia *md, bspkit_error *err)
 {
     md->threads = opts ? opts->threads : 0;
     size_t n = mesh->material_count + 1;
@@ -300,15 +300,18 @@ bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspk
             for (size_t p = 0; p < mesh->models[m].prim_count; p++)
                 used[mesh->models[m].prims[p].material] = true;
     }
-    size_t cap = 0;
     if (r == BSPKIT_OK && textures)
-        r = texture_images(map, mesh, opts, used, md, &cap, err);
+        r = texture_images(map, mesh, opts, used, md, &md->image_cap, err);
     free(used);
-    if (r == BSPKIT_OK && lightmap_png && md->have_atlas)
-        r = bk_xmedia_encode_atlas(md, err);
-    if (r == BSPKIT_OK && lightmap_png && md->have_atlas) {
+    return r;
+}
+
+bspkit_result bk_xmedia_add_atlas(bk_xmedia *md, bspkit_error *err)
+{
+    bspkit_result r = BSPKIT_OK;
+    if (md->have_atlas && (r = bk_xmedia_encode_atlas(md, err)) == BSPKIT_OK) {
         md->lightmap_image = (int32_t)md->image_count;
-        r = add_image(md, &cap, "lightmap", bk_xdup("lightmap.png"), md->atlas.image.width,
+        r = add_image(md, &md->image_cap, "lightmap", bk_xdup("lightmap.png"), md->atlas.image.width,
                       md->atlas.image.height, md->atlas_png, md->atlas_png_size, err);
         md->atlas_png = NULL;
     }

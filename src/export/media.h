@@ -24,7 +24,7 @@ typedef struct bk_xmedia {
     bk_atlas_pixels atlas_pixels; /* what drawing the atlas reads */
     bool have_atlas;             /* lightmaps wanted and some face placed */
     bk_ximage *images;           /* texture images in material order, then the atlas */
-    size_t image_count;
+    size_t image_count, image_cap;
     int32_t *material_image;     /* per mesh material: index into images, -1 = none */
     bool *material_mask;         /* per mesh material: the texture has alpha below 255 */
     float (*material_colour)[3]; /* per mesh material: flat colour used without an image */
@@ -43,16 +43,20 @@ bspkit_result bk_xmedia_atlas(bspkit_map *map, const bspkit_export_options *opts
                               bspkit_error *err);
 
 /* Draw the atlas (have_atlas) and encode it as PNG now: it may run while
- * the mesh is built, which reads only the rectangles and touches nothing
- * this does; bk_xmedia_images then takes it as it is. */
+ * the mesh is built and bk_xmedia_textures runs, which read only the
+ * rectangles and touch nothing this does; bk_xmedia_add_atlas then takes
+ * it as it is. */
 bspkit_result bk_xmedia_encode_atlas(bk_xmedia *media, bspkit_error *err);
 
-/* After the mesh is built: decode and encode as PNG every texture a
- * primitive of `mesh` uses (when `textures` is set; opts->wad_paths are
- * searched) and the atlas (when `lightmap_png` and have_atlas). Fills the
- * per-material arrays in every case. */
-bspkit_result bk_xmedia_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
-                               bool textures, bool lightmap_png, bk_xmedia *media, bspkit_error *err);
+/* After the mesh is built: fill the per-material arrays and, when
+ * `textures` is set, decode and encode as PNG every texture a primitive of
+ * `mesh` uses (opts->wad_paths are searched). */
+bspkit_result bk_xmedia_textures(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
+                                 bool textures, bk_xmedia *media, bspkit_error *err);
+
+/* Last: the atlas (have_atlas) as the last image, encoded now unless
+ * bk_xmedia_encode_atlas did it already. */
+bspkit_result bk_xmedia_add_atlas(bk_xmedia *media, bspkit_error *err);
 
 void bk_xmedia_free(bk_xmedia *media);
 

@@ -169,25 +169,31 @@ static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, uint32_
         base = sm->light + lm->offset + (uint64_t)style * luxels;
         kind = 0;
     }
-    int64_t w = lm->width, h = lm->height, p = pad;
-    for (int64_t y = -p; y < h + p; y++) {
-        int64_t sy = y < 0 ? 0 : (y >= h ? h - 1 : y);
-        uint8_t *row = img->rgba + ((uint64_t)(r->y + y) * img->width + (r->x - p)) * 4u;
-        for (int64_t x = -p; x < w + p; x++, row += 4) {
-            int64_t sx = x < 0 ? 0 : (x >= w ? w - 1 : x);
-            uint64_t i = (uint64_t)(sy * w + sx);
-            if (kind == 0) {
-                row[0] = row[1] = row[2] = base[i];
-            } else if (kind == 1) {
-                memcpy(row, base + 3 * i, 3);
-            } else {
-                const uint8_t *c = base + 4 * i;
-                int e = (int)(int8_t)c[3] + 128;
-                row[0] = sm->gamma[e][c[0]];
-                row[1] = sm->gamma[e][c[1]];
-                row[2] = sm->gamma[e][c[2]];
+    /* One source row per output row (the padding repeats the edge luxels),
+     * each luxel turned into an RGBA pixel once and then stored with the
+     * left and right padding copies. */
+    const size_t w = (size_t)lm->width, h = (size_t)lm->height, p = pad;
+    const size_t bpl = kind == 2 ? 4 : kind == 1 ? 3 : 1; /* bytes per luxel */
+    for (size_t oy = 0; oy < h + 2 * p; oy++) {
+        size_t sy = oy < p ? 0 : oy - p >= h ? h - 1 : oy - p;
+        const uint8_t *src = base + sy * w * bpl;
+        uint8_t *row = img->rgba + ((size_t)(r->y - p + oy) * img->width + (r->x - p)) * 4u;
+        uint8_t *out = row + p * 4;
+        if (kind == 0) {
+            for (size_t x = 0; x < w; x++, out += 4)
+                out[0] = out[1] = out[2] = src[x], out[3] = 255;
+        } else if (kind == 1) {
+            for (size_t x = 0; x < w; x++, out += 4, src += 3)
+                out[0] = src[0], out[1] = src[1], out[2] = src[2], out[3] = 255;
+        } else {
+            for (size_t x = 0; x < w; x++, out += 4, src += 4) {
+                const uint8_t *g = sm->gamma[(int)(int8_t)src[3] + 128];
+                out[0] = g[src[0]], out[1] = g[src[1]], out[2] = g[src[2]], out[3] = 255;
             }
-            row[3] = 255;
+        }
+        for (size_t x = 0; x < p; x++) {
+            memcpy(row + x * 4, row + p * 4, 4);
+            memcpy(row + (p + w + x) * 4, row + (p + w - 1) * 4, 4);
         }
     }
 }
@@ -452,6 +458,7 @@ bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atl
     sm->rgb = px->rgb;
     sm->family = px->family;
     sm->rgb_light = px->rgb_light;
+    /* Opaque black where no face lands (the image starts zeroed). */
     for (size_t i = 3; i < (size_t)img->width * img->height * 4u; i += 4)
         img->rgba[i] = 255;
     if (px->family == BSPKIT_FAMILY_SOURCE)
