@@ -64,6 +64,8 @@ static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
     jw_end_obj(&g->views);
     *data = g->bin + offset;
     g->bin_used = align4(offset + length);
+    /* The caller fills the view; the alignment bytes after it are zero. */
+    memset(g->bin + offset + length, 0, g->bin_used - offset - length);
     return g->view_count++;
 }
 
@@ -596,8 +598,8 @@ bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, const bk_xmed
     if (g.bin_size > (uint64_t)UINT32_MAX - (1u << 20))
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB",
                        g.bin_size);
-    /* Every byte is written (padding included, by the zeroing here). */
-    g.bin = calloc(g.bin_size ? g.bin_size : 1, 1);
+    /* Every byte is written: each view by its writer, the padding by add_view. */
+    g.bin = malloc(g.bin_size ? g.bin_size : 1);
     bk_tbuf root = {0};
     bspkit_result r = BSPKIT_ERR_NOMEM;
     if (g.bin)
