@@ -56,8 +56,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < count; i++)
         printf("map %zu: %s (%.1f MB)\n", i + 1, maps[i].path, (double)maps[i].size / 1e6);
     const bspkit_export_options geometry_only = {.no_textures = true, .no_lightmaps = true};
-    const struct { const char *label; const bspkit_export_options *opts; } configs[] = {
-        {"images and lightmaps", NULL}, {"geometry only", &geometry_only}};
+    const struct { const char *label; const bspkit_export_options *opts; int target; } configs[] = {
+        {"images and lightmaps", NULL, 200}, {"geometry only", &geometry_only, 1000}};
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         double export_s = 0, copy_s = 0, bytes = 0, out_bytes = 0;
         unsigned passes = 0;
@@ -84,9 +84,9 @@ int main(int argc, char **argv)
             passes++;
         }
         printf("export to GLB in memory (%s): %zu maps, %u passes, %.1f MB in, %.1f MB out, %.1f MB/s "
-               "(memcpy of the same bytes %.0f MB/s; target 200 MB/s)\n",
+               "(memcpy of the same bytes %.0f MB/s; target %d MB/s)\n",
                configs[c].label, count, passes, bytes / 1e6, out_bytes / 1e6, bytes / 1e6 / export_s,
-               bytes / 1e6 / copy_s);
+               bytes / 1e6 / copy_s, configs[c].target);
     }
     bench_free(&set);
     free(scratch);
