@@ -148,15 +148,15 @@ static bool fatal(bspkit_result r)
     return r == BSPKIT_ERR_NOMEM || r == BSPKIT_ERR_LIMIT;
 }
 
-static bspkit_result add_image(bk_xmedia *md, size_t *cap, const char *name, char *file, uint32_t width,
-                               uint32_t height, uint8_t *png, size_t png_size, bspkit_error *err)
+static bspkit_result add_image(bk_xmedia *md, const char *name, char *file, uint32_t width, uint32_t height,
+                               uint8_t *png, size_t png_size, bspkit_error *err)
 {
     if (!file) {
         free(png);
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     }
-    if (md->image_count == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
+    if (md->image_count == md->image_cap) {
+        size_t ncap = md->image_cap ? md->image_cap * 2 : 16;
         bk_ximage *p = realloc(md->images, ncap * sizeof *p);
         if (!p) {
             free(file);
@@ -164,7 +164,7 @@ static bspkit_result add_image(bk_xmedia *md, size_t *cap, const char *name, cha
             return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
         }
         md->images = p;
-        *cap = ncap;
+        md->image_cap = ncap;
     }
     bk_ximage *im = &md->images[md->image_count++];
     *im = (bk_ximage){file, bk_xdup(name), png, png_size, width, height};
@@ -174,28 +174,27 @@ static bspkit_result add_image(bk_xmedia *md, size_t *cap, const char *name, cha
 /* Runs the batch's jobs, then gives each texture that became a PNG the next
  * image index, in material order: the same images, names and order for
  * any thread count. The first fatal failure in material order is the result. */
-static bspkit_result run_batch(bk_xmedia *md, const bk_xmesh *mesh, tex_job *jobs, size_t n, size_t *cap,
-                               bspkit_error *err)
+static bspkit_result run_batch(bk_xmedia *md, const bk_xmesh *mesh, tex_job *jobs, size_t n, bspkit_error *err)
 {
     bk_parallel_for(n, md->threads, tex_job_run, jobs);
     bspkit_result r = BSPKIT_OK;
     for (size_t k = 0; k < n; k++) {
         tex_job *j = &jobs[k];
-        if (r == BSPKIT_OK && j->result != BSPKIT_OK && fatal(j->result)) {
-            bk_error_copy(err, &j->error);
-            r = j->result;
-        }
-        if (r == BSPKIT_OK && j->result != BSPKIT_OK) {
-            md->missing_textures++;
-        } else if (r == BSPKIT_OK) {
+        if (r != BSPKIT_OK) {
+            /* past the first fatal failure: only freed */
+        } else if (j->result == BSPKIT_OK) {
             size_t i = j->material;
             md->material_image[i] = (int32_t)md->image_count;
             md->material_mask[i] = j->mask;
-            r = add_image(md, cap, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name),
-                          j->width, j->height, j->png, j->png_size, err);
+            r = add_image(md, mesh->materials[i].name, file_name(md->image_count, mesh->materials[i].name), j->width,
+                          j->height, j->png, j->png_size, err);
             j->png = NULL;
-            if (r == BSPKIT_OK)
-                md->texture_images++;
+            md->texture_images += r == BSPKIT_OK;
+        } else if (fatal(j->result)) {
+            bk_error_copy(err, &j->error);
+            r = j->result;
+        } else {
+            md->missing_textures++;
         }
         tex_job_clear(j);
     }
@@ -228,7 +227,7 @@ static bool load_texture(bspkit_textures *tex, const bspkit_texture *info, int32
 }
 
 static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const bspkit_export_options *opts,
-                                    const bool *used, bk_xmedia *md, size_t *cap, bspkit_error *err)
+                                    const bool *used, bk_xmedia *md, bspkit_error *err)
 {
     bspkit_texture_options to = {0};
     if (opts) {
@@ -260,13 +259,13 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
         n++;
         pending += j->pixel_bytes;
         if (pending >= PENDING_LIMIT) {
-            r = run_batch(md, mesh, jobs, n, cap, err);
+            r = run_batch(md, mesh, jobs, n, err);
             n = 0;
             pending = 0;
         }
     }
     if (r == BSPKIT_OK)
-        r = run_batch(md, mesh, jobs, n, cap, err);
+        r = run_batch(md, mesh, jobs, n, err);
     else
         for (size_t k = 0; k < n; k++)
             tex_job_clear(&jobs[k]);
@@ -301,7 +300,7 @@ bspkit_result bk_xmedia_textures(bspkit_map *map, const bk_xmesh *mesh, const bs
                 used[mesh->models[m].prims[p].material] = true;
     }
     if (r == BSPKIT_OK && textures)
-        r = texture_images(map, mesh, opts, used, md, &md->image_cap, err);
+        r = texture_images(map, mesh, opts, used, md, err);
     free(used);
     return r;
 }
@@ -311,8 +310,8 @@ bspkit_result bk_xmedia_add_atlas(bk_xmedia *md, bspkit_error *err)
     bspkit_result r = BSPKIT_OK;
     if (md->have_atlas && (r = bk_xmedia_encode_atlas(md, err)) == BSPKIT_OK) {
         md->lightmap_image = (int32_t)md->image_count;
-        r = add_image(md, &md->image_cap, "lightmap", bk_xdup("lightmap.png"), md->atlas.image.width,
-                      md->atlas.image.height, md->atlas_png, md->atlas_png_size, err);
+        r = add_image(md, "lightmap", bk_xdup("lightmap.png"), md->atlas.image.width, md->atlas.image.height,
+                      md->atlas_png, md->atlas_png_size, err);
         md->atlas_png = NULL;
     }
     bspkit_image_free(&md->atlas.image);

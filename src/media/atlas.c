@@ -119,10 +119,7 @@ static uint64_t skyline_pack(pack_item *items, size_t n, uint32_t width, uint32_
 
 /* Colour of one luxel, by family. */
 typedef struct sampler {
-    const uint8_t *light;      /* lighting lump */
-    const uint8_t *rgb;        /* BSPX RGBLIGHTING or NULL */
-    bspkit_family family;
-    bool rgb_light;            /* 3-byte luxels (GoldSrc, Quake 2) */
+    const bk_atlas_pixels *px; /* the lumps and how to read them */
     uint8_t gamma[256][256];   /* Source: [exponent + 128][channel] -> 8 bits */
 } sampler;
 
@@ -150,29 +147,31 @@ static void build_gamma(sampler *sm)
 
 /* Writes the face's luxels (style block `style`, first sample set) and the
  * padding around them. Ranges were proven by bspkit_get_face_lightmaps(). */
-static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, uint32_t style, uint32_t pad,
-                      const bspkit_atlas_rect *r, bspkit_image *img)
+static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, const bspkit_atlas_rect *r,
+                      bspkit_image *img)
 {
+    const bk_atlas_pixels *px = sm->px;
+    const uint64_t style = px->style;
     uint64_t luxels = (uint64_t)lm->width * (uint64_t)lm->height;
     const uint8_t *base;
     int kind; /* 0 grey, 1 RGB, 2 RGBExp */
-    if (sm->family == BSPKIT_FAMILY_SOURCE) {
-        base = sm->light + lm->offset + (uint64_t)style * (uint64_t)lm->sets * luxels * 4u;
+    if (px->family == BSPKIT_FAMILY_SOURCE) {
+        base = px->light + lm->offset + (uint64_t)style * (uint64_t)lm->sets * luxels * 4u;
         kind = 2;
-    } else if (sm->rgb_light) {
-        base = sm->light + lm->offset + (uint64_t)style * luxels * 3u;
+    } else if (px->rgb_light) {
+        base = px->light + lm->offset + (uint64_t)style * luxels * 3u;
         kind = 1;
-    } else if (sm->rgb && lm->rgb_in_range) {
-        base = sm->rgb + lm->rgb_offset + (uint64_t)style * luxels * 3u;
+    } else if (px->rgb && lm->rgb_in_range) {
+        base = px->rgb + lm->rgb_offset + (uint64_t)style * luxels * 3u;
         kind = 1;
     } else {
-        base = sm->light + lm->offset + (uint64_t)style * luxels;
+        base = px->light + lm->offset + (uint64_t)style * luxels;
         kind = 0;
     }
     /* One source row per output row (the padding repeats the edge luxels),
      * each luxel turned into an RGBA pixel once and then stored with the
      * left and right padding copies. */
-    const size_t w = (size_t)lm->width, h = (size_t)lm->height, p = pad;
+    const size_t w = (size_t)lm->width, h = (size_t)lm->height, p = px->pad;
     const size_t bpl = kind == 2 ? 4 : kind == 1 ? 3 : 1; /* bytes per luxel */
     for (size_t oy = 0; oy < h + 2 * p; oy++) {
         size_t sy = oy < p ? 0 : oy - p >= h ? h - 1 : oy - p;
@@ -454,10 +453,7 @@ bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atl
         free(sm);
         return r;
     }
-    sm->light = px->light;
-    sm->rgb = px->rgb;
-    sm->family = px->family;
-    sm->rgb_light = px->rgb_light;
+    sm->px = px;
     /* Opaque black where no face lands (the image starts zeroed). */
     for (size_t i = 3; i < (size_t)img->width * img->height * 4u; i += 4)
         img->rgba[i] = 255;
@@ -465,7 +461,7 @@ bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atl
         build_gamma(sm);
     for (size_t i = 0; i < px->count; i++)
         if (atlas->rects[i].placed)
-            draw_face(sm, &px->lm[i], px->style, px->pad, &atlas->rects[i], img);
+            draw_face(sm, &px->lm[i], &atlas->rects[i], img);
     free(sm);
     return BSPKIT_OK;
 }

@@ -146,6 +146,18 @@ static uint8_t *sample_bytes(size_t *size)
     return bytes;
 }
 
+/* Replaces the target file with a directory holding one file, whose path
+ * goes to `inner`. */
+static void directory_at_target(char *inner, size_t cap)
+{
+    unlink(target);
+    assert_int_equal(mkdir(target, 0755), 0);
+    snprintf(inner, cap, "%s/keep", target);
+    FILE *f = fopen(inner, "wb");
+    assert_non_null(f);
+    fclose(f);
+}
+
 static void write_failure_midway(void **state)
 {
     (void)state;
@@ -206,15 +218,9 @@ static void flush_failure(void **state)
 static void rename_failure(void **state)
 {
     (void)state;
-    char sub[160];
-    snprintf(sub, sizeof sub, "%s/map.bsp", dir);
     /* Replace the target with a non-empty directory: rename() over it fails. */
-    unlink(target);
-    assert_int_equal(mkdir(sub, 0755), 0);
     char inner[200];
-    snprintf(inner, sizeof inner, "%s/keep", sub);
-    FILE *f = fopen(inner, "wb");
-    fclose(f);
+    directory_at_target(inner, sizeof inner);
     bspkit_error err;
     assert_int_equal(bspkit_save_file(target, "new", 3, &err), BSPKIT_ERR_IO);
     assert_non_null(strstr(err.message, "cannot replace"));
@@ -287,13 +293,8 @@ static void derived_over_link(void **state)
 static void derived_over_directory(void **state)
 {
     (void)state;
-    unlink(target);
-    assert_int_equal(mkdir(target, 0755), 0);
     char inner[200];
-    snprintf(inner, sizeof inner, "%s/keep", target);
-    FILE *f = fopen(inner, "wb");
-    assert_non_null(f);
-    fclose(f);
+    directory_at_target(inner, sizeof inner);
     bspkit_error err;
     assert_int_equal(bk_save_bytes(target, "new", 3, BK_SAVE_DERIVED, &err), BSPKIT_ERR_IO);
     assert_non_null(strstr(err.message, "cannot replace"));
