@@ -6,7 +6,9 @@
  * byte-identical to the input) and a save after the entity lump grew by one
  * entity (every lump after it moves).
  *
- *   bench_decode [-n REPS] [-t SECONDS] [FILE|DIR...]
+ *   bench_decode [-n REPS] [-t SECONDS] [-v] [FILE|DIR...]
+ *
+ * -v adds one row per map, slowest against memcpy first.
  *
  * Directories are searched recursively for *.bsp; without arguments the
  * shared map corpus is used. Files bspkit does not read are skipped and
@@ -34,6 +36,7 @@ typedef struct map_file {
     uint8_t *data;
     size_t size;
     bspkit_family family;
+    double decode_s, copy_s; /* this map's share, for -v */
 } map_file;
 
 typedef struct totals {
@@ -140,7 +143,7 @@ static void add_file(const char *path)
         }
         g_maps = grown;
     }
-    g_maps[g_count++] = (map_file){strdup(path), data, size, fmt.family};
+    g_maps[g_count++] = (map_file){.path = strdup(path), .data = data, .size = size, .family = fmt.family};
 }
 
 static int has_bsp_suffix(const char *name)
@@ -186,6 +189,15 @@ static int by_path(const void *a, const void *b)
     return strcmp(((const map_file *)a)->path, ((const map_file *)b)->path);
 }
 
+/* Slowest against memcpy first. */
+static int by_ratio(const void *a, const void *b)
+{
+    const map_file *x = a, *y = b;
+    double rx = x->copy_s > 0 ? x->decode_s / x->copy_s : 0;
+    double ry = y->copy_s > 0 ? y->decode_s / y->copy_s : 0;
+    return (rx < ry) - (rx > ry);
+}
+
 static void decode_all(exercise *ex)
 {
     for (size_t i = 0; i < g_count; i++)
@@ -206,14 +218,16 @@ int main(int argc, char **argv)
 {
     long reps = 0;
     double target = 1.0;
-    int named = 0;
+    int named = 0, per_map = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             reps = strtol(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
             target = strtod(argv[++i], NULL);
+        } else if (strcmp(argv[i], "-v") == 0) {
+            per_map = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: bench_decode [-n REPS] [-t SECONDS] [FILE|DIR...]\n"
+            printf("usage: bench_decode [-n REPS] [-t SECONDS] [-v] [FILE|DIR...]\n"
                    "default input: %s\n",
                    BSPKIT_SHARED_MAPS);
             return 0;
@@ -288,6 +302,8 @@ int main(int argc, char **argv)
             t->bytes += (double)m->size;
             t->decode_s += t1 - t0;
             t->copy_s += t2 - t1;
+            g_maps[i].decode_s += t1 - t0;
+            g_maps[i].copy_s += t2 - t1;
             t->crc_s += t3 - t2;
             decoding += t1 - t0;
         }
@@ -322,6 +338,17 @@ int main(int argc, char **argv)
            "%.2f GB/s; memcpy of the same bytes: %.2f GB/s\n",
            all.bytes / all.rewrite_s / 1e9, all.bytes / all.relayout_s / 1e9, all.bytes / all.save_copy_s / 1e9);
     printf("(library calls per pass: %llu)\n", (unsigned long long)(ex.calls / (unsigned long long)(done + 1)));
+    if (per_map) {
+        qsort(g_maps, g_count, sizeof *g_maps, by_ratio);
+        printf("%-10s %9s %10s %10s  %s\n", "family", "MB", "decode GB/s", "decode/cpy", "map");
+        for (size_t i = 0; i < g_count; i++) {
+            const map_file *m = &g_maps[i];
+            double bytes = (double)m->size * (double)done;
+            printf("%-10s %9.2f %10.3f %10.1fx  %s\n", bspkit_family_name(m->family), (double)m->size / 1e6,
+                   m->decode_s > 0 ? bytes / m->decode_s / 1e9 : 0, m->copy_s > 0 ? m->decode_s / m->copy_s : 0,
+                   m->path);
+        }
+    }
 
     for (size_t i = 0; i < g_count; i++) {
         free(g_maps[i].path);

@@ -51,11 +51,18 @@ typedef struct mesh_job {
     bool textures;
     bk_xmesh *mesh;
     bk_xmedia *media;
-    bspkit_error err[3];
-    bspkit_result res[3]; /* mesh, atlas, textures */
+    bk_gltf_geometry *geometry; /* NULL: none wanted */
+    bspkit_error err[4];
+    bspkit_result res[4]; /* mesh, atlas, textures, geometry: the first failure is reported */
 } mesh_job;
 
-/* Two jobs: the mesh and then its textures; the atlas's pixels and PNG. */
+static double gltf_scale(const bspkit_export_options *o)
+{
+    return o && o->scale > 0 ? o->scale : DEFAULT_GLTF_SCALE;
+}
+
+/* Two jobs: the mesh, then its glTF geometry and its textures; the atlas's
+ * pixels and PNG. */
 static void mesh_or_atlas(void *ctx, size_t i)
 {
     mesh_job *j = ctx;
@@ -64,14 +71,18 @@ static void mesh_or_atlas(void *ctx, size_t i)
         return;
     }
     j->res[0] = bk_xmesh_build(j->map, j->mo, j->mesh, &j->err[0]);
-    if (j->res[0] == BSPKIT_OK)
-        j->res[2] = bk_xmedia_textures(j->map, j->mesh, j->o, j->textures, j->media, &j->err[2]);
+    if (j->res[0] != BSPKIT_OK)
+        return;
+    if (j->geometry)
+        j->res[3] = bk_gltf_geometry_build(j->mesh, j->media->have_atlas, gltf_scale(j->o), j->geometry, &j->err[3]);
+    j->res[2] = bk_xmedia_textures(j->map, j->mesh, j->o, j->textures, j->media, &j->err[2]);
 }
 
-/* Atlas, mesh and images. `bake` (OBJ) wants the atlas as the colour map,
- * so texture images are only made when there is no atlas to bake. */
+/* Atlas, mesh and images, and with `geometry` the glTF's geometry. `bake`
+ * (OBJ) wants the atlas as the colour map, so texture images are only made
+ * when there is no atlas to bake. On failure nothing is left to free. */
 static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bool obj, bk_xmesh *mesh,
-                             bk_xmedia *media, bspkit_error *err)
+                             bk_xmedia *media, bk_gltf_geometry *geometry, bspkit_error *err)
 {
     /* OBJ has one texture coordinate per vertex: lightmaps only when baked. */
     bool bake = obj && o && o->obj_bake_lightmaps;
@@ -83,10 +94,12 @@ static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bo
     mo.skip = o ? (o->skip | (BSPKIT_SKIP_ALL & ~o->keep)) & BSPKIT_SKIP_ALL : BSPKIT_SKIP_ALL;
     mo.atlas = media->have_atlas ? &media->atlas : NULL;
     bool textures = !(o && o->no_textures) && !(bake && media->have_atlas);
-    mesh_job j = {map, &mo, o, textures, mesh, media, {{0}}, {BSPKIT_OK, BSPKIT_OK, BSPKIT_OK}};
+    mesh_job j = {map, &mo, o, textures, mesh, media, geometry, {{0}}, {BSPKIT_OK, BSPKIT_OK, BSPKIT_OK, BSPKIT_OK}};
+    if (geometry)
+        memset(geometry, 0, sizeof *geometry);
     bk_parallel_for(media->have_atlas ? 2 : 1, o ? o->threads : 0, mesh_or_atlas, &j);
     int failed = -1;
-    for (int k = 0; k < 3 && failed < 0; k++)
+    for (int k = 0; k < 4 && failed < 0; k++)
         if (j.res[k] != BSPKIT_OK)
             failed = k;
     if (failed < 0)
@@ -98,13 +111,9 @@ static bspkit_result prepare(bspkit_map *map, const bspkit_export_options *o, bo
     if (r != BSPKIT_OK) {
         bk_xmesh_free(mesh); /* which bk_xmesh_build did already when it failed */
         bk_xmedia_free(media);
+        bk_gltf_geometry_free(geometry);
     }
     return r;
-}
-
-static double gltf_scale(const bspkit_export_options *o)
-{
-    return o && o->scale > 0 ? o->scale : DEFAULT_GLTF_SCALE;
 }
 
 bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_options *opts, uint8_t **out,
@@ -120,16 +129,17 @@ bspkit_result bspkit_export_glb_memory(bspkit_map *map, const bspkit_export_opti
     bspkit_export_stats st = {0};
     bk_xmesh mesh;
     bk_xmedia media;
-    if ((r = prepare(map, opts, false, &mesh, &media, err)) != BSPKIT_OK)
+    bk_gltf_geometry geometry;
+    if ((r = prepare(map, opts, false, &mesh, &media, &geometry, err)) != BSPKIT_OK)
         return r;
     bk_gltf_doc doc;
-    r = bk_gltf_build(map, &mesh, &media, gltf_scale(opts), NULL, NULL, &doc, &st, err);
+    r = bk_gltf_build(map, &mesh, &geometry, &media, NULL, NULL, &doc, &st, err);
     fill_stats(&mesh, &st);
-    bk_xmesh_free(&mesh);
-    bk_xmedia_free(&media);
     if (r == BSPKIT_OK)
         r = bk_glb_pack(&doc, out, size, err);
     bk_gltf_doc_free(&doc);
+    bk_xmesh_free(&mesh);
+    bk_xmedia_free(&media);
     if (r == BSPKIT_OK && stats) {
         st.bytes_written = *size;
         *stats = st;
@@ -228,8 +238,8 @@ static bspkit_result save_two(const char *path, const void *a, size_t a_size, co
     return r;
 }
 
-static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const bk_xmedia *media, const char *path,
-                                 bool glb, const bspkit_export_options *opts, bspkit_export_stats *st,
+static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, bk_gltf_geometry *geometry,
+                                 const bk_xmedia *media, const char *path, bool glb, bspkit_export_stats *st,
                                  bspkit_error *err)
 {
     char *bin_path = glb ? NULL : sibling(path, ".bin");
@@ -241,7 +251,9 @@ static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, const bk
         r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     bk_gltf_doc doc = {0};
     if (r == BSPKIT_OK)
-        r = bk_gltf_build(map, mesh, media, gltf_scale(opts), uri, dir_uri, &doc, st, err);
+        r = bk_gltf_build(map, mesh, geometry, media, uri, dir_uri, &doc, st, err);
+    else
+        bk_gltf_geometry_free(geometry);
     if (r == BSPKIT_OK && glb) {
         size_t size = 0;
         r = bk_glb_save(&doc, path, &size, err);
@@ -314,12 +326,14 @@ bspkit_result bspkit_export(bspkit_map *map, const char *path, const bspkit_expo
     bspkit_export_stats st = {0};
     bk_xmesh mesh;
     bk_xmedia media;
-    if ((r = prepare(map, opts, fmt == BSPKIT_EXPORT_OBJ, &mesh, &media, err)) != BSPKIT_OK)
+    bk_gltf_geometry geometry;
+    bool obj = fmt == BSPKIT_EXPORT_OBJ;
+    if ((r = prepare(map, opts, obj, &mesh, &media, obj ? NULL : &geometry, err)) != BSPKIT_OK)
         return r;
-    if (fmt == BSPKIT_EXPORT_OBJ)
+    if (obj)
         r = export_obj(&mesh, &media, path, opts, &st, err);
     else
-        r = export_gltf(map, &mesh, &media, path, fmt == BSPKIT_EXPORT_GLB, opts, &st, err);
+        r = export_gltf(map, &mesh, &geometry, &media, path, fmt == BSPKIT_EXPORT_GLB, &st, err);
     fill_stats(&mesh, &st);
     bk_xmesh_free(&mesh);
     bk_xmedia_free(&media);

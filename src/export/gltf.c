@@ -31,25 +31,18 @@ enum {
 };
 
 /* The JSON is written straight to text: bufferViews and accessors into their
- * own buffers as the binary data is laid out, the rest in document order. */
-typedef struct gctx {
-    bk_tbuf views, accessors, meshes;
-    size_t view_count, accessor_count;
-    uint8_t *bin;
-    size_t bin_size, bin_used;
-    double scale;
-    bool lightmap_uv; /* write TEXCOORD_1 */
-} gctx;
+ * own buffers as the binary data is laid out (bk_gltf_geometry), the rest in
+ * document order. */
+typedef bk_gltf_geometry gctx;
 
 /* ---- buffer ------------------------------------------------------------- */
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-/* One bufferView over the next `length` bytes of the buffer (target 0 =
+/* The JSON of one bufferView over `length` bytes at `offset` (target 0 =
  * none, as for images); returns its index. */
-static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
+static size_t view_json(gctx *g, size_t offset, size_t length, int target)
 {
-    size_t offset = g->bin_used;
     jw_obj(&g->views);
     jw_key(&g->views, "buffer");
     jw_int(&g->views, 0);
@@ -62,11 +55,20 @@ static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
         jw_int(&g->views, target);
     }
     jw_end_obj(&g->views);
+    return g->view_count++;
+}
+
+/* One bufferView over the next `length` bytes of the geometry buffer;
+ * returns its index. */
+static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
+{
+    size_t offset = g->bin_used;
+    size_t view = view_json(g, offset, length, target);
     *data = g->bin + offset;
     g->bin_used = align4(offset + length);
     /* The caller fills the view; the alignment bytes after it are zero. */
     memset(g->bin + offset + length, 0, g->bin_used - offset - length);
-    return g->view_count++;
+    return view;
 }
 
 static size_t add_accessor(gctx *g, size_t view, int component, size_t count, const char *type, const double *min,
@@ -307,7 +309,7 @@ static bool write_node(gctx *g, bk_tbuf *t, const bk_xnode *n, const bspkit_enti
 
 /* ---- materials and images ----------------------------------------------- */
 
-static size_t bin_bytes(const bk_xmesh *m, const bk_xmedia *media, bool embed_images, bool lightmap_uv)
+static size_t geometry_bytes(const bk_xmesh *m, bool lightmap_uv)
 {
     size_t total = 0;
     for (size_t i = 0; i < m->model_count; i++) {
@@ -317,8 +319,6 @@ static size_t bin_bytes(const bk_xmesh *m, const bk_xmedia *media, bool embed_im
                      align4(pr->index_count * (pr->vert_count >= 65536 ? 4 : 2));
         }
     }
-    for (size_t i = 0; embed_images && media && i < media->image_count; i++)
-        total += align4(media->images[i].png_size);
     return total;
 }
 
@@ -384,9 +384,10 @@ static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *
     jw_end_obj(t);
 }
 
-/* images, samplers and textures; PNG bytes go in the buffer when
- * `image_dir_uri` is NULL, else each image names its file. */
-static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char *image_dir_uri)
+/* images, samplers and textures; PNG bytes go in the buffer after
+ * *buffer_end (which moves past them) when `image_dir_uri` is NULL, else
+ * each image names its file. */
+static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char *image_dir_uri, size_t *buffer_end)
 {
     jw_key(t, "images");
     jw_arr(t);
@@ -408,9 +409,9 @@ static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char
             jw_str(t, uri);
             free(uri);
         } else {
-            uint8_t *data;
-            size_t view = add_view(g, im->png_size, 0, &data);
-            memcpy(data, im->png, im->png_size);
+            /* The PNG follows the geometry in the buffer (bk_gltf_doc.images). */
+            size_t view = view_json(g, *buffer_end, im->png_size, 0);
+            *buffer_end += align4(im->png_size);
             key_int(t, "bufferView", (int64_t)view);
             jw_key(t, "mimeType");
             jw_str(t, "image/png");
@@ -447,43 +448,38 @@ static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char
 
 /* ---- document ----------------------------------------------------------- */
 
-static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, const bk_xmedia *media,
-                               const char *bin_uri, const char *image_dir_uri, bk_tbuf *root,
-                               bspkit_export_stats *stats, bspkit_error *err)
+bspkit_result bk_gltf_geometry_build(const bk_xmesh *m, bool lightmap_uv, double scale, bk_gltf_geometry *out,
+                                     bspkit_error *err)
 {
-    bspkit_result r = BSPKIT_OK;
-    const bspkit_entities *ents = NULL;
-    if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
-        return r;
-    const bspkit_static_props *sp = NULL;
-    if (m->props > 0 && (r = bspkit_get_static_props(map, &sp, err)) != BSPKIT_OK)
-        return r;
-
-    /* Materials actually used, in first-use order. */
-    int64_t *gl_material = calloc(m->material_count + 1, sizeof *gl_material);
-    int64_t *model_mesh = calloc(m->model_count + 1, sizeof *model_mesh);
-    bk_tbuf materials = {0}, nodes = {0};
-    if (!gl_material || !model_mesh) {
-        free(gl_material);
-        free(model_mesh);
-        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    gctx *g = out;
+    memset(g, 0, sizeof *g);
+    g->scale = scale;
+    g->lightmap_uv = lightmap_uv;
+    g->bin_size = geometry_bytes(m, lightmap_uv);
+    if (g->bin_size > (uint64_t)UINT32_MAX - (1u << 20))
+        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB",
+                       g->bin_size);
+    /* Every byte is written: each view by its writer, the padding by add_view. */
+    g->bin = malloc(g->bin_size ? g->bin_size : 1);
+    g->gl_material = malloc((m->material_count + 1) * sizeof *g->gl_material);
+    g->model_mesh = malloc((m->model_count + 1) * sizeof *g->model_mesh);
+    if (!g->bin || !g->gl_material || !g->model_mesh) {
+        bk_gltf_geometry_free(g);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory building the glTF geometry");
     }
+    /* Materials actually used, in first-use order. */
     for (size_t i = 0; i < m->material_count; i++)
-        gl_material[i] = -1;
-    int64_t used = 0;
+        g->gl_material[i] = -1;
     for (size_t i = 0; i < m->model_count; i++)
         for (size_t p = 0; p < m->models[i].prim_count; p++) {
             uint32_t mt = m->models[i].prims[p].material;
-            if (gl_material[mt] < 0) {
-                gl_material[mt] = used++;
-                material_json(&materials, &m->materials[mt], media, mt);
-            }
+            if (g->gl_material[mt] < 0)
+                g->gl_material[mt] = g->material_count++;
         }
-
-    size_t mesh_count = 0;
+    bspkit_result r = BSPKIT_OK;
     for (size_t i = 0; i < m->model_count && r == BSPKIT_OK; i++) {
         const bk_xmodel *xm = &m->models[i];
-        model_mesh[i] = -1;
+        g->model_mesh[i] = -1;
         if (xm->prim_count == 0)
             continue;
         jw_obj(&g->meshes);
@@ -494,11 +490,54 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
         jw_key(&g->meshes, "primitives");
         jw_arr(&g->meshes);
         for (size_t p = 0; p < xm->prim_count && r == BSPKIT_OK; p++)
-            r = write_prim(g, &xm->prims[p], gl_material[xm->prims[p].material], err);
+            r = write_prim(g, &xm->prims[p], g->gl_material[xm->prims[p].material], err);
         jw_end_arr(&g->meshes);
         jw_end_obj(&g->meshes);
-        model_mesh[i] = (int64_t)mesh_count++;
+        g->model_mesh[i] = (int64_t)g->mesh_count++;
     }
+    if (r == BSPKIT_OK && (g->views.failed || g->accessors.failed || g->meshes.failed))
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory building the glTF geometry");
+    if (r != BSPKIT_OK)
+        bk_gltf_geometry_free(g);
+    return r;
+}
+
+void bk_gltf_geometry_free(bk_gltf_geometry *g)
+{
+    if (!g)
+        return;
+    tb_free(&g->views);
+    tb_free(&g->accessors);
+    tb_free(&g->meshes);
+    free(g->bin);
+    free(g->gl_material);
+    free(g->model_mesh);
+    memset(g, 0, sizeof *g);
+}
+
+static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, const bk_xmedia *media,
+                               const char *bin_uri, const char *image_dir_uri, bk_tbuf *root, size_t *buffer_end,
+                               bspkit_export_stats *stats, bspkit_error *err)
+{
+    bspkit_result r = BSPKIT_OK;
+    const bspkit_entities *ents = NULL;
+    if ((r = bk_export_entities(map, &ents, err)) != BSPKIT_OK)
+        return r;
+    const bspkit_static_props *sp = NULL;
+    if (m->props > 0 && (r = bspkit_get_static_props(map, &sp, err)) != BSPKIT_OK)
+        return r;
+
+    /* Materials in the order the geometry numbered them. */
+    bk_tbuf materials = {0}, nodes = {0};
+    int64_t next = 0;
+    for (size_t i = 0; i < m->model_count; i++)
+        for (size_t p = 0; p < m->models[i].prim_count; p++) {
+            uint32_t mt = m->models[i].prims[p].material;
+            if (g->gl_material[mt] == next) {
+                next++;
+                material_json(&materials, &m->materials[mt], media, mt);
+            }
+        }
 
     /* Node 0 is the root; every exported node is its child. */
     jw_obj(&nodes);
@@ -513,17 +552,15 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     }
     jw_end_obj(&nodes);
     bool ok = true;
-    for (size_t i = 0; i < m->node_count && r == BSPKIT_OK && ok; i++) {
+    for (size_t i = 0; i < m->node_count && ok; i++) {
         const bk_xnode *n = &m->nodes[i];
-        int64_t mesh = n->model >= 0 && (size_t)n->model < m->model_count ? model_mesh[n->model] : -1;
+        int64_t mesh = n->model >= 0 && (size_t)n->model < m->model_count ? g->model_mesh[n->model] : -1;
         ok = write_node(g, &nodes, n, ents, sp, mesh);
         if (n->kind != BK_XNODE_POINT)
             stats->nodes++;
     }
     if (!ok)
         nodes.failed = true;
-    free(model_mesh);
-    free(gl_material);
 
     jw_obj(root);
     jw_key(root, "asset");
@@ -539,23 +576,24 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     tb_put(root, nodes.data, nodes.size);
     tb_puts(root, "]");
     /* glTF forbids empty top-level arrays. */
-    if (mesh_count > 0) {
+    if (g->mesh_count > 0) {
         tb_puts(root, ",\"meshes\":[");
         tb_put(root, g->meshes.data, g->meshes.size);
         tb_puts(root, "]");
     }
-    if (used > 0) {
+    if (g->material_count > 0) {
         tb_puts(root, ",\"materials\":[");
         tb_put(root, materials.data, materials.size);
         tb_puts(root, "]");
     }
+    *buffer_end = g->bin_used;
     if (media && media->image_count > 0)
-        write_images(g, root, media, image_dir_uri);
-    if (g->bin_used > 0) {
+        write_images(g, root, media, image_dir_uri, buffer_end);
+    if (*buffer_end > 0) {
         jw_key(root, "buffers");
         jw_arr(root);
         jw_obj(root);
-        key_int(root, "byteLength", (int64_t)g->bin_used);
+        key_int(root, "byteLength", (int64_t)*buffer_end);
         if (bin_uri) {
             jw_key(root, "uri");
             jw_str(root, bin_uri);
@@ -576,7 +614,7 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
         root->failed = true;
     tb_free(&nodes);
     tb_free(&materials);
-    stats->materials = (size_t)used;
+    stats->materials = (size_t)g->material_count;
     stats->props = m->props;
     if (media) {
         stats->images = media->texture_images;
@@ -585,42 +623,34 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     return r;
 }
 
-bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, const bk_xmedia *media, double scale,
-                            const char *bin_uri, const char *image_dir_uri, bk_gltf_doc *out,
+bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, bk_gltf_geometry *geometry,
+                            const bk_xmedia *media, const char *bin_uri, const char *image_dir_uri, bk_gltf_doc *out,
                             bspkit_export_stats *stats, bspkit_error *err)
 {
     memset(out, 0, sizeof *out);
-    gctx g;
-    memset(&g, 0, sizeof g);
-    g.scale = scale;
-    g.lightmap_uv = media && media->have_atlas;
-    g.bin_size = bin_bytes(mesh, media, !image_dir_uri, g.lightmap_uv);
-    if (g.bin_size > (uint64_t)UINT32_MAX - (1u << 20))
-        return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB",
-                       g.bin_size);
-    /* Every byte is written: each view by its writer, the padding by add_view. */
-    g.bin = malloc(g.bin_size ? g.bin_size : 1);
     bk_tbuf root = {0};
-    bspkit_result r = BSPKIT_ERR_NOMEM;
-    if (g.bin)
-        r = build_doc(&g, map, mesh, media, bin_uri, image_dir_uri, &root, stats, err);
-    bool failed = root.failed || g.views.failed || g.accessors.failed || g.meshes.failed;
-    tb_free(&g.views);
-    tb_free(&g.accessors);
-    tb_free(&g.meshes);
-    if (r == BSPKIT_OK && failed)
-        r = BSPKIT_ERR_NOMEM;
-    if (r == BSPKIT_ERR_NOMEM)
-        bk_fail(err, r, -1, -1, -1, "out of memory building the glTF document");
+    size_t buffer_end = 0;
+    bspkit_result r = build_doc(geometry, map, mesh, media, bin_uri, image_dir_uri, &root, &buffer_end, stats, err);
+    if (r == BSPKIT_OK && (root.failed || geometry->views.failed))
+        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory building the glTF document");
+    if (r == BSPKIT_OK && buffer_end > (uint64_t)UINT32_MAX - (1u << 20))
+        r = bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB", buffer_end);
     if (r != BSPKIT_OK) {
-        free(g.bin);
         tb_free(&root);
+        bk_gltf_geometry_free(geometry);
         return r;
     }
     out->json = root.data;
     out->json_size = root.size;
-    out->bin = g.bin;
-    out->bin_size = g.bin_used;
+    out->bin = geometry->bin;
+    out->bin_size = geometry->bin_used;
+    geometry->bin = NULL;
+    if (!image_dir_uri && media) {
+        out->images = media->images;
+        out->image_count = media->image_count;
+    }
+    out->buffer_size = buffer_end;
+    bk_gltf_geometry_free(geometry);
     return BSPKIT_OK;
 }
 
@@ -637,8 +667,8 @@ void bk_gltf_doc_free(bk_gltf_doc *doc)
  * false when it would pass 4 GiB. */
 static bool glb_heads(const bk_gltf_doc *doc, uint8_t head[20], uint8_t bin_head[8], uint64_t *total)
 {
-    size_t json_len = align4(doc->json_size), bin_len = align4(doc->bin_size);
-    *total = 12 + 8 + (uint64_t)json_len + (doc->bin_size ? 8 + (uint64_t)bin_len : 0);
+    size_t json_len = align4(doc->json_size), bin_len = align4(doc->buffer_size);
+    *total = 12 + 8 + (uint64_t)json_len + (doc->buffer_size ? 8 + (uint64_t)bin_len : 0);
     if (*total > UINT32_MAX)
         return false;
     wr_le32(head, 0x46546C67u); /* "glTF" */
@@ -651,6 +681,32 @@ static bool glb_heads(const bk_gltf_doc *doc, uint8_t head[20], uint8_t bin_head
     return true;
 }
 
+/* The GLB file as parts, in order (malloc'ed array); NULL when out of memory. */
+static bk_save_part *glb_parts(const bk_gltf_doc *doc, const uint8_t head[20], const uint8_t bin_head[8],
+                               size_t *count)
+{
+    static const char spaces[4] = "   ";
+    static const uint8_t zeros[4] = {0};
+    bk_save_part *parts = malloc((5 + 2 * doc->image_count) * sizeof *parts);
+    if (!parts)
+        return NULL;
+    size_t n = 0;
+    parts[n++] = (bk_save_part){head, 20};
+    parts[n++] = (bk_save_part){doc->json, doc->json_size};
+    parts[n++] = (bk_save_part){spaces, align4(doc->json_size) - doc->json_size};
+    if (doc->buffer_size) {
+        parts[n++] = (bk_save_part){bin_head, 8};
+        parts[n++] = (bk_save_part){doc->bin, doc->bin_size};
+        for (size_t i = 0; i < doc->image_count; i++) {
+            const bk_ximage *im = &doc->images[i];
+            parts[n++] = (bk_save_part){im->png, im->png_size};
+            parts[n++] = (bk_save_part){zeros, align4(im->png_size) - im->png_size};
+        }
+    }
+    *count = n;
+    return parts;
+}
+
 bspkit_result bk_glb_save(const bk_gltf_doc *doc, const char *path, size_t *size, bspkit_error *err)
 {
     uint8_t head[20], bin_head[8];
@@ -658,41 +714,38 @@ bspkit_result bk_glb_save(const bk_gltf_doc *doc, const char *path, size_t *size
     if (!glb_heads(doc, head, bin_head, &total))
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "GLB of %llu bytes exceeds 4 GiB",
                        (unsigned long long)total);
-    static const char spaces[4] = "   ";
-    static const uint8_t zeros[4] = {0};
-    size_t json_pad = align4(doc->json_size) - doc->json_size, bin_pad = align4(doc->bin_size) - doc->bin_size;
-    bk_save_part parts[6] = {{head, 20}, {doc->json, doc->json_size}, {spaces, json_pad}};
-    size_t n = 3;
-    if (doc->bin_size) {
-        parts[n++] = (bk_save_part){bin_head, 8};
-        parts[n++] = (bk_save_part){doc->bin, doc->bin_size};
-        parts[n++] = (bk_save_part){zeros, bin_pad};
-    }
+    size_t n = 0;
+    bk_save_part *parts = glb_parts(doc, head, bin_head, &n);
+    if (!parts)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory writing GLB");
     *size = (size_t)total;
-    return bk_save_parts(path, parts, n, BK_SAVE_DERIVED, err);
+    bspkit_result r = bk_save_parts(path, parts, n, BK_SAVE_DERIVED, err);
+    free(parts);
+    return r;
 }
 
 bspkit_result bk_glb_pack(const bk_gltf_doc *doc, uint8_t **out, size_t *size, bspkit_error *err)
 {
-    size_t json_len = align4(doc->json_size), bin_len = align4(doc->bin_size);
     uint8_t head[20], bin_head[8];
     uint64_t total;
     if (!glb_heads(doc, head, bin_head, &total))
         return bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "GLB of %llu bytes exceeds 4 GiB",
                        (unsigned long long)total);
-    uint8_t *p = malloc((size_t)total);
-    if (!p)
+    size_t n = 0;
+    bk_save_part *parts = glb_parts(doc, head, bin_head, &n);
+    uint8_t *p = parts ? malloc((size_t)total) : NULL;
+    if (!p) {
+        free(parts);
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory packing GLB");
-    memcpy(p, head, 20);
-    memcpy(p + 20, doc->json, doc->json_size);
-    memset(p + 20 + doc->json_size, ' ', json_len - doc->json_size);
-    if (doc->bin_size) {
-        uint8_t *b = p + 20 + json_len;
-        memcpy(b, bin_head, 8);
-        memcpy(b + 8, doc->bin, doc->bin_size);
-        memset(b + 8 + doc->bin_size, 0, bin_len - doc->bin_size);
     }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (parts[i].size)
+            memcpy(p + at, parts[i].data, parts[i].size);
+        at += parts[i].size;
+    }
+    free(parts);
     *out = p;
-    *size = (size_t)total;
+    *size = at;
     return BSPKIT_OK;
 }

@@ -48,11 +48,12 @@ bspkit_result bk_xmedia_encode_atlas(bk_xmedia *md, bspkit_error *err)
         return BSPKIT_OK;
     if (md->atlas_pixels.drawn)
         return bk_image_encode_png_fast(&md->atlas.image, &md->atlas_png, &md->atlas_png_size, err);
-    bspkit_image img;
-    bspkit_result r = bk_atlas_draw(&md->atlas_pixels, &md->atlas, &img, err);
+    /* Drawn straight as PNG rows: no RGBA image to fill and convert. */
+    uint8_t *rows;
+    bspkit_result r = bk_atlas_draw_rows(&md->atlas_pixels, &md->atlas, &rows, err);
     if (r == BSPKIT_OK)
-        r = bk_image_encode_png_fast(&img, &md->atlas_png, &md->atlas_png_size, err);
-    bspkit_image_free(&img);
+        r = bk_rgb_rows_encode_png_fast(rows, md->atlas.image.width, md->atlas.image.height, &md->atlas_png,
+                                        &md->atlas_png_size, err);
     return r;
 }
 

@@ -145,10 +145,27 @@ static void build_gamma(sampler *sm)
     }
 }
 
+/* Where luxels are stored: RGBA pixels, or PNG scanlines (RGB, each row
+ * led by its filter byte). */
+typedef struct canvas {
+    uint8_t *data;
+    size_t stride; /* bytes per row */
+    size_t lead;   /* bytes before each row's first pixel */
+    size_t bpp;    /* 4 (RGBA) or 3 (RGB) */
+} canvas;
+
+/* One luxel's colour into a pixel; RGBA pixels are opaque. */
+static inline void put_pixel(uint8_t *out, size_t bpp, uint8_t r, uint8_t g, uint8_t b)
+{
+    out[0] = r, out[1] = g, out[2] = b;
+    if (bpp == 4)
+        out[3] = 255;
+}
+
 /* Writes the face's luxels (style block `style`, first sample set) and the
  * padding around them. Ranges were proven by bspkit_get_face_lightmaps(). */
-static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, const bspkit_atlas_rect *r,
-                      bspkit_image *img)
+static inline void draw_face_as(const sampler *sm, const bspkit_face_lightmap *lm, const bspkit_atlas_rect *r,
+                                const canvas *cv, const size_t bpp)
 {
     const bk_atlas_pixels *px = sm->px;
     const uint64_t style = px->style;
@@ -169,32 +186,54 @@ static void draw_face(const sampler *sm, const bspkit_face_lightmap *lm, const b
         kind = 0;
     }
     /* One source row per output row (the padding repeats the edge luxels),
-     * each luxel turned into an RGBA pixel once and then stored with the
-     * left and right padding copies. */
+     * each luxel turned into a pixel once and then stored with the left and
+     * right padding copies. */
     const size_t w = (size_t)lm->width, h = (size_t)lm->height, p = px->pad;
     const size_t bpl = kind == 2 ? 4 : kind == 1 ? 3 : 1; /* bytes per luxel */
     for (size_t oy = 0; oy < h + 2 * p; oy++) {
         size_t sy = oy < p ? 0 : oy - p >= h ? h - 1 : oy - p;
         const uint8_t *src = base + sy * w * bpl;
-        uint8_t *row = img->rgba + ((size_t)(r->y - p + oy) * img->width + (r->x - p)) * 4u;
-        uint8_t *out = row + p * 4;
+        uint8_t *row = cv->data + (size_t)(r->y - p + oy) * cv->stride + cv->lead + (size_t)(r->x - p) * bpp;
+        uint8_t *out = row + p * bpp;
         if (kind == 0) {
-            for (size_t x = 0; x < w; x++, out += 4)
-                out[0] = out[1] = out[2] = src[x], out[3] = 255;
+            for (size_t x = 0; x < w; x++, out += bpp)
+                put_pixel(out, bpp, src[x], src[x], src[x]);
         } else if (kind == 1) {
-            for (size_t x = 0; x < w; x++, out += 4, src += 3)
-                out[0] = src[0], out[1] = src[1], out[2] = src[2], out[3] = 255;
+            for (size_t x = 0; x < w; x++, out += bpp, src += 3)
+                put_pixel(out, bpp, src[0], src[1], src[2]);
         } else {
-            for (size_t x = 0; x < w; x++, out += 4, src += 4) {
+            for (size_t x = 0; x < w; x++, out += bpp, src += 4) {
                 const uint8_t *g = sm->gamma[(int)(int8_t)src[3] + 128];
-                out[0] = g[src[0]], out[1] = g[src[1]], out[2] = g[src[2]], out[3] = 255;
+                put_pixel(out, bpp, g[src[0]], g[src[1]], g[src[2]]);
             }
         }
         for (size_t x = 0; x < p; x++) {
-            memcpy(row + x * 4, row + p * 4, 4);
-            memcpy(row + (p + w + x) * 4, row + (p + w - 1) * 4, 4);
+            memcpy(row + x * bpp, row + p * bpp, bpp);
+            memcpy(row + (p + w + x) * bpp, row + (p + w - 1) * bpp, bpp);
         }
     }
+}
+
+/* Every placed face onto the canvas; false when out of memory. The
+ * pixel size is a constant in each branch, so each gets its own loops. */
+static bool draw_faces(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, const canvas *cv)
+{
+    sampler *sm = malloc(sizeof *sm);
+    if (!sm)
+        return false;
+    sm->px = px;
+    if (px->family == BSPKIT_FAMILY_SOURCE)
+        build_gamma(sm);
+    for (size_t i = 0; i < px->count; i++) {
+        if (!atlas->rects[i].placed)
+            continue;
+        if (cv->bpp == 4)
+            draw_face_as(sm, &px->lm[i], &atlas->rects[i], cv, 4);
+        else
+            draw_face_as(sm, &px->lm[i], &atlas->rects[i], cv, 3);
+    }
+    free(sm);
+    return true;
 }
 
 /* Source maps with only HDR lighting get the HDR set even when LDR was asked for. */
@@ -446,23 +485,33 @@ bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atl
                             bspkit_error *err)
 {
     *img = (bspkit_image){0};
-    sampler *sm = malloc(sizeof *sm);
-    bspkit_result r = sm ? bspkit_image_alloc(img, atlas->image.width, atlas->image.height, err)
-                         : bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
-    if (r != BSPKIT_OK) {
-        free(sm);
+    bspkit_result r = bspkit_image_alloc(img, atlas->image.width, atlas->image.height, err);
+    if (r != BSPKIT_OK)
         return r;
-    }
-    sm->px = px;
     /* Opaque black where no face lands (the image starts zeroed). */
     for (size_t i = 3; i < (size_t)img->width * img->height * 4u; i += 4)
         img->rgba[i] = 255;
-    if (px->family == BSPKIT_FAMILY_SOURCE)
-        build_gamma(sm);
-    for (size_t i = 0; i < px->count; i++)
-        if (atlas->rects[i].placed)
-            draw_face(sm, &px->lm[i], &atlas->rects[i], img);
-    free(sm);
+    canvas cv = {img->rgba, (size_t)img->width * 4u, 0, 4};
+    if (!draw_faces(px, atlas, &cv)) {
+        bspkit_image_free(img);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory");
+    }
+    return BSPKIT_OK;
+}
+
+bspkit_result bk_atlas_draw_rows(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, uint8_t **rows,
+                                 bspkit_error *err)
+{
+    const size_t stride = (size_t)atlas->image.width * 3u + 1u;
+    /* Black where no face lands, and every filter byte 0, from calloc. */
+    *rows = calloc(stride * atlas->image.height + 1, 1);
+    canvas cv = {*rows, stride, 1, 3};
+    if (!*rows || !draw_faces(px, atlas, &cv)) {
+        free(*rows);
+        *rows = NULL;
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "lightmap atlas: out of memory for %ux%u pixels",
+                       atlas->image.width, atlas->image.height);
+    }
     return BSPKIT_OK;
 }
 

@@ -27,6 +27,11 @@ bspkit_result bk_atlas_layout(bspkit_map *map, const bspkit_atlas_options *opts,
                               bk_atlas_pixels *px, bspkit_error *err);
 bspkit_result bk_atlas_draw(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, bspkit_image *img,
                             bspkit_error *err);
+/* The same pixels drawn straight as PNG scanlines, for
+ * bk_rgb_rows_encode_png_fast: (3 * width + 1) * height bytes (malloc'ed),
+ * each row a 0 filter byte and then RGB; every atlas pixel is opaque. */
+bspkit_result bk_atlas_draw_rows(const bk_atlas_pixels *px, const bspkit_lightmap_atlas *atlas, uint8_t **rows,
+                                 bspkit_error *err);
 
 /* What bspkit_lightmap_atlas_uv() looks up for one face, looked up once: an
  * exporter asks for every corner of every face. */

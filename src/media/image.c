@@ -143,9 +143,11 @@ static uint8_t *scanlines(const bspkit_image *img, bool opaque, bool fast, size_
  * image's rows as PNG scanlines of indices (filter None), when the image
  * has no more: textures from WADs and miptex are drawn from 256 colours,
  * and one byte a pixel is a quarter of what the filter and deflate would
- * otherwise handle. False as soon as a 257th colour shows. `raw` holds
- * (width + 1) * height bytes. */
-static bool palette_scanlines(const bspkit_image *img, uint32_t pal[256], unsigned *npal, uint8_t *raw)
+ * otherwise handle. False as soon as a 257th colour shows. The pixels are
+ * RGBA (bpp 4) or opaque RGB (bpp 3), rows `stride` bytes apart from `px`;
+ * `raw` holds (width + 1) * height bytes. */
+static bool palette_scanlines(const uint8_t *px, size_t stride, unsigned bpp, uint32_t width, uint32_t height,
+                              uint32_t pal[256], unsigned *npal, uint8_t *raw)
 {
     enum { SLOTS = 1024 }; /* open addressing, under a quarter full */
     uint32_t colour[SLOTS];
@@ -154,13 +156,18 @@ static bool palette_scanlines(const bspkit_image *img, uint32_t pal[256], unsign
     unsigned n = 0;
     uint32_t last = 0;
     int last_index = -1;
-    const uint8_t *px = img->rgba;
-    for (uint32_t y = 0; y < img->height; y++) {
-        uint8_t *line = raw + (size_t)y * (img->width + 1);
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *p = px + (size_t)y * stride;
+        uint8_t *line = raw + (size_t)y * (width + 1);
         *line++ = 0; /* filter None */
-        for (uint32_t x = 0; x < img->width; x++, px += 4) {
+        for (uint32_t x = 0; x < width; x++, p += bpp) {
             uint32_t c;
-            memcpy(&c, px, 4);
+            if (bpp == 4) {
+                memcpy(&c, p, 4);
+            } else {
+                const uint8_t rgba[4] = {p[0], p[1], p[2], 255};
+                memcpy(&c, rgba, 4);
+            }
             if (last_index < 0 || c != last) { /* runs of one colour are common */
                 unsigned h = (c * 2654435761u) >> 22;
                 while (slot_index[h] >= 0 && colour[h] != c)
@@ -255,7 +262,8 @@ static bspkit_result encode_png(const bspkit_image *img, bool fast, uint8_t **ou
     if (fast) { /* paletted when the colours allow */
         raw = malloc(raw_size);
         nomem = raw == NULL; /* an error below, not another layout */
-        paletted = raw && palette_scanlines(img, pal, &npal, raw);
+        paletted = raw && palette_scanlines(img->rgba, (size_t)img->width * 4u, 4, img->width, img->height, pal,
+                                            &npal, raw);
         if (!paletted) {
             free(raw);
             raw = NULL;
@@ -305,6 +313,41 @@ bspkit_result bk_indexed_encode_png_fast(const bk_indexed_image *img, uint8_t **
         }
     }
     return write_png(raw, raw_size, img->width, img->height, true, true, pal, npal, true, out, size, err);
+}
+
+bspkit_result bk_rgb_rows_encode_png_fast(uint8_t *rows, uint32_t width, uint32_t height, uint8_t **out,
+                                          size_t *size, bspkit_error *err)
+{
+    bk_error_clear(err);
+    *out = NULL;
+    *size = 0;
+    if (!rows || width == 0 || height == 0 || width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE) {
+        free(rows);
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "png: empty or oversized image");
+    }
+    const size_t n = (size_t)width * 3u, stride = n + 1;
+    /* As encode_png decides: paletted when the colours allow, else RGB
+     * with SUB on every row. */
+    uint32_t pal[256];
+    unsigned npal = 0;
+    size_t index_size = ((size_t)width + 1) * height;
+    uint8_t *indices = malloc(index_size);
+    if (!indices) {
+        free(rows);
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "png: out of memory encoding %ux%u image", width, height);
+    }
+    if (palette_scanlines(rows + 1, stride, 3, width, height, pal, &npal, indices)) {
+        free(rows);
+        return write_png(indices, index_size, width, height, true, true, pal, npal, true, out, size, err);
+    }
+    free(indices);
+    for (uint32_t y = 0; y < height; y++) {
+        uint8_t *line = rows + (size_t)y * stride;
+        line[0] = 1; /* SUB, in place from the right: each byte less the one a pixel before it */
+        for (size_t i = n; i > 3; i--)
+            line[i] = (uint8_t)(line[i] - line[i - 3]);
+    }
+    return write_png(rows, stride * height, width, height, false, true, NULL, 0, true, out, size, err);
 }
 
 bool bk_indexed_opaque(const bk_indexed_image *img)

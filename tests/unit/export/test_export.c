@@ -727,6 +727,19 @@ static void test_files(void **state)
     assert_int_equal(bspkit_export(m, bad, &o, &st, ERR), BSPKIT_ERR_ARGUMENT);
     o.scale = -1;
     assert_int_equal(bspkit_export(m, gltf, &o, &st, ERR), BSPKIT_ERR_ARGUMENT);
+    /* A scale that takes vertices past float range fails while the
+     * geometry is built, for files and memory alike, and writes nothing. */
+    o.scale = 1e300;
+    char glb[160];
+    snprintf(glb, sizeof glb, "%s/far.glb", dir);
+    bspkit_error e = {0};
+    assert_int_equal(bspkit_export(m, glb, &o, &st, &e), BSPKIT_ERR_ARGUMENT);
+    assert_non_null(strstr(e.message, "beyond float range"));
+    assert_int_equal(access(glb, F_OK), -1);
+    uint8_t *mem = NULL;
+    size_t mem_size = 0;
+    assert_int_equal(bspkit_export_glb_memory(m, &o, &mem, &mem_size, &st, ERR), BSPKIT_ERR_ARGUMENT);
+    assert_null(mem);
     bspkit_close(m);
     unlink(obj);
     unlink(mtl);

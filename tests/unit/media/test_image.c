@@ -107,6 +107,22 @@ static void test_png_fast_palette(void **state)
     check_fast(1, 1, 1, false, 3);
 }
 
+/* Two encodings of `rgba` are the same bytes, and libpng reads exactly
+ * its pixels back from them; frees both. */
+static void same_png(uint8_t *a, size_t na, uint8_t *b, size_t nb, const bspkit_image *rgba)
+{
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    uint32_t pw, ph;
+    uint8_t *pixels = png_pixels(a, na, &pw, &ph, NULL);
+    assert_int_equal(pw, rgba->width);
+    assert_int_equal(ph, rgba->height);
+    assert_memory_equal(pixels, rgba->rgba, (size_t)rgba->width * rgba->height * 4);
+    free(pixels);
+    free(a);
+    free(b);
+}
+
 /* A palette texture encoded from its indices: the same PNG as its expanded
  * pixels give, and libpng reads back exactly those pixels. Palettes with
  * repeated colours, a short palette (indices past it are black) and a '{'
@@ -144,16 +160,7 @@ static void check_indexed(uint32_t w, uint32_t h, size_t colours, bool transpare
     size_t na = 0, nb = 0;
     assert_int_equal(bk_indexed_encode_png_fast(&ix, &a, &na, &err), BSPKIT_OK);
     assert_int_equal(bk_image_encode_png_fast(&rgba, &b, &nb, &err), BSPKIT_OK);
-    assert_int_equal(na, nb);
-    assert_memory_equal(a, b, na);
-    uint32_t pw, ph;
-    uint8_t *pixels = png_pixels(a, na, &pw, &ph, NULL);
-    assert_int_equal(pw, w);
-    assert_int_equal(ph, h);
-    assert_memory_equal(pixels, rgba.rgba, (size_t)w * h * 4);
-    free(pixels);
-    free(a);
-    free(b);
+    same_png(a, na, b, nb, &rgba);
     free(indices);
     bspkit_image_free(&rgba);
 }
@@ -166,6 +173,52 @@ static void test_png_indexed(void **state)
     check_indexed(17, 9, 40, false, 3); /* short palette */
     check_indexed(17, 9, 40, true, 4);
     check_indexed(1, 1, 256, true, 5);
+}
+
+/* An opaque image given as PNG rows (a filter byte, then RGB): the same
+ * PNG as from its RGBA pixels, paletted or not, and libpng reads back
+ * exactly those pixels. */
+static void check_rgb_rows(uint32_t w, uint32_t h, unsigned colours)
+{
+    bspkit_image rgba = {0};
+    bspkit_error err;
+    assert_int_equal(bspkit_image_alloc(&rgba, w, h, &err), BSPKIT_OK);
+    size_t stride = (size_t)w * 3 + 1;
+    uint8_t *rows = calloc(stride * h, 1);
+    assert_non_null(rows);
+    uint32_t x = colours * 2654435761u + w;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t i = 0; i < w; i++) {
+            x = x * 1103515245u + 12345u;
+            uint32_t c = (x >> 8) % colours;
+            uint8_t px[4] = {(uint8_t)(c * 7), (uint8_t)(c >> 3), (uint8_t)(255 - c), 255};
+            memcpy(rgba.rgba + ((size_t)y * w + i) * 4, px, 4);
+            memcpy(rows + (size_t)y * stride + 1 + (size_t)i * 3, px, 3);
+        }
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    assert_int_equal(bk_rgb_rows_encode_png_fast(rows, w, h, &a, &na, &err), BSPKIT_OK);
+    assert_int_equal(bk_image_encode_png_fast(&rgba, &b, &nb, &err), BSPKIT_OK);
+    /* IHDR colour type: paletted (3) when at most 256 colours can show */
+    assert_true(na > 25);
+    assert_int_equal(a[25], colours <= 256 || (size_t)w * h <= 256 ? 3 : 2);
+    same_png(a, na, b, nb, &rgba);
+    bspkit_image_free(&rgba);
+}
+
+static void test_png_rgb_rows(void **state)
+{
+    (void)state;
+    check_rgb_rows(40, 30, 5);
+    check_rgb_rows(64, 64, 256);  /* still paletted */
+    check_rgb_rows(64, 64, 5000); /* RGB with SUB rows */
+    check_rgb_rows(1, 1, 1);
+    check_rgb_rows(2, 3, 5000);   /* six pixels: paletted */
+    bspkit_error err;
+    uint8_t *out = NULL;
+    size_t size = 0;
+    assert_int_equal(bk_rgb_rows_encode_png_fast(calloc(4, 1), 0, 1, &out, &size, &err), BSPKIT_ERR_ARGUMENT);
+    assert_null(out);
 }
 
 static void test_bad_sizes(void **state)
@@ -188,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_png_rgba),
         cmocka_unit_test(test_png_fast_palette),
         cmocka_unit_test(test_png_indexed),
+        cmocka_unit_test(test_png_rgb_rows),
         cmocka_unit_test(test_bad_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
