@@ -39,8 +39,8 @@ static double region_thickness(const bk_region *r)
         const bk_dplane *pl = &r->faces[f].pl;
         double deepest = 0;
         for (size_t i = 0; i < r->npoints; i++)
-            deepest = fmax(deepest, pl->d - dv_dot(pl->n, r->points[i]));
-        thin = fmin(thin, deepest);
+            deepest = dv_fmax(deepest, pl->d - dv_dot(pl->n, r->points[i]));
+        thin = dv_fmin(thin, deepest);
     }
     return thin;
 }
@@ -91,7 +91,7 @@ static bool add_grown_plane(dctx *c, const bk_region *r, bk_dvec n, bk_dvec mins
             return true;
     double h = -INFINITY;
     for (size_t i = 0; i < r->npoints; i++)
-        h = fmax(h, dv_dot(n, r->points[i]));
+        h = dv_fmax(h, dv_dot(n, r->points[i]));
     if (!grown_facet(r, n, h))
         return true;
     if (!bk_grow((void **)&c->grown, &c->cap_grown, c->ngrown + 1, sizeof *c->grown))
@@ -345,8 +345,8 @@ static bool build_leaf_grid(dctx *c)
     bk_dvec lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
     for (size_t k = 0; k < c->nopen_leaves; k++) {
         const grown_region *g = &c->open_leaves[k];
-        lo = (bk_dvec){fmin(lo.x, g->lo.x), fmin(lo.y, g->lo.y), fmin(lo.z, g->lo.z)};
-        hi = (bk_dvec){fmax(hi.x, g->hi.x), fmax(hi.y, g->hi.y), fmax(hi.z, g->hi.z)};
+        lo = (bk_dvec){dv_fmin(lo.x, g->lo.x), dv_fmin(lo.y, g->lo.y), dv_fmin(lo.z, g->lo.z)};
+        hi = (bk_dvec){dv_fmax(hi.x, g->hi.x), dv_fmax(hi.y, g->hi.y), dv_fmax(hi.z, g->hi.z)};
     }
     const double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
     double cell[3];

@@ -239,8 +239,8 @@ static void compute_model_box(const dctx *c, const bspkit_model *m, bk_dvec *lo,
         const mface *mf = &c->mfaces[f];
         if (mf->count < 3)
             continue;
-        *lo = (bk_dvec){fmin(lo->x, mf->lo.x), fmin(lo->y, mf->lo.y), fmin(lo->z, mf->lo.z)};
-        *hi = (bk_dvec){fmax(hi->x, mf->hi.x), fmax(hi->y, mf->hi.y), fmax(hi->z, mf->hi.z)};
+        *lo = (bk_dvec){dv_fmin(lo->x, mf->lo.x), dv_fmin(lo->y, mf->lo.y), dv_fmin(lo->z, mf->lo.z)};
+        *hi = (bk_dvec){dv_fmax(hi->x, mf->hi.x), dv_fmax(hi->y, mf->hi.y), dv_fmax(hi->z, mf->hi.z)};
     }
 }
 
@@ -428,7 +428,7 @@ void m220_context_copy(dctx *dst, const dctx *src, bspkit_error *err)
 
 static double model_reach(bk_dvec lo, bk_dvec hi)
 {
-    return fmax(fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fabs(lo.y), fabs(hi.y))), fmax(fabs(lo.z), fabs(hi.z)));
+    return dv_fmax(dv_fmax(dv_fmax(fabs(lo.x), fabs(hi.x)), dv_fmax(fabs(lo.y), fabs(hi.y))), dv_fmax(fabs(lo.z), fabs(hi.z)));
 }
 
 double m220_model_extent(bk_dvec lo, bk_dvec hi)

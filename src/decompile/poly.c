@@ -4,8 +4,6 @@
 #include <math.h>
 #include <stdbool.h>
 
-double dv_length(bk_dvec a) { return sqrt(dv_dot(a, a)); }
-
 bk_dvec dv_normalize(bk_dvec a)
 {
     double len = dv_length(a);

@@ -5,6 +5,7 @@
 #ifndef BSPKIT_DECOMPILE_POLY_H
 #define BSPKIT_DECOMPILE_POLY_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,7 +23,13 @@ static inline bk_dvec dv_cross(bk_dvec a, bk_dvec b)
 {
     return (bk_dvec){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-double dv_length(bk_dvec a);
+static inline double dv_length(bk_dvec a) { return sqrt(dv_dot(a, a)); }
+/* fmax() and fmin(), NaN handling included (a NaN operand gives the
+ * other), but inline: the library calls cost a twentieth of a GoldSrc
+ * decompile. As with fmax(), which zero a tie of +0 and -0 gives is left
+ * open (compilers swap fmax's operands freely). */
+static inline double dv_fmax(double a, double b) { return b > a || a != a ? b : a; }
+static inline double dv_fmin(double a, double b) { return b < a || a != a ? b : a; }
 /* max over the box lo..hi of dot(n, q): no point of the box gives more,
  * also after rounding (each product and sum rounds monotonically). */
 static inline double dv_box_support(bk_dvec n, bk_dvec lo, bk_dvec hi)
