@@ -130,3 +130,42 @@ bspkit_result bk_vis_row_check(bspkit_map *map, uint32_t index, bspkit_vis_kind 
 {
     return vis_row(map, index, kind, NULL, 0, true, err);
 }
+
+bool bk_vis_rows_init(bspkit_map *map, bk_vis_rows *v)
+{
+    memset(v, 0, sizeof *v);
+    bspkit_error e;
+    if (bspkit_vis_dimensions(map, &v->rows, &v->row_bytes, &e) != BSPKIT_OK ||
+        bk_lump_bytes(map, vis_lump(map), &v->lump, &v->size, &e) != BSPKIT_OK)
+        return false;
+    v->bitset = bk_map_bitset_vis(map);
+    v->cluster = bk_map_cluster_vis(map);
+    v->big_endian = map->format.big_endian;
+    if (!v->bitset && !v->cluster && bspkit_get_leafs(map, &v->leafs, &v->nleafs, &e) != BSPKIT_OK)
+        return false;
+    return true;
+}
+
+/* vis_row()'s checks in the same order, without an error to fill. */
+bool bk_vis_row_fine(const bk_vis_rows *v, uint32_t index, bspkit_vis_kind kind)
+{
+    if (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS)
+        return false;
+    int64_t ofs;
+    if (v->bitset)
+        return kind == BSPKIT_VIS_PVS && index < v->rows;
+    if (v->cluster) {
+        if (index >= v->rows)
+            return false;
+        ofs = rd_i32(v->lump + 4 + 8ull * index + 4ull * kind, v->big_endian);
+    } else {
+        if (kind != BSPKIT_VIS_PVS || index == 0 || index > v->rows || index >= v->nleafs)
+            return false;
+        ofs = v->leafs[index].vis_offset;
+        if (ofs < 0)
+            return true;
+    }
+    if (ofs < 0 || (uint64_t)ofs >= v->size)
+        return false;
+    return bk_vis_walk(v->lump + ofs, v->size - (size_t)ofs, v->row_bytes, NULL) == BSPKIT_OK;
+}

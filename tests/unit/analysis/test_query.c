@@ -535,6 +535,36 @@ static void test_source_vis(void **state)
         assert_int_equal(st.compressed_size, li.uncompressed_length);
         close_opened(&o);
     }
+    /* Validation walks every row: cluster 3's PAS made to start at the
+     * lump's last byte (a 2-byte row cannot come from it) and cluster 5's
+     * PVS past the lump are reported, and nothing else about visibility. */
+    {
+        opened w = open_builder(b, NULL);
+        bspkit_lump_info vi;
+        CHECK(bspkit_get_lump_info(w.map, BSPKIT_S_VISIBILITY, &vi));
+        bspkit_close(w.map);
+        uint8_t *vis = w.bytes + vi.offset;
+        uint32_t last = (uint32_t)vi.length - 1, past = (uint32_t)vi.length;
+        memcpy(vis + 4 + 8 * 3 + 4, &last, 4); /* little-endian, as written */
+        memcpy(vis + 4 + 8 * 5, &past, 4);
+        CHECK(bspkit_open_memory(w.bytes, w.size, NULL, &w.map, ERR));
+        bspkit_report rep;
+        CHECK(bspkit_validate(w.map, &rep, ERR));
+        int seen = 0;
+        for (size_t i = 0; i < rep.count; i++) {
+            const bspkit_problem *pr = &rep.problems[i];
+            if (pr->code != BSPKIT_ERR_VISIBILITY)
+                continue;
+            seen++;
+            if (pr->record == 3)
+                assert_non_null(strstr(pr->message, "PAS of cluster 3: VISIBILITY: row 3"));
+            else
+                assert_non_null(strstr(pr->message, "PVS of cluster 5: VISIBILITY: row 5 offset"));
+        }
+        assert_int_equal(seen, 2);
+        bspkit_report_free(&rep);
+        close_opened(&w);
+    }
     /* A leaf naming a cluster the vis data lacks. */
     leafs[4].cluster = 10;
     CHECK(bspkit_builder_set_leafs(b, leafs, 13, ERR));
