@@ -90,8 +90,78 @@ static void flat_colour(const bspkit_texdata *td, size_t ntd, int32_t texture, f
  * its WADs and its pakfile stays on the calling thread (the pakfile reader
  * is not shared across threads); VTF decoding, the alpha test and the PNG
  * are jobs on every core. */
+/* PNGs of the textures a map holds itself (embedded miptex, pakfile VTFs),
+ * kept with the open map (EX_TEXTURE_PNGS, memory charged to it): a later
+ * export of the same map copies them instead of decoding and encoding
+ * again. Textures from WAD files on disk are made every time, since a file
+ * may change between exports. */
+enum { PNG_UNKNOWN, PNG_KEPT, PNG_NONE /* in the map, but does not decode */ };
+typedef struct png_entry {
+    uint8_t state;
+    bool mask;
+    uint32_t width, height;
+    const uint8_t *png;
+    size_t png_size;
+} png_entry;
+typedef struct png_cache {
+    png_entry *entries; /* one per map texture; NULL until the first export */
+    size_t count;
+} png_cache;
+
+static bspkit_result build_png_cache(bspkit_map *map, const void **value, bspkit_error *err)
+{
+    png_cache *c = bk_keep_alloc(map, 1, sizeof *c, -1, err);
+    *value = c;
+    return c ? BSPKIT_OK : err->code;
+}
+
+/* The map's cache entry for texture `t`, or NULL when it is not kept
+ * (from outside the map, or no memory for the table). */
+static png_entry *cache_entry(bspkit_map *map, const bspkit_textures *tex, const bspkit_texture *info, int32_t t)
+{
+    if (!info || t < 0 || (info->source != BSPKIT_TEXTURE_EMBEDDED && info->source != BSPKIT_TEXTURE_PAKFILE))
+        return NULL;
+    const void *v;
+    bspkit_error e;
+    if (bk_extra_get(map, EX_TEXTURE_PNGS, build_png_cache, &v, &e) != BSPKIT_OK)
+        return NULL;
+    png_cache *c = (png_cache *)v; /* the map's own, filled here */
+    if (!c->entries) {
+        size_t n = bspkit_textures_count(tex);
+        if (n == 0 || !(c->entries = bk_keep_alloc(map, n, sizeof *c->entries, -1, &e)))
+            return NULL;
+        c->count = n;
+    }
+    return (size_t)t < c->count ? &c->entries[t] : NULL;
+}
+
+/* Keeps a job's outcome in its cache entry. The copies stay within the
+ * first half of the map's memory limit, so keeping them never makes a
+ * later decode of the map fail; past it (or without memory) the texture is
+ * simply made again next time. */
+static void cache_keep(bspkit_map *map, png_entry *entry, bspkit_result result, const uint8_t *png, size_t png_size,
+                       uint32_t width, uint32_t height, bool mask)
+{
+    if (!entry || entry->state != PNG_UNKNOWN)
+        return;
+    if (result != BSPKIT_OK) {
+        entry->state = PNG_NONE;
+        return;
+    }
+    if (png_size > map->opts.max_memory / 2 || map->memory_used > map->opts.max_memory / 2 - png_size)
+        return;
+    bspkit_error e;
+    uint8_t *copy = bk_keep_alloc(map, png_size, 1, -1, &e);
+    if (!copy)
+        return;
+    memcpy(copy, png, png_size);
+    *entry = (png_entry){PNG_KEPT, mask, width, height, copy, png_size};
+}
+
 typedef struct tex_job {
     size_t material;
+    png_entry *cache; /* where its outcome is kept, or NULL */
+    bool cached;      /* the PNG came from the cache: nothing to run */
     bk_indexed_image indexed; /* a palette texture's indices (held by the map or WAD) */
     bool is_indexed;
     bspkit_image image;       /* else pixels already loaded, */
@@ -112,6 +182,8 @@ typedef struct tex_job {
 static void tex_job_run(void *ctx, size_t k)
 {
     tex_job *j = &((tex_job *)ctx)[k];
+    if (j->cached)
+        return;
     if (j->is_indexed) {
         j->width = j->indexed.width;
         j->height = j->indexed.height;
@@ -175,12 +247,15 @@ static bspkit_result add_image(bk_xmedia *md, const char *name, char *file, uint
 /* Runs the batch's jobs, then gives each texture that became a PNG the next
  * image index, in material order: the same images, names and order for
  * any thread count. The first fatal failure in material order is the result. */
-static bspkit_result run_batch(bk_xmedia *md, const bk_xmesh *mesh, tex_job *jobs, size_t n, bspkit_error *err)
+static bspkit_result run_batch(bspkit_map *map, bk_xmedia *md, const bk_xmesh *mesh, tex_job *jobs, size_t n,
+                               bspkit_error *err)
 {
     bk_parallel_for(n, md->threads, tex_job_run, jobs);
     bspkit_result r = BSPKIT_OK;
     for (size_t k = 0; k < n; k++) {
         tex_job *j = &jobs[k];
+        if (!fatal(j->result))
+            cache_keep(map, j->cache, j->result, j->png, j->png_size, j->width, j->height, j->mask);
         if (r != BSPKIT_OK) {
             /* past the first fatal failure: only freed */
         } else if (j->result == BSPKIT_OK) {
@@ -251,22 +326,47 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
         const bspkit_texture *info = t >= 0 ? bspkit_textures_get(tex, (size_t)t) : NULL;
         tex_job *j = &jobs[n];
         j->material = i;
+        j->cache = cache_entry(map, tex, info, t);
+        if (j->cache && j->cache->state == PNG_NONE) {
+            md->missing_textures++;
+            tex_job_clear(j);
+            continue;
+        }
+        if (j->cache && j->cache->state == PNG_KEPT) {
+            /* Made by an earlier export of this map: the same bytes. */
+            const png_entry *c = j->cache;
+            j->cached = true;
+            j->png = malloc(c->png_size ? c->png_size : 1);
+            if (!j->png) {
+                r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+                break;
+            }
+            memcpy(j->png, c->png, c->png_size);
+            j->png_size = c->png_size;
+            j->width = c->width;
+            j->height = c->height;
+            j->mask = c->mask;
+            n++;
+            continue;
+        }
         if (!load_texture(tex, info, t, j, &r, err)) {
             /* Counted in its place among the others: the count is all that shows. */
             md->missing_textures += r == BSPKIT_OK;
+            if (r == BSPKIT_OK)
+                cache_keep(map, j->cache, BSPKIT_ERR_UNSUPPORTED, NULL, 0, 0, 0, false);
             tex_job_clear(j);
             continue;
         }
         n++;
         pending += j->pixel_bytes;
         if (pending >= PENDING_LIMIT) {
-            r = run_batch(md, mesh, jobs, n, err);
+            r = run_batch(map, md, mesh, jobs, n, err);
             n = 0;
             pending = 0;
         }
     }
     if (r == BSPKIT_OK)
-        r = run_batch(md, mesh, jobs, n, err);
+        r = run_batch(map, md, mesh, jobs, n, err);
     else
         for (size_t k = 0; k < n; k++)
             tex_job_clear(&jobs[k]);

@@ -200,6 +200,73 @@ static void check_goldsrc_textures(void **state)
     bspkit_free_buffer(file);
 }
 
+/* ---- textures kept with the map -------------------------------------------- */
+
+/* Bytes of the texture PNGs a GLB embeds (the lightmap atlas left out). */
+static size_t texture_png_bytes(const glb *g)
+{
+    size_t i, total = 0;
+    json_t *img;
+    json_array_foreach(jget(g->root, "images"), i, img)
+    {
+        if (strcmp(json_string_value(jget(img, "name")), "lightmap") == 0)
+            continue;
+        size_t len;
+        view_bytes(g, jint(img, "bufferView"), &len);
+        total += len;
+    }
+    return total;
+}
+
+/* A second export of the same open map reuses the PNGs of the textures the
+ * map holds: the same GLB, the PNGs charged to the map once, and (the map
+ * reading its bytes in place) pixels changed after the first export do not
+ * show, since nothing is decoded again. */
+static void test_texture_cache(void **state)
+{
+    (void)state;
+    uint8_t *file;
+    size_t size;
+    CHECK(bspkit_sample_build(BSPKIT_SAMPLE_GOLDSRC_ROOM, &file, &size, ERR));
+    bspkit_map *m;
+    CHECK(bspkit_open_memory(file, size, NULL, &m, ERR)); /* borrows `file` */
+    bspkit_export_options plain = {.no_textures = true};
+    bspkit_export_stats st;
+    glb g = export_glb(m, &plain, &st); /* every lump the export reads, decoded */
+    glb_free(&g);
+    size_t before = bspkit_map_memory_used(m);
+    glb first = export_glb(m, NULL, &st);
+    assert_true(st.images >= 2);
+    size_t kept = bspkit_map_memory_used(m) - before;
+    assert_true(kept >= texture_png_bytes(&first));
+
+    /* Every embedded texture's pixels changed in the map's bytes. */
+    size_t len;
+    uint8_t *lump = textures_lump(file, &len);
+    for (uint32_t k = 0; k < rd_le32(lump); k++) {
+        uint8_t *mt = miptex_at(lump, len, k);
+        uint32_t w = rd_le32(mt + 16), h = rd_le32(mt + 20);
+        for (size_t p = 0; p < (size_t)w * h; p++)
+            mt[rd_le32(mt + 24) + p] ^= 0x55;
+    }
+    glb second = export_glb(m, NULL, &st);
+    assert_int_equal(second.size, first.size);
+    assert_memory_equal(second.data, first.data, first.size);
+    assert_int_equal(bspkit_map_memory_used(m), before + kept);
+    glb_free(&second);
+    bspkit_close(m);
+
+    /* A fresh map of the changed bytes shows the change: the cache was what kept the old pixels. */
+    m = open_bytes(file, size);
+    glb changed = export_glb(m, NULL, &st);
+    assert_true(changed.size != first.size || memcmp(changed.data, first.data, first.size) != 0);
+    glb_free(&changed);
+    bspkit_close(m);
+
+    glb_free(&first);
+    bspkit_free_buffer(file);
+}
+
 /* ---- lightmap coordinates ------------------------------------------------- */
 
 static size_t check_lightmap_uvs(bspkit_sample_kind kind)
@@ -368,6 +435,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_goldsrc_textures),
         cmocka_unit_test(test_lightmap_uvs),
+        cmocka_unit_test(test_texture_cache),
         cmocka_unit_test(test_shared_surfedges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
