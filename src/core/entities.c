@@ -410,6 +410,27 @@ const char *bk_entities_keep_string(bspkit_entities *ents, const char *s)
     return copy;
 }
 
+/* The '"' bytes of p[0..n), sixteen at a time where SSE2 is there. */
+static size_t count_quotes(const uint8_t *p, size_t n)
+{
+    size_t count = 0, i = 0;
+#if defined(__SSE2__)
+    /* Per-byte counters (a match is -1, subtracted), summed before any can
+     * pass 255. */
+    const __m128i quote = _mm_set1_epi8('"'), zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+        __m128i acc = zero;
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), quote));
+        __m128i sums = _mm_sad_epu8(acc, zero);
+        count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; i < n; i++)
+        count += p[i] == '"';
+    return count;
+}
+
 bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags, const char *source,
                                    uint64_t base_offset, uint64_t first_line, bspkit_entities **out,
                                    bspkit_error *err)
@@ -445,6 +466,17 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
         .lenient = (flags & BSPKIT_ENTITIES_LENIENT) != 0, .err = err, .source = source,
         .base_offset = base_offset,
     };
+    /* Every quoted pair has four quotes: sized once for them, the pair
+     * array is not copied as it grows (unquoted tokens can still grow it). */
+    size_t quoted_pairs = count_quotes(base, len) / 4;
+    if (quoted_pairs > 64) {
+        ents->pairs = malloc(quoted_pairs * sizeof *ents->pairs);
+        if (!ents->pairs) {
+            bspkit_entities_free(ents);
+            return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
+        }
+        ps.pair_cap = quoted_pairs;
+    }
     bspkit_result r = parse_text(&ps);
     if (r != BSPKIT_OK) {
         bspkit_entities_free(ents);

@@ -164,6 +164,33 @@ static void test_unquoted_tokens(void **state)
     bspkit_entities_free(ents);
 }
 
+/* Thousands of pairs, the first half quoted and the rest not: the pair
+ * array sized from the quotes has to grow past that for the second half,
+ * and every pair comes back in order. */
+static void test_many_pairs_mixed_quoting(void **state)
+{
+    (void)state;
+    enum { PAIRS = 3000 };
+    size_t cap = (size_t)PAIRS * 32 + 16, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "{\n");
+    for (int i = 0; i < PAIRS; i++)
+        n += (size_t)snprintf(text + n, cap - n, i < PAIRS / 2 ? "\"k%d\" \"v%d\"\n" : "k%d v%d\n", i, i);
+    n += (size_t)snprintf(text + n, cap - n, "}\n");
+    bspkit_entities *ents = parse_str(text);
+    assert_int_equal(ents->count, 1);
+    assert_int_equal(ents->pair_count, PAIRS);
+    char key[16], value[16];
+    for (int i = 0; i < PAIRS; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        snprintf(value, sizeof value, "v%d", i);
+        assert_pair(ents, 0, (size_t)i, key, value);
+    }
+    bspkit_entities_free(ents);
+    free(text);
+}
+
 static void test_comments(void **state)
 {
     (void)state;
@@ -568,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_braces_and_newlines_in_values),
         cmocka_unit_test(test_backslashes_literal),
         cmocka_unit_test(test_unquoted_tokens),
+        cmocka_unit_test(test_many_pairs_mixed_quoting),
         cmocka_unit_test(test_comments),
         cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_non_ascii),
