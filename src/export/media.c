@@ -86,10 +86,6 @@ static void flat_colour(const bspkit_texdata *td, size_t ntd, int32_t texture, f
     memcpy(out, c, sizeof c);
 }
 
-/* One used material's texture on its way to a PNG. Loading from the map,
- * its WADs and its pakfile stays on the calling thread (the pakfile reader
- * is not shared across threads); VTF decoding, the alpha test and the PNG
- * are jobs on every core. */
 /* PNGs of the textures a map holds itself (embedded miptex, pakfile VTFs),
  * kept with the open map (EX_TEXTURE_PNGS, memory charged to it): a later
  * export of the same map copies them instead of decoding and encoding
@@ -107,6 +103,28 @@ typedef struct png_cache {
     png_entry *entries; /* one per map texture; NULL until the first export */
     size_t count;
 } png_cache;
+
+/* One used material's texture on its way to a PNG. Loading from the map,
+ * its WADs and its pakfile stays on the calling thread (the pakfile reader
+ * is not shared across threads); VTF decoding, the alpha test and the PNG
+ * are jobs on every core. */
+typedef struct tex_job {
+    size_t material;
+    png_entry *cache; /* where its outcome is kept, or NULL */
+    bool cached;      /* the PNG came from the cache: nothing to run */
+    bk_indexed_image indexed; /* a palette texture's indices (held by the map or WAD) */
+    bool is_indexed;
+    bspkit_image image;       /* else pixels already loaded, */
+    uint8_t *vtf;             /* or a VTF file read from the pakfile */
+    size_t vtf_size;
+    uint64_t pixel_bytes;     /* RGBA bytes the job holds at its peak */
+    bool mask;                /* alpha below 255 somewhere */
+    uint32_t width, height;
+    uint8_t *png;
+    size_t png_size;
+    bspkit_result result;
+    bspkit_error error;
+} tex_job;
 
 static bspkit_result build_png_cache(bspkit_map *map, const void **value, bspkit_error *err)
 {
@@ -135,46 +153,29 @@ static png_entry *cache_entry(bspkit_map *map, const bspkit_textures *tex, const
     return (size_t)t < c->count ? &c->entries[t] : NULL;
 }
 
-/* Keeps a job's outcome in its cache entry. The copies stay within the
- * first half of the map's memory limit, so keeping them never makes a
- * later decode of the map fail; past it (or without memory) the texture is
- * simply made again next time. */
-static void cache_keep(bspkit_map *map, png_entry *entry, bspkit_result result, const uint8_t *png, size_t png_size,
-                       uint32_t width, uint32_t height, bool mask)
+/* Keeps what became of job `j` (not a fatal failure) in its cache entry:
+ * its PNG, or that the texture does not load or decode. The copies stay
+ * within the first half of the map's memory limit, so keeping them never
+ * makes a later decode of the map fail; past it (or without memory) the
+ * texture is simply made again next time. */
+static void cache_keep(bspkit_map *map, const tex_job *j)
 {
+    png_entry *entry = j->cache;
     if (!entry || entry->state != PNG_UNKNOWN)
         return;
-    if (result != BSPKIT_OK) {
+    if (j->result != BSPKIT_OK) {
         entry->state = PNG_NONE;
         return;
     }
-    if (png_size > map->opts.max_memory / 2 || map->memory_used > map->opts.max_memory / 2 - png_size)
+    if (j->png_size > map->opts.max_memory / 2 || map->memory_used > map->opts.max_memory / 2 - j->png_size)
         return;
     bspkit_error e;
-    uint8_t *copy = bk_keep_alloc(map, png_size, 1, -1, &e);
+    uint8_t *copy = bk_keep_alloc(map, j->png_size, 1, -1, &e);
     if (!copy)
         return;
-    memcpy(copy, png, png_size);
-    *entry = (png_entry){PNG_KEPT, mask, width, height, copy, png_size};
+    memcpy(copy, j->png, j->png_size);
+    *entry = (png_entry){PNG_KEPT, j->mask, j->width, j->height, copy, j->png_size};
 }
-
-typedef struct tex_job {
-    size_t material;
-    png_entry *cache; /* where its outcome is kept, or NULL */
-    bool cached;      /* the PNG came from the cache: nothing to run */
-    bk_indexed_image indexed; /* a palette texture's indices (held by the map or WAD) */
-    bool is_indexed;
-    bspkit_image image;       /* else pixels already loaded, */
-    uint8_t *vtf;             /* or a VTF file read from the pakfile */
-    size_t vtf_size;
-    uint64_t pixel_bytes;     /* RGBA bytes the job holds at its peak */
-    bool mask;                /* alpha below 255 somewhere */
-    uint32_t width, height;
-    uint8_t *png;
-    size_t png_size;
-    bspkit_result result;
-    bspkit_error error;
-} tex_job;
 
 /* RGBA pixels held for encoding at most: a batch runs when they reach it. */
 #define PENDING_LIMIT (64u << 20)
@@ -255,7 +256,7 @@ static bspkit_result run_batch(bspkit_map *map, bk_xmedia *md, const bk_xmesh *m
     for (size_t k = 0; k < n; k++) {
         tex_job *j = &jobs[k];
         if (!fatal(j->result))
-            cache_keep(map, j->cache, j->result, j->png, j->png_size, j->width, j->height, j->mask);
+            cache_keep(map, j);
         if (r != BSPKIT_OK) {
             /* past the first fatal failure: only freed */
         } else if (j->result == BSPKIT_OK) {
@@ -351,9 +352,11 @@ static bspkit_result texture_images(bspkit_map *map, const bk_xmesh *mesh, const
         }
         if (!load_texture(tex, info, t, j, &r, err)) {
             /* Counted in its place among the others: the count is all that shows. */
-            md->missing_textures += r == BSPKIT_OK;
-            if (r == BSPKIT_OK)
-                cache_keep(map, j->cache, BSPKIT_ERR_UNSUPPORTED, NULL, 0, 0, 0, false);
+            if (r == BSPKIT_OK) {
+                md->missing_textures++;
+                j->result = BSPKIT_ERR_NOT_FOUND; /* kept as not loading */
+                cache_keep(map, j);
+            }
             tex_job_clear(j);
             continue;
         }
