@@ -8,10 +8,17 @@
 
 #define MAX_THREADS 256
 
+/* Asked once: sysconf reads a file under /sys on every call. */
 unsigned bk_cpu_count(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1u : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+    static atomic_uint known;
+    unsigned count = atomic_load_explicit(&known, memory_order_relaxed);
+    if (count == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        count = n < 1 ? 1u : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+        atomic_store_explicit(&known, count, memory_order_relaxed);
+    }
+    return count;
 }
 
 typedef struct job {

@@ -185,7 +185,7 @@ static void write_piece(const dctx *c, size_t pi, bk_dvec shift, bk_tbuf *t, bsp
 typedef struct write_job {
     const dctx *c;
     bk_dvec shift;
-    size_t npieces;
+    size_t first, end;
     bk_tbuf *text;                 /* per chunk */
     bspkit_decompile_stats *stats; /* per chunk */
 } write_job;
@@ -193,17 +193,21 @@ typedef struct write_job {
 static void write_chunk(void *ctx, size_t k)
 {
     write_job *j = ctx;
-    size_t end = (k + 1) * WRITE_CHUNK < j->npieces ? (k + 1) * WRITE_CHUNK : j->npieces;
-    for (size_t pi = k * WRITE_CHUNK; pi < end; pi++)
+    size_t from = j->first + k * WRITE_CHUNK;
+    size_t end = j->end - from > WRITE_CHUNK ? from + WRITE_CHUNK : j->end;
+    for (size_t pi = from; pi < end; pi++)
         if (j->c->pieces[pi].alive && j->c->pieces[pi].nfaces >= 4)
             write_piece(j->c, pi, j->shift, &j->text[k], &j->stats[k]);
 }
 
-static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift, bk_tbuf *t,
-                                  bspkit_decompile_stats *st, bool world)
+/* Writes pieces [first, end) to `t` on up to `threads` threads (0: one per
+ * CPU), counting brushes and sides in `st`. The text is the same for any
+ * number of threads: chunks are joined in piece order. */
+static bspkit_result write_range(dctx *c, const bspkit_model *m, size_t first, size_t end, bk_dvec shift,
+                                 unsigned threads, bk_tbuf *t, bspkit_decompile_stats *st)
 {
     /* Look up every side's face first: the lookup keeps scratch space in the context. */
-    for (size_t pi = 0; pi < c->npieces; pi++) {
+    for (size_t pi = first; pi < end; pi++) {
         const piece *p = &c->pieces[pi];
         if (!p->alive || p->nfaces < 4 || p->contents == BSPKIT_Q_CONTENTS_CLIP)
             continue;
@@ -214,33 +218,69 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
                 return m220_nomem(c);
         }
     }
-    bspkit_decompile_stats local = {0};
-    size_t nchunks = (c->npieces + WRITE_CHUNK - 1) / WRITE_CHUNK;
-    if (nchunks <= 1) {
-        for (size_t pi = 0; pi < c->npieces; pi++)
+    size_t nchunks = (end - first + WRITE_CHUNK - 1) / WRITE_CHUNK;
+    if (nchunks <= 1 || threads == 1) {
+        for (size_t pi = first; pi < end; pi++)
             if (c->pieces[pi].alive && c->pieces[pi].nfaces >= 4)
-                write_piece(c, pi, shift, t, &local);
-    } else {
-        write_job j = {c, shift, c->npieces, calloc(nchunks, sizeof *j.text), calloc(nchunks, sizeof *j.stats)};
-        if (!j.text || !j.stats) {
-            free(j.text);
-            free(j.stats);
-            return m220_nomem(c);
-        }
-        bk_parallel_for(nchunks, c->threads, write_chunk, &j);
-        /* In piece order; the output limit is checked as often as one thread would reach it. */
-        for (size_t k = 0; k < nchunks; k++) {
-            tb_put(t, j.text[k].data ? j.text[k].data : "", j.text[k].size);
-            t->failed |= j.text[k].failed;
-            local.brushes += j.stats[k].brushes;
-            local.sides += j.stats[k].sides;
-            local.tool_sides += j.stats[k].tool_sides;
-            local.clip_brushes += j.stats[k].clip_brushes;
-            tb_free(&j.text[k]);
-        }
+                write_piece(c, pi, shift, t, st);
+        return BSPKIT_OK;
+    }
+    write_job j = {c, shift, first, end, calloc(nchunks, sizeof *j.text), calloc(nchunks, sizeof *j.stats)};
+    if (!j.text || !j.stats) {
         free(j.text);
         free(j.stats);
+        return m220_nomem(c);
     }
+    bk_parallel_for(nchunks, threads, write_chunk, &j);
+    for (size_t k = 0; k < nchunks; k++) {
+        tb_put(t, j.text[k].data ? j.text[k].data : "", j.text[k].size);
+        t->failed |= j.text[k].failed;
+        st->brushes += j.stats[k].brushes;
+        st->sides += j.stats[k].sides;
+        st->tool_sides += j.stats[k].tool_sides;
+        st->clip_brushes += j.stats[k].clip_brushes;
+        tb_free(&j.text[k]);
+    }
+    free(j.text);
+    free(j.stats);
+    return BSPKIT_OK;
+}
+
+/* A group of pieces written on the thread that merged it, while the other
+ * group still merges (see m220_merge_pieces): its text and counts. */
+typedef struct written_part {
+    bk_dvec shift;
+    size_t end; /* one past its last piece */
+    bk_tbuf text;
+    bspkit_decompile_stats st;
+} written_part;
+
+static bspkit_result write_part(void *ctx, dctx *gc, const bspkit_model *m, size_t group, size_t first, size_t end)
+{
+    written_part *p = (written_part *)ctx + group;
+    p->end = end;
+    return write_range(gc, m, first, end, p->shift, 1, &p->text, &p->st);
+}
+
+/* Writes the model's pieces after the text of `done[0..ndone)` (the first
+ * pieces, written already), checking the output limit once all are in. */
+static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift, bk_tbuf *t,
+                                  bspkit_decompile_stats *st, bool world, const written_part *done, size_t ndone)
+{
+    bspkit_decompile_stats local = {0};
+    size_t first = 0;
+    for (size_t i = 0; i < ndone; i++) {
+        tb_put(t, done[i].text.data ? done[i].text.data : "", done[i].text.size);
+        t->failed |= done[i].text.failed;
+        local.brushes += done[i].st.brushes;
+        local.sides += done[i].st.sides;
+        local.tool_sides += done[i].st.tool_sides;
+        local.clip_brushes += done[i].st.clip_brushes;
+        first = done[i].end;
+    }
+    bspkit_result r = write_range(c, m, first, c->npieces, shift, c->threads, t, &local);
+    if (r != BSPKIT_OK)
+        return r;
     for (size_t pi = 0; pi < c->npieces; pi++)
         st->skipped_brushes += c->pieces[pi].alive && c->pieces[pi].nfaces < 4;
     st->brushes += local.brushes;
@@ -274,9 +314,17 @@ static bspkit_result model_brushes(dctx *c, size_t mi, bk_dvec shift, const bspk
         split = c->npieces;
     st->leaves += c->nleaves;
     st->texture_splits += c->texture_splits;
-    if (!opts->no_merge && (r = m220_merge_pieces(c, &c->models[mi], split)) != BSPKIT_OK)
-        return r;
-    return write_pieces(c, &c->models[mi], shift, t, st, mi == 0);
+    if (opts->no_merge)
+        return write_pieces(c, &c->models[mi], shift, t, st, mi == 0, NULL, 0);
+    /* With clip pieces, each group is written on the thread that merged it. */
+    written_part parts[2] = {{.shift = shift}, {.shift = shift}};
+    bool apart = split < c->npieces;
+    r = m220_merge_pieces(c, &c->models[mi], split, apart ? write_part : NULL, parts);
+    if (r == BSPKIT_OK)
+        r = write_pieces(c, &c->models[mi], shift, t, st, mi == 0, parts, apart ? 2 : 0);
+    tb_free(&parts[0].text);
+    tb_free(&parts[1].text);
+    return r;
 }
 
 static void put_quoted(bk_tbuf *t, const char *s, size_t n)
@@ -395,6 +443,9 @@ static bspkit_result load(dctx *c)
     }
     if (bspkit_get_lump_info(c->map, BSPKIT_Q_CLIPNODES, &li) == BSPKIT_OK)
         c->clipnode_record = li.record_size;
+    /* A small tree is walked sooner than threads start. */
+    if (c->threads == 0 && c->nnodes + c->nclipnodes < SMALL_TREE)
+        c->threads = 1;
     c->clip_visited = calloc(c->nclipnodes + 1, 1);
     c->visited = calloc(c->nnodes + 1, 1);
     c->built = calloc(c->nmodels + 1, 1);
@@ -417,9 +468,6 @@ bspkit_result bk_decompile_map220(bspkit_map *map, const bspkit_decompile_option
     c.goldsrc = bspkit_map_format(map)->family == BSPKIT_FAMILY_GOLDSRC;
     const bspkit_entities *ents = NULL;
     bspkit_result r = load(&c);
-    /* A small tree is walked sooner than threads start. */
-    if (c.threads == 0 && c.nnodes + c.nclipnodes < SMALL_TREE)
-        c.threads = 1;
     if (r == BSPKIT_OK)
         r = bspkit_get_entities(map, &ents, err);
     if (r != BSPKIT_OK)

@@ -169,7 +169,7 @@ typedef struct clip_batch {
     uint32_t *seen;       /* step 2: per grown plane, the last job (+ 1) that used it */
     uint32_t *near;       /* steps 1-2: the grown open leaves a box meets (leaves_near) */
     size_t nnear, cap_near;
-    uint32_t *mark, round; /* steps 1-2: per grown open leaf, the last leaves_near call that listed it */
+    uint64_t *listed; /* steps 1-2: a bit per grown open leaf, set while leaves_near lists it */
     const uint8_t *shared_visited; /* step 0: the first levels' marks, copied for the batch */
 } clip_batch;
 
@@ -235,7 +235,7 @@ static void batch_free(clip_batch *b)
     free(b->uses_end);
     free(b->seen);
     free(b->near);
-    free(b->mark);
+    free(b->listed);
 }
 
 static void run_batch(void *ctx, size_t i)
@@ -398,21 +398,18 @@ static bool build_leaf_grid(dctx *c)
     return true;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The grown open leaves whose boxes meet lo..hi, in increasing order, into
- * b->near (b->nnear of them). False when out of memory. */
+ * b->near (b->nnear of them). A leaf spans several cells, so each is
+ * listed once by its bit, and the bits give the order. False when out of
+ * memory. */
 static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
 {
     const dctx *c = &b->w;
-    if (!b->mark && !(b->mark = calloc(c->nopen_leaves ? c->nopen_leaves : 1, sizeof *b->mark)))
+    size_t words = c->nopen_leaves / 64 + 1;
+    if (!b->listed && !(b->listed = calloc(words, sizeof *b->listed)))
         return false;
-    b->round++;
     b->nnear = 0;
+    size_t count = 0, first = SIZE_MAX, last = 0;
     int from[3], to[3];
     grid_range(c, lo, hi, from, to);
     for (int z = from[2]; z <= to[2]; z++)
@@ -421,17 +418,26 @@ static bool leaves_near(clip_batch *b, bk_dvec lo, bk_dvec hi)
                 size_t i = grid_index(c, x, y, z);
                 for (uint32_t e = c->grid_start[i]; e < c->grid_start[i + 1]; e++) {
                     uint32_t k = c->leaf_grid[e];
-                    if (b->mark[k] == b->round || !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
+                    uint64_t bit = (uint64_t)1 << (k % 64);
+                    if ((b->listed[k / 64] & bit) ||
+                        !boxes_overlap(lo, hi, c->open_leaves[k].lo, c->open_leaves[k].hi))
                         continue;
-                    b->mark[k] = b->round;
-                    if (!bk_grow((void **)&b->near, &b->cap_near, b->nnear + 1, sizeof *b->near))
-                        return false;
-                    b->near[b->nnear++] = k;
+                    b->listed[k / 64] |= bit;
+                    count++;
+                    first = k < first ? k : first;
+                    last = k > last ? k : last;
                 }
             }
-    if (b->nnear > 1)
-        qsort(b->near, b->nnear, sizeof *b->near, cmp_u32);
-    return true;
+    if (count == 0)
+        return true;
+    bool room = bk_grow((void **)&b->near, &b->cap_near, count, sizeof *b->near);
+    /* The bits are cleared for the next call, also when there is no room. */
+    for (size_t w = first / 64; w <= last / 64; w++) {
+        for (uint64_t bits = b->listed[w]; room && bits; bits &= bits - 1)
+            b->near[b->nnear++] = (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(bits));
+        b->listed[w] = 0;
+    }
+    return room;
 }
 
 /* A solid player-hull leaf, kept for walking hull 0 below it. */

@@ -1,6 +1,8 @@
 /* .map decompiler: texture names and the map's faces. */
 #include "map220_internal.h"
 
+#include "core/parallel.h"
+
 bspkit_result m220_nomem(dctx *c)
 {
     return bk_fail(c->err, BSPKIT_ERR_NOMEM, -1, -1, -1, "decompile: out of memory");
@@ -214,26 +216,55 @@ int32_t m220_plane_id(dctx *c, const bk_dplane *pl, uint8_t *flip)
  * leave duplicates. Regions and faces use one index per geometric plane
  * (the lowest), so a side finds the faces on it whichever index they name
  * and pieces on both sides of a plane meet for merging. */
+/* Planes matched per job, and below how many planes one thread matches them all. */
+#define MATCH_CHUNK 1024
+
+typedef struct match_job {
+    const dctx *c;
+    int32_t *match; /* per plane: the lowest equal plane, or -1 */
+    uint8_t *flip;  /* per plane: 1 when that plane's normal points the other way */
+} match_job;
+
+static void match_chunk(void *ctx, size_t k)
+{
+    match_job *j = ctx;
+    size_t end = (k + 1) * MATCH_CHUNK < j->c->nplanes ? (k + 1) * MATCH_CHUNK : j->c->nplanes;
+    for (size_t p = k * MATCH_CHUNK; p < end; p++) {
+        const bspkit_plane *mp = &j->c->planes[p];
+        bk_dplane pl = {{mp->normal.x, mp->normal.y, mp->normal.z}, mp->dist};
+        j->flip[p] = 0;
+        j->match[p] = match_plane(j->c, &pl, &j->flip[p]);
+    }
+}
+
 bspkit_result m220_load_canonical_planes(dctx *c)
 {
     bspkit_result r = load_planes_by_dist(c);
     if (r != BSPKIT_OK)
         return r;
-    c->canon = malloc((c->nplanes ? c->nplanes : 1) * sizeof *c->canon);
-    c->canon_flip = calloc(c->nplanes ? c->nplanes : 1, 1);
-    if (!c->canon || !c->canon_flip)
+    size_t n = c->nplanes ? c->nplanes : 1;
+    c->canon = malloc(n * sizeof *c->canon);
+    c->canon_flip = calloc(n, 1);
+    match_job j = {c, malloc(n * sizeof *j.match), malloc(n)};
+    if (!c->canon || !c->canon_flip || !j.match || !j.flip) {
+        free(j.match);
+        free(j.flip);
         return m220_nomem(c);
+    }
+    /* Each plane's match reads only the sorted planes, so they are found on
+     * every thread; a match's own canonical index comes before it. */
+    size_t nchunks = (c->nplanes + MATCH_CHUNK - 1) / MATCH_CHUNK;
+    bk_parallel_for(nchunks, nchunks > 1 ? c->threads : 1, match_chunk, &j);
     for (size_t p = 0; p < c->nplanes; p++) {
-        const bspkit_plane *mp = &c->planes[p];
-        bk_dplane pl = {{mp->normal.x, mp->normal.y, mp->normal.z}, mp->dist};
-        uint8_t flip = 0;
-        int32_t q = match_plane(c, &pl, &flip);
+        int32_t q = j.match[p];
         c->canon[p] = (uint32_t)p;
         if (q >= 0 && (size_t)q < p) {
             c->canon[p] = c->canon[q];
-            c->canon_flip[p] = flip ^ c->canon_flip[q];
+            c->canon_flip[p] = j.flip[p] ^ c->canon_flip[q];
         }
     }
+    free(j.match);
+    free(j.flip);
     return BSPKIT_OK;
 }
 

@@ -219,8 +219,15 @@ int64_t m220_largest_candidate(const dctx *c);
 bspkit_result m220_limit_fail(dctx *c, int lump, const char *what);
 bspkit_result m220_load_canonical_planes(dctx *c);
 bspkit_result m220_load_faces(dctx *c);
-/* Merges the model's pieces; those from `split` on are clip pieces (see map220_merge.c). */
-bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split);
+/* Called on a merge group's thread once its pieces [first, end) are merged,
+ * with the group's context (group 1 keeps its pieces in `clip_store`): it
+ * may read and write that context but no other group's pieces. */
+typedef bspkit_result (*m220_group_fn)(void *ctx, dctx *gc, const bspkit_model *m, size_t group, size_t first,
+                                       size_t end);
+/* Merges the model's pieces; those from `split` on are clip pieces, merged
+ * as a second group beside the first (see map220_merge.c). When there are
+ * two groups and `done` is not NULL, it runs for each. */
+bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split, m220_group_fn done, void *done_ctx);
 const char *m220_miptex_name(const dctx *c, int64_t tex);
 void m220_model_box(dctx *c, const bspkit_model *m, bk_dvec *lo, bk_dvec *hi);
 bool m220_name_fits(const char *name, int32_t contents);

@@ -275,6 +275,8 @@ typedef struct merge_group {
     dctx *c;
     const bspkit_model *m;
     size_t split;
+    m220_group_fn done;
+    void *done_ctx;
     dctx clip;
     bspkit_error clip_err;
     bspkit_result res[2];
@@ -283,16 +285,22 @@ typedef struct merge_group {
 static void merge_one_group(void *ctx, size_t i)
 {
     merge_group *g = ctx;
-    g->res[i] = i == 0 ? merge_range(g->c, g->m, 0, g->split) : merge_range(&g->clip, g->m, g->split, g->c->npieces);
+    dctx *gc = i == 0 ? g->c : &g->clip;
+    size_t first = i == 0 ? 0 : g->split, end = i == 0 ? g->split : g->c->npieces;
+    g->res[i] = merge_range(gc, g->m, first, end);
+    if (i == 1)
+        gc->clip_store = gc->store; /* where the group's pieces are read from */
+    if (g->res[i] == BSPKIT_OK && g->done)
+        g->res[i] = g->done(g->done_ctx, gc, g->m, i, first, end);
 }
 
-bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split)
+bspkit_result m220_merge_pieces(dctx *c, const bspkit_model *m, size_t split, m220_group_fn done, void *done_ctx)
 {
     if (split >= c->npieces)
         return merge_range(c, m, 0, c->npieces);
     bk_dvec lo, hi;
     m220_model_box(c, m, &lo, &hi); /* cached before the copy: both groups ask for it */
-    merge_group g = {.c = c, .m = m, .split = split};
+    merge_group g = {.c = c, .m = m, .split = split, .done = done, .done_ctx = done_ctx};
     dctx *w = &g.clip;
     m220_context_copy(w, c, &g.clip_err);
     /* The clip group works in the clip store, as its own. */

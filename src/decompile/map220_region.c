@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void bk_region_free(bk_region *r)
 {
@@ -63,8 +64,9 @@ bool bk_region_add_face(bk_region *r, const bk_dplane *pl, int32_t plane, uint8_
         !bk_grow((void **)&r->points, &r->cap_points, r->npoints + n, sizeof *r->points))
         return false;
     r->faces[r->nfaces++] = (bk_rface){*pl, plane, flip, 0, (uint32_t)r->npoints, (uint32_t)n};
-    for (size_t i = 0; i < n; i++)
-        r->points[r->npoints++] = pts[i];
+    if (n > 0)
+        memcpy(r->points + r->npoints, pts, n * sizeof *pts);
+    r->npoints += n;
     return true;
 }
 
