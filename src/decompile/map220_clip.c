@@ -31,18 +31,21 @@ static int player_hull(const dctx *c, bk_dvec *mins, bk_dvec *maxs)
     return 1;
 }
 
-/* Smallest extent of region `r` across any of its face planes. */
-static double region_thickness(const bk_region *r)
+/* Whether region `r` is thinner than `t` across one of its face planes:
+ * its points reach less than `t` behind that plane. A face is done with as
+ * soon as one point lies deep enough behind it. */
+static bool thinner_than(const bk_region *r, double t)
 {
-    double thin = INFINITY;
     for (size_t f = 0; f < r->nfaces; f++) {
         const bk_dplane *pl = &r->faces[f].pl;
-        double deepest = 0;
-        for (size_t i = 0; i < r->npoints; i++)
-            deepest = dv_fmax(deepest, pl->d - dv_dot(pl->n, r->points[i]));
-        thin = dv_fmin(thin, deepest);
+        size_t i = 0;
+        /* A NaN depth is no depth, as for the deepest point's fmax. */
+        while (i < r->npoints && !(pl->d - dv_dot(pl->n, r->points[i]) >= t))
+            i++;
+        if (i == r->npoints && t > 0)
+            return true;
     }
-    return thin;
+    return false;
 }
 
 /* Whether the plane with normal n touching region `r` at height h, pushed
@@ -458,7 +461,7 @@ static bspkit_result clip_candidate_leaf(dctx *c, const bspkit_model *m, const b
         return BSPKIT_OK; /* hull 0 was walked already; a crafted index only loses clip */
     int32_t contents = c->leafs[leaf].contents;
     if (contents == BSPKIT_Q_CONTENTS_SOLID || contents == BSPKIT_Q_CONTENTS_SKY ||
-        region_thickness(r) < CLIP_MIN_THICKNESS)
+        thinner_than(r, CLIP_MIN_THICKNESS))
         return BSPKIT_OK;
     if (!bk_grow((void **)&c->clip_cands, &c->cap_clip_cands, c->nclip_cands + 1, sizeof *c->clip_cands))
         return m220_nomem(c);
@@ -769,7 +772,7 @@ static bool subtract_open(clip_batch *b, size_t ci)
         while (k < b->nnear && !boxes_overlap(lo, hi, c->open_leaves[b->near[k]].lo, c->open_leaves[b->near[k]].hi))
             k++;
         if (k == b->nnear || c->rc.work > c->work_limit) {
-            if (k == b->nnear && region_thickness(&f.region) >= CLIP_MIN_THICKNESS) {
+            if (k == b->nnear && !thinner_than(&f.region, CLIP_MIN_THICKNESS)) {
                 c->clip_pieces++;
                 ok = m220_add_piece(c, &f.region, &clip) == BSPKIT_OK;
             }

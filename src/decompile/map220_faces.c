@@ -90,12 +90,51 @@ static bool edges_in_range(const bspkit_face *face, size_t nsurfedges)
            (uint64_t)face->num_edges <= nsurfedges - (uint64_t)face->first_edge;
 }
 
-static int plane_ref_cmp(const void *pa, const void *pb)
+/* A key whose unsigned order is the order of finite doubles, -0 as +0. */
+static uint64_t dist_key(double d)
 {
-    const plane_ref *a = pa, *b = pb;
-    if (a->d != b->d)
-        return a->d < b->d ? -1 : 1;
-    return a->plane < b->plane ? -1 : a->plane > b->plane;
+    uint64_t bits;
+    d = d == 0 ? 0.0 : d;
+    memcpy(&bits, &d, sizeof bits);
+    return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
+}
+
+/* Sorts r[0..n) by distance, equal distances in the order they come (by
+ * plane index): a stable radix sort on dist_key, eleven bits a pass, passes
+ * where every key has the same digit skipped. False when out of memory. */
+static bool sort_by_dist(plane_ref *r, size_t n)
+{
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    plane_ref *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys), *tkeys = malloc((n ? n : 1) * sizeof *tkeys);
+    size_t *count = malloc(BUCKETS * sizeof *count);
+    bool ok = tmp && keys && tkeys && count;
+    for (size_t i = 0; ok && i < n; i++)
+        keys[i] = dist_key(r[i].d);
+    for (unsigned shift = 0; ok && shift < 64; shift += BITS) {
+        memset(count, 0, BUCKETS * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[(keys[i] >> shift) & (BUCKETS - 1)]++;
+        if (n == 0 || count[(keys[0] >> shift) & (BUCKETS - 1)] == n)
+            continue;
+        for (size_t b = 0, at = 0; b < BUCKETS; b++) {
+            size_t k = count[b];
+            count[b] = at;
+            at += k;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t to = count[(keys[i] >> shift) & (BUCKETS - 1)]++;
+            tmp[to] = r[i];
+            tkeys[to] = keys[i];
+        }
+        memcpy(r, tmp, n * sizeof *r);
+        memcpy(keys, tkeys, n * sizeof *keys);
+    }
+    free(tmp);
+    free(keys);
+    free(tkeys);
+    free(count);
+    return ok;
 }
 
 static bspkit_result load_planes_by_dist(dctx *c)
@@ -108,8 +147,7 @@ static bspkit_result load_planes_by_dist(dctx *c)
         if (isfinite(c->planes[p].dist))
             c->planes_by_dist[n++] = (plane_ref){c->planes[p].dist, (uint32_t)p};
     c->nplanes_by_dist = n;
-    qsort(c->planes_by_dist, n, sizeof *c->planes_by_dist, plane_ref_cmp);
-    return BSPKIT_OK;
+    return sort_by_dist(c->planes_by_dist, n) ? BSPKIT_OK : m220_nomem(c);
 }
 
 /* The lowest index of a map plane equal to `pl` (unit normal), with *flip
