@@ -6,6 +6,7 @@
 #include <jansson.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/mman.h>
 #endif
 #include <stdarg.h>
 #include <stdint.h>
@@ -252,6 +253,43 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+/* Address space the heap takes at its first growth (nothing is touched). */
+#define HEAP_RESERVE ((size_t)256 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Two blocks at the heap's start, held so that the blocks after them
+ * start on huge pages; never touched, so they cost no memory. Volatile:
+ * nothing reads them, and a compiler may drop an allocation never read. */
+static void *volatile heap_held[2];
+
+/* Grows the heap once by HEAP_RESERVE and asks for huge pages over it: a
+ * fresh 4 KiB page costs a fault (microseconds under virtualisation), and
+ * a decode or export touches thousands of them; a 2 MiB page costs one.
+ * Where the kernel gives no huge pages the advice changes nothing. */
+static void heap_in_huge_pages(void)
+{
+    mallopt(M_TOP_PAD, (int)HEAP_RESERVE);
+    /* Too large for the small-block lists, so it comes from the heap's top
+     * and grows it; malloc writes only the header after it. */
+    char *grow = malloc(64 << 10);
+    char *end = sbrk(0);
+    mallopt(M_TOP_PAD, 128 << 10); /* the documented default */
+    heap_held[0] = grow;
+    if (!grow || end == (char *)-1 || grow >= end || (size_t)(end - grow) < HEAP_RESERVE / 2)
+        return; /* not from the heap just grown (a mapping of its own) */
+    char *top = grow + malloc_usable_size(grow); /* about where the next block starts */
+    /* Advised before anything touches it: a 2 MiB range touched first gets small pages. */
+    uintptr_t boundary = ((uintptr_t)top + 256 + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = (uintptr_t)end & ~(HUGE_PAGE - 1);
+    if (hi <= boundary)
+        return;
+    (void)madvise((void *)boundary, hi - boundary, MADV_HUGEPAGE);
+    /* The heap up to the boundary, held: the next blocks start there. */
+    heap_held[1] = malloc((size_t)(boundary - (uintptr_t)top) - 128);
+}
+#endif
+
 void cli_reuse_memory(void)
 {
 #if defined(__GLIBC__)
@@ -259,6 +297,9 @@ void cli_reuse_memory(void)
      * the heap trimmed only past 512 MiB free. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#if defined(MADV_HUGEPAGE)
+    heap_in_huge_pages();
+#endif
 #endif
 }
 
