@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool reserve(bk_tbuf *t, size_t more)
+static bool reserve_slow(bk_tbuf *t, size_t more)
 {
     if (t->failed)
         return false;
@@ -19,6 +19,12 @@ static bool reserve(bk_tbuf *t, size_t more)
         return false;
     }
     return true;
+}
+
+/* Room for `more` bytes and the NUL: most calls find it already there. */
+static inline bool reserve(bk_tbuf *t, size_t more)
+{
+    return (!t->failed && more < t->cap - t->size) || reserve_slow(t, more);
 }
 
 void tb_put(bk_tbuf *t, const char *s, size_t n)
@@ -149,6 +155,21 @@ static bool valid_utf8(const unsigned char *s)
 
 static void put_string(bk_tbuf *t, const char *s)
 {
+    /* Most strings (keys, names) are printable ASCII without quotes or
+     * backslashes: written at once, as the general path would. */
+    size_t n = 0;
+    while ((unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x80 && s[n] != '"' && s[n] != '\\')
+        n++;
+    if (s[n] == '\0') {
+        char *w = tb_room(t, n + 2);
+        if (w) {
+            w[0] = '"';
+            memcpy(w + 1, s, n);
+            w[n + 1] = '"';
+            tb_commit(t, n + 2);
+        }
+        return;
+    }
     static const char HEX[] = "0123456789abcdef";
     bool ascii_only = !valid_utf8((const unsigned char *)s);
     tb_put(t, "\"", 1);
