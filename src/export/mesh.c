@@ -163,49 +163,66 @@ static bool is_q3_tool_shader(const char *name)
     return false;
 }
 
-bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32_t flags)
+/* The skip kinds (BSPKIT_SKIP_TOOL / _SKY / _NODRAW) a texture name alone
+ * falls under in `family`. */
+static uint32_t name_kinds(bspkit_family family, const char *name)
 {
-    if (family == BSPKIT_FAMILY_QUAKE3) /* flags: the shader's surfaceFlags */
-        return ((skip & BSPKIT_SKIP_TOOL) &&
-                (is_q3_tool_shader(name) || (flags & (BSPKIT_Q3_SURF_HINT | BSPKIT_Q3_SURF_SKIP)))) ||
-               ((skip & BSPKIT_SKIP_SKY) && (flags & BSPKIT_Q3_SURF_SKY)) ||
-               ((skip & BSPKIT_SKIP_NODRAW) && (flags & BSPKIT_Q3_SURF_NODRAW));
+    if (family == BSPKIT_FAMILY_QUAKE3)
+        return is_q3_tool_shader(name) ? BSPKIT_SKIP_TOOL : 0;
+    uint32_t kinds = is_tool_name(name) ? BSPKIT_SKIP_TOOL : 0;
+    /* Quake draws every "sky*" texture as sky; GoldSrc only the one named "sky". */
+    if ((family == BSPKIT_FAMILY_QUAKE && bk_ascii_ncasecmp(name, "sky", 3) == 0) ||
+        (family == BSPKIT_FAMILY_GOLDSRC && bk_ascii_casecmp(name, "sky") == 0))
+        kinds |= BSPKIT_SKIP_SKY;
+    return kinds;
+}
+
+/* The skip kinds a face's flags alone fall under in `family` (Quake 3:
+ * its shader's surfaceFlags). */
+static uint32_t flag_kinds(bspkit_family family, int32_t flags)
+{
+    uint32_t kinds = 0;
+    if (family == BSPKIT_FAMILY_QUAKE3) {
+        if (flags & (BSPKIT_Q3_SURF_HINT | BSPKIT_Q3_SURF_SKIP))
+            kinds |= BSPKIT_SKIP_TOOL;
+        if (flags & BSPKIT_Q3_SURF_SKY)
+            kinds |= BSPKIT_SKIP_SKY;
+        if (flags & BSPKIT_Q3_SURF_NODRAW)
+            kinds |= BSPKIT_SKIP_NODRAW;
+        return kinds;
+    }
     bool source = family == BSPKIT_FAMILY_SOURCE;
     /* Titanfall's mesh flags keep Source's sky bits and move skip and trigger up. */
     bool titanfall = family == BSPKIT_FAMILY_TITANFALL;
-    if ((skip & BSPKIT_SKIP_TOOL) &&
-        (is_tool_name(name) || (source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER))) ||
-         (titanfall && (flags & (BSPKIT_R2_MESH_SKIP | BSPKIT_R2_MESH_TRIGGER)))))
-        return true;
-    if (skip & BSPKIT_SKIP_SKY) {
-        if ((source || titanfall) && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
-            return true;
-        /* Quake draws every "sky*" texture as sky; GoldSrc only the one named "sky". */
-        if (family == BSPKIT_FAMILY_QUAKE && bk_ascii_ncasecmp(name, "sky", 3) == 0)
-            return true;
-        if (family == BSPKIT_FAMILY_GOLDSRC && bk_ascii_casecmp(name, "sky") == 0)
-            return true;
-    }
-    if ((skip & BSPKIT_SKIP_NODRAW) && source && (flags & BK_SURF_NODRAW))
-        return true;
-    return false;
+    if ((source && (flags & (BK_SURF_HINT | BK_SURF_SKIP | BK_SURF_TRIGGER))) ||
+        (titanfall && (flags & (BSPKIT_R2_MESH_SKIP | BSPKIT_R2_MESH_TRIGGER))))
+        kinds |= BSPKIT_SKIP_TOOL;
+    if ((source || titanfall) && (flags & (BK_SURF_SKY | BK_SURF_SKY2D)))
+        kinds |= BSPKIT_SKIP_SKY;
+    if (source && (flags & BK_SURF_NODRAW))
+        kinds |= BSPKIT_SKIP_NODRAW;
+    return kinds;
+}
+
+bool bk_xmesh_skips(bspkit_family family, uint32_t skip, const char *name, int32_t flags)
+{
+    return (skip & (name_kinds(family, name) | flag_kinds(family, flags))) != 0;
 }
 
 bool bk_xkeep_face(builder *b, uint32_t mat, int32_t flags)
 {
     bk_xmesh *m = b->m;
     bk_xmaterial *mt = &m->materials[mat];
-    if (bk_xmesh_skips(m->family, b->opts.skip, mt->name, flags)) {
+    /* The name's kinds were found once, with the material. */
+    uint32_t kinds = mt->name_kinds | flag_kinds(m->family, flags);
+    if (b->opts.skip & kinds) {
         m->skipped_faces++;
         return false;
     }
-    /* The kind of a face that is kept: the first of tool, sky and nodraw its
-     * name and flags fall under, as the skip rules test them. */
-    static const uint32_t KINDS[] = {BSPKIT_SKIP_TOOL, BSPKIT_SKIP_SKY, BSPKIT_SKIP_NODRAW};
-    uint32_t kind = 0;
-    for (size_t i = 0; kind == 0 && i < sizeof KINDS / sizeof KINDS[0]; i++)
-        if (bk_xmesh_skips(m->family, KINDS[i], mt->name, flags))
-            kind = KINDS[i];
+    /* The kind of a face that is kept: the first of tool, sky and nodraw it falls under. */
+    uint32_t kind = (kinds & BSPKIT_SKIP_TOOL)  ? BSPKIT_SKIP_TOOL
+                    : (kinds & BSPKIT_SKIP_SKY) ? BSPKIT_SKIP_SKY
+                                                : kinds & BSPKIT_SKIP_NODRAW;
     if (kind == 0)
         mt->plain = true;
     else
@@ -234,7 +251,8 @@ bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, ui
         return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
     if (w == 0 || h == 0)
         m->zero_size_textures++;
-    m->materials[m->material_count] = (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false, 0, false};
+    m->materials[m->material_count] =
+        (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false, 0, false, name_kinds(m->family, copy)};
     *index = (int32_t)m->material_count++;
     return BSPKIT_OK;
 }

@@ -62,6 +62,7 @@ typedef struct bk_xmaterial {
      * `plain`: some exported face is of none of them. */
     uint32_t kinds;
     bool plain;
+    uint32_t name_kinds; /* the kinds its name alone falls under */
 } bk_xmaterial;
 
 typedef enum bk_xnode_kind { BK_XNODE_WORLD, BK_XNODE_BRUSH, BK_XNODE_POINT, BK_XNODE_PROP } bk_xnode_kind;
