@@ -188,11 +188,34 @@ static int by_key_then_index(const void *a, const void *b)
 /* Entity key/values in file order. A key met again turns its value into an
  * array of every value, in order. Pairs are grouped by sorting, so an entity
  * with very many pairs costs n log n. */
+/* Pairs up to which a repeated key is looked for by comparing every two keys. */
+#define FEW_PAIRS 64
+
+/* Whether two of kv[0..n) (n <= FEW_PAIRS) have the same key. */
+static bool repeats_a_key(const bspkit_keyvalue *kv, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (kv[i].key[0] == kv[j].key[0] && strcmp(kv[i].key, kv[j].key) == 0)
+                return true;
+    return false;
+}
+
 static bool entity_extras(bk_tbuf *t, const bspkit_entities *ents, size_t e)
 {
     const bspkit_entity *ent = &ents->entities[e];
     const bspkit_keyvalue *kv = &ents->pairs[ent->first_pair];
     size_t n = ent->num_pairs;
+    /* Most entities name each key once: their pairs go out as they are. */
+    if (n <= FEW_PAIRS && !repeats_a_key(kv, n)) {
+        jw_obj(t);
+        for (size_t i = 0; i < n; i++) {
+            jw_key(t, kv[i].key);
+            jw_str(t, kv[i].value);
+        }
+        jw_end_obj(t);
+        return true;
+    }
     kv_ref *refs = malloc((n ? n : 1) * sizeof *refs);
     size_t *group = malloc((n ? n : 1) * sizeof *group); /* pair -> position in refs of its key's first pair */
     if (!refs || !group) {
@@ -476,6 +499,14 @@ bspkit_result bk_gltf_geometry_build(const bk_xmesh *m, bool lightmap_uv, double
             if (g->gl_material[mt] < 0)
                 g->gl_material[mt] = g->material_count++;
         }
+    /* Room for the JSON parts at once, a little over what a primitive writes
+     * (about 420, 330 and 160 bytes), so that they seldom grow and copy. */
+    size_t prims = 0;
+    for (size_t i = 0; i < m->model_count; i++)
+        prims += m->models[i].prim_count;
+    (void)tb_room(&g->accessors, prims * 512 + 256);
+    (void)tb_room(&g->views, prims * 384 + 256);
+    (void)tb_room(&g->meshes, prims * 192 + m->model_count * 64 + 256);
     bspkit_result r = BSPKIT_OK;
     for (size_t i = 0; i < m->model_count && r == BSPKIT_OK; i++) {
         const bk_xmodel *xm = &m->models[i];
@@ -562,6 +593,10 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     if (!ok)
         nodes.failed = true;
 
+    /* The parts are joined into the root: room for all of them at once. */
+    size_t parts = nodes.size + g->meshes.size + materials.size + g->views.size + g->accessors.size;
+    if (parts < SIZE_MAX - 4096)
+        (void)tb_room(root, parts + 4096);
     jw_obj(root);
     jw_key(root, "asset");
     jw_obj(root);
