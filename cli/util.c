@@ -253,7 +253,7 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && UINTPTR_MAX > 0xFFFFFFFFu
 /* Address space the heap takes at its first growth (nothing is touched). */
 #define HEAP_RESERVE ((size_t)256 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
@@ -297,7 +297,7 @@ void cli_reuse_memory(void)
      * the heap trimmed only past 512 MiB free. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-#if defined(MADV_HUGEPAGE)
+#if defined(MADV_HUGEPAGE) && UINTPTR_MAX > 0xFFFFFFFFu /* the reserve is too much address space on 32 bits */
     heap_in_huge_pages();
 #endif
 #endif

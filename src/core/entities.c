@@ -554,8 +554,9 @@ const char *bspkit_entity_value(const bspkit_entities *ents, size_t index, const
     if (e->num_pairs == 0) /* pairs may be NULL when no entity has any */
         return NULL;
     const bspkit_keyvalue *kv = ents->pairs + e->first_pair;
+    /* The first bytes tell most keys apart before a call. */
     for (size_t i = 0; i < e->num_pairs; i++)
-        if (strcmp(kv[i].key, key) == 0)
+        if (kv[i].key[0] == key[0] && strcmp(kv[i].key, key) == 0)
             return kv[i].value;
     return NULL;
 }
