@@ -7,14 +7,16 @@ floor), `cat MAP` into /dev/null (reading the map) and `cp MAP OUT` (reading
 it and writing as many bytes). With BASE set to another bspkit binary, that
 binary runs the same exports interleaved with this one (before/after).
 Rates are MB of map input per second over the sum of each map's best wall
-time (RUNS per command, default 15). A benchmark reports; it never fails on a
-figure.
+time (RUNS per command, default 15), with the page faults a run of each takes
+(minor faults of the process, averaged over the runs: each costs the kernel a
+fresh page). A benchmark reports; it never fails on a figure.
 
     bench/bench_export_cli.py [MAP|DIR] [-n MAPS]
     BSPKIT selects the binary (default build/bspkit); BASE the binary beside it.
 """
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -26,9 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def wall(cmd):
+    """(wall seconds, exit code, minor page faults) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
     start = time.perf_counter()
     code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-    return time.perf_counter() - start, code
+    seconds = time.perf_counter() - start
+    return seconds, code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - before
 
 
 def main():
@@ -66,12 +71,14 @@ def main():
 
     total_bytes = sum(os.path.getsize(m) for m in chosen)
     best = {label: [None] * len(chosen) for label, _ in commands}
+    faults = {label: 0 for label, _ in commands}
     # Interleaved: every command once per round, so drift on a shared machine
     # falls on all of them alike.
     for _ in range(runs):
         for i, m in enumerate(chosen):
             for label, make in commands:
-                t, _ = wall(make(m))
+                t, _, f = wall(make(m))
+                faults[label] += f
                 if best[label][i] is None or t < best[label][i]:
                     best[label][i] = t
     try:
@@ -84,10 +91,11 @@ def main():
     print(f"whole-process export to GLB: {len(chosen)} maps, {total_bytes / 1e6:.1f} MB, best of {runs}")
     for m in chosen:
         print(f"  {os.path.basename(m)} ({os.path.getsize(m) / 1e6:.1f} MB)")
-    print(f"{'command':32} {'ms (sum of maps)':>17} {'MB/s of map':>12}")
+    print(f"{'command':32} {'ms (sum of maps)':>17} {'MB/s of map':>12} {'faults a run':>13}")
     for label, _ in commands:
         seconds = sum(best[label])
-        print(f"{label:32} {seconds * 1e3:17.1f} {total_bytes / 1e6 / seconds:12.1f}")
+        per_run = faults[label] / (runs * len(chosen))
+        print(f"{label:32} {seconds * 1e3:17.1f} {total_bytes / 1e6 / seconds:12.1f} {per_run:13.0f}")
     print("targets: 200 MB/s with images and atlas, 1000 MB/s geometry only")
     return 0
 
