@@ -177,7 +177,8 @@ void cli_warn_entities(const char *file, bspkit_map *map);
 
 /* A command's process keeps freed memory for its next buffers instead of
  * returning every large block to the kernel, which must then fault in and
- * clear fresh pages each time (a folder of maps, the images of an export). */
+ * clear fresh pages each time (a folder of maps, the images of an export),
+ * and lays its heap on huge pages where the kernel gives them (glibc). */
 void cli_reuse_memory(void);
 
 /* A progress line on stderr ("[done/total] rate maps/s, time left"), drawn
