@@ -182,6 +182,24 @@ static void write_piece(const dctx *c, size_t pi, bk_dvec shift, bk_tbuf *t, bsp
 /* Pieces written per job, and below how many pieces one thread writes them all. */
 #define WRITE_CHUNK 256
 
+/* Adds the brush and side counts that writing pieces makes. */
+static void add_counts(bspkit_decompile_stats *st, const bspkit_decompile_stats *counts)
+{
+    st->brushes += counts->brushes;
+    st->sides += counts->sides;
+    st->tool_sides += counts->tool_sides;
+    st->clip_brushes += counts->clip_brushes;
+}
+
+/* Appends a part written apart (a chunk, a merge group's text) and adds its counts. */
+static void join_part(bk_tbuf *t, bspkit_decompile_stats *st, const bk_tbuf *text,
+                      const bspkit_decompile_stats *counts)
+{
+    tb_put(t, text->data ? text->data : "", text->size);
+    t->failed |= text->failed;
+    add_counts(st, counts);
+}
+
 typedef struct write_job {
     const dctx *c;
     bk_dvec shift;
@@ -233,12 +251,7 @@ static bspkit_result write_range(dctx *c, const bspkit_model *m, size_t first, s
     }
     bk_parallel_for(nchunks, threads, write_chunk, &j);
     for (size_t k = 0; k < nchunks; k++) {
-        tb_put(t, j.text[k].data ? j.text[k].data : "", j.text[k].size);
-        t->failed |= j.text[k].failed;
-        st->brushes += j.stats[k].brushes;
-        st->sides += j.stats[k].sides;
-        st->tool_sides += j.stats[k].tool_sides;
-        st->clip_brushes += j.stats[k].clip_brushes;
+        join_part(t, st, &j.text[k], &j.stats[k]);
         tb_free(&j.text[k]);
     }
     free(j.text);
@@ -270,12 +283,7 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
     bspkit_decompile_stats local = {0};
     size_t first = 0;
     for (size_t i = 0; i < ndone; i++) {
-        tb_put(t, done[i].text.data ? done[i].text.data : "", done[i].text.size);
-        t->failed |= done[i].text.failed;
-        local.brushes += done[i].st.brushes;
-        local.sides += done[i].st.sides;
-        local.tool_sides += done[i].st.tool_sides;
-        local.clip_brushes += done[i].st.clip_brushes;
+        join_part(t, &local, &done[i].text, &done[i].st);
         first = done[i].end;
     }
     bspkit_result r = write_range(c, m, first, c->npieces, shift, c->threads, t, &local);
@@ -283,10 +291,7 @@ static bspkit_result write_pieces(dctx *c, const bspkit_model *m, bk_dvec shift,
         return r;
     for (size_t pi = 0; pi < c->npieces; pi++)
         st->skipped_brushes += c->pieces[pi].alive && c->pieces[pi].nfaces < 4;
-    st->brushes += local.brushes;
-    st->sides += local.sides;
-    st->tool_sides += local.tool_sides;
-    st->clip_brushes += local.clip_brushes;
+    add_counts(st, &local);
     if (world)
         st->world_brushes += local.brushes;
     else

@@ -249,11 +249,6 @@ int32_t m220_plane_id(dctx *c, const bk_dplane *pl, uint8_t *flip)
     return (int32_t)(c->nplanes + c->nextra++);
 }
 
-/* Maps store one plane under several indices: GoldSrc keeps each plane
- * beside its negation, faces and nodes may name either, and compilers
- * leave duplicates. Regions and faces use one index per geometric plane
- * (the lowest), so a side finds the faces on it whichever index they name
- * and pieces on both sides of a plane meet for merging. */
 /* Planes matched per job, and below how many planes one thread matches them all. */
 #define MATCH_CHUNK 1024
 
@@ -275,6 +270,11 @@ static void match_chunk(void *ctx, size_t k)
     }
 }
 
+/* Maps store one plane under several indices: GoldSrc keeps each plane
+ * beside its negation, faces and nodes may name either, and compilers
+ * leave duplicates. Regions and faces use one index per geometric plane
+ * (the lowest), so a side finds the faces on it whichever index they name
+ * and pieces on both sides of a plane meet for merging. */
 bspkit_result m220_load_canonical_planes(dctx *c)
 {
     bspkit_result r = load_planes_by_dist(c);

@@ -185,9 +185,6 @@ static int by_key_then_index(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Entity key/values in file order. A key met again turns its value into an
- * array of every value, in order. Pairs are grouped by sorting, so an entity
- * with very many pairs costs n log n. */
 /* Pairs up to which a repeated key is looked for by comparing every two keys. */
 #define FEW_PAIRS 64
 
@@ -201,6 +198,9 @@ static bool repeats_a_key(const bspkit_keyvalue *kv, size_t n)
     return false;
 }
 
+/* Entity key/values in file order. A key met again turns its value into an
+ * array of every value, in order. Where a key repeats, pairs are grouped by
+ * sorting, so an entity with very many pairs costs n log n. */
 static bool entity_extras(bk_tbuf *t, const bspkit_entities *ents, size_t e)
 {
     const bspkit_entity *ent = &ents->entities[e];
