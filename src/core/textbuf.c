@@ -203,6 +203,13 @@ void jw_key(bk_tbuf *t, const char *key)
     t->comma = false;
 }
 
+void jw_key_raw(bk_tbuf *t, const char *quoted_key, size_t n)
+{
+    sep(t);
+    tb_put(t, quoted_key, n);
+    t->comma = false;
+}
+
 void jw_str(bk_tbuf *t, const char *s)
 {
     sep(t);
@@ -216,18 +223,24 @@ void jw_int(bk_tbuf *t, int64_t v)
     tb_put(t, buf, bk_fmt_int(buf, (long long)v));
 }
 
+size_t jw_format_real(char *out, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    size_t n = bk_fmt_g(out, v, 9);
+    /* Without '.' or an exponent, ".0" keeps it a real when read back. */
+    if (!memchr(out, '.', n) && !memchr(out, 'e', n) && !memchr(out, 'E', n)) {
+        out[n++] = '.';
+        out[n++] = '0';
+    }
+    return n;
+}
+
 void jw_real(bk_tbuf *t, double v)
 {
     sep(t);
-    if (!isfinite(v))
-        v = 0;
-    char buf[BK_FMT_NUM_CAP + 2];
-    int n = (int)bk_fmt_g(buf, v, 9);
-    if (!strpbrk(buf, ".eE") && n + 2 < (int)sizeof buf) {
-        buf[n++] = '.';
-        buf[n++] = '0';
-    }
-    tb_put(t, buf, (size_t)n);
+    char buf[BK_JSON_REAL_CAP];
+    tb_put(t, buf, jw_format_real(buf, v));
 }
 
 void jw_reals(bk_tbuf *t, const double *v, int n)

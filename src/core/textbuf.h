@@ -34,6 +34,10 @@ void jw_arr(bk_tbuf *t);
 void jw_end_obj(bk_tbuf *t);
 void jw_end_arr(bk_tbuf *t);
 void jw_key(bk_tbuf *t, const char *key);
+/* A key written as given, quotes and colon included: for the constant keys
+ * of JW_KEY, which need no escaping and whose length is known. */
+void jw_key_raw(bk_tbuf *t, const char *quoted_key, size_t n);
+#define JW_KEY(t, literal) jw_key_raw((t), "\"" literal "\":", sizeof("\"" literal "\":") - 1)
 /* A string of any bytes: text that is not valid UTF-8 has its bytes above
  * 0x7F written as '?', since map names need not be UTF-8. */
 void jw_str(bk_tbuf *t, const char *s);
@@ -41,6 +45,10 @@ void jw_int(bk_tbuf *t, int64_t v);
 /* A number that reads back as a real (always has '.' or an exponent);
  * non-finite values are written as 0.0, which JSON cannot express otherwise. */
 void jw_real(bk_tbuf *t, double v);
+/* jw_real's text into out (BK_JSON_REAL_CAP bytes), without a separator;
+ * returns its length. */
+#define BK_JSON_REAL_CAP 40
+size_t jw_format_real(char *out, double v);
 void jw_reals(bk_tbuf *t, const double *v, int n);
 /* Already-formatted JSON text as one value (a comma is added before it if needed). */
 void jw_raw_value(bk_tbuf *t, const char *s, size_t n);

@@ -9,6 +9,7 @@
 
 #include "bspkit/props.h"
 #include "core/bytes.h"
+#include "core/fmt_num.h"
 #include "core/map.h"
 #include "core/save_file.h"
 #include "core/textbuf.h"
@@ -39,22 +40,29 @@ typedef bk_gltf_geometry gctx;
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
+/* Appends a literal's text at p; returns the end. */
+#define PUT_LIT(p, literal) (memcpy((p), (literal), sizeof(literal) - 1), (p) + sizeof(literal) - 1)
+/* A literal and an integer after it, e.g. PUT_INT(p, ",\"count\":", n); returns the end. */
+#define PUT_INT(p, literal, v) put_int((p), (literal), sizeof(literal) - 1, (long long)(v))
+
+static char *put_int(char *p, const char *text, size_t n, long long v)
+{
+    memcpy(p, text, n);
+    return p + n + bk_fmt_int(p + n, v);
+}
+
 /* The JSON of one bufferView over `length` bytes at `offset` (target 0 =
- * none, as for images); returns its index. */
+ * none, as for images); returns its index. A map has thousands of views
+ * and accessors: each is formatted in one go, as jw_* would write it. */
 static size_t view_json(gctx *g, size_t offset, size_t length, int target)
 {
-    jw_obj(&g->views);
-    jw_key(&g->views, "buffer");
-    jw_int(&g->views, 0);
-    jw_key(&g->views, "byteOffset");
-    jw_int(&g->views, (int64_t)offset);
-    jw_key(&g->views, "byteLength");
-    jw_int(&g->views, (int64_t)length);
-    if (target) {
-        jw_key(&g->views, "target");
-        jw_int(&g->views, target);
-    }
-    jw_end_obj(&g->views);
+    char buf[160], *p = buf;
+    p = PUT_INT(p, "{\"buffer\":0,\"byteOffset\":", offset);
+    p = PUT_INT(p, ",\"byteLength\":", length);
+    if (target)
+        p = PUT_INT(p, ",\"target\":", target);
+    *p++ = '}';
+    jw_raw_value(&g->views, buf, (size_t)(p - buf));
     return g->view_count++;
 }
 
@@ -74,23 +82,30 @@ static size_t add_view(gctx *g, size_t length, int target, uint8_t **data)
 static size_t add_accessor(gctx *g, size_t view, int component, size_t count, const char *type, const double *min,
                            const double *max)
 {
-    bk_tbuf *t = &g->accessors;
-    jw_obj(t);
-    jw_key(t, "bufferView");
-    jw_int(t, (int64_t)view);
-    jw_key(t, "componentType");
-    jw_int(t, component);
-    jw_key(t, "count");
-    jw_int(t, (int64_t)count);
-    jw_key(t, "type");
-    jw_str(t, type);
+    /* type is one of glTF's names (VEC3, SCALAR...): no escaping needed. */
+    char buf[512], *p = buf;
+    p = PUT_INT(p, "{\"bufferView\":", view);
+    p = PUT_INT(p, ",\"componentType\":", component);
+    p = PUT_INT(p, ",\"count\":", count);
+    p = PUT_LIT(p, ",\"type\":\"");
+    size_t type_len = strlen(type);
+    memcpy(p, type, type_len);
+    p += type_len;
+    *p++ = '"';
     if (min && max) {
-        jw_key(t, "min");
-        jw_reals(t, min, 3);
-        jw_key(t, "max");
-        jw_reals(t, max, 3);
+        for (int bound = 0; bound < 2; bound++) {
+            const double *v = bound ? max : min;
+            p = bound ? PUT_LIT(p, ",\"max\":[") : PUT_LIT(p, ",\"min\":[");
+            for (int k = 0; k < 3; k++) {
+                if (k)
+                    *p++ = ',';
+                p += jw_format_real(p, v[k]);
+            }
+            *p++ = ']';
+        }
     }
-    jw_end_obj(t);
+    *p++ = '}';
+    jw_raw_value(&g->accessors, buf, (size_t)(p - buf));
     return g->accessor_count++;
 }
 
@@ -146,28 +161,17 @@ static bspkit_result write_prim(gctx *g, const bk_xprim *p, int64_t material, bs
     size_t a_lm = lm ? add_accessor(g, vl, GL_FLOAT, n, "VEC2", NULL, NULL) : 0;
     size_t a_idx = add_accessor(g, vi, wide ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT, p->index_count, "SCALAR", NULL,
                                 NULL);
-    bk_tbuf *t = &g->meshes;
-    jw_obj(t);
-    jw_key(t, "attributes");
-    jw_obj(t);
-    jw_key(t, "POSITION");
-    jw_int(t, (int64_t)a_pos);
-    jw_key(t, "NORMAL");
-    jw_int(t, (int64_t)a_nrm);
-    jw_key(t, "TEXCOORD_0");
-    jw_int(t, (int64_t)a_uv);
+    char buf[320], *w = buf;
+    w = PUT_INT(w, "{\"attributes\":{\"POSITION\":", a_pos);
+    w = PUT_INT(w, ",\"NORMAL\":", a_nrm);
+    w = PUT_INT(w, ",\"TEXCOORD_0\":", a_uv);
     if (lm) {
-        jw_key(t, "TEXCOORD_1");
-        jw_int(t, (int64_t)a_lm);
+        w = PUT_INT(w, ",\"TEXCOORD_1\":", a_lm);
     }
-    jw_end_obj(t);
-    jw_key(t, "indices");
-    jw_int(t, (int64_t)a_idx);
-    jw_key(t, "material");
-    jw_int(t, material);
-    jw_key(t, "mode");
-    jw_int(t, 4);
-    jw_end_obj(t);
+    w = PUT_INT(w, "},\"indices\":", a_idx);
+    w = PUT_INT(w, ",\"material\":", material);
+    w = PUT_LIT(w, ",\"mode\":4}");
+    jw_raw_value(&g->meshes, buf, (size_t)(w - buf));
     return BSPKIT_OK;
 }
 
@@ -268,7 +272,7 @@ static void prop_extras(bk_tbuf *t, const bspkit_static_props *sp, size_t i)
 {
     const bspkit_static_prop *p = &sp->props[i];
     jw_obj(t);
-    jw_key(t, "model");
+    JW_KEY(t, "model");
     jw_str(t, p->prop_type < sp->dictionary_count ? sp->dictionary[p->prop_type].name : "");
     key_int(t, "prop_index", (int64_t)i);
     key_int(t, "skin", p->skin);
@@ -278,10 +282,10 @@ static void prop_extras(bk_tbuf *t, const bspkit_static_props *sp, size_t i)
     key_real(t, "fade_max_dist", p->fade_max_dist);
     key_real(t, "forced_fade_scale", p->forced_fade_scale);
     double lo[3] = {p->lighting_origin.x, p->lighting_origin.y, p->lighting_origin.z};
-    jw_key(t, "lighting_origin");
+    JW_KEY(t, "lighting_origin");
     jw_reals(t, lo, 3);
     if (p->targetname) {
-        jw_key(t, "targetname");
+        JW_KEY(t, "targetname");
         jw_str(t, p->targetname);
     }
     jw_end_obj(t);
@@ -292,13 +296,13 @@ static bool write_node(gctx *g, bk_tbuf *t, const bk_xnode *n, const bspkit_enti
 {
     bool ok = true;
     jw_obj(t);
-    jw_key(t, "name");
+    JW_KEY(t, "name");
     jw_str(t, n->name);
     if (mesh >= 0)
         key_int(t, "mesh", mesh);
     double tr[3] = {n->translation[0] * g->scale, n->translation[2] * g->scale, -n->translation[1] * g->scale};
     if (tr[0] != 0 || tr[1] != 0 || tr[2] != 0) {
-        jw_key(t, "translation");
+        JW_KEY(t, "translation");
         jw_reals(t, tr, 3);
     }
     double q[4] = {n->rotation[0], n->rotation[2], -n->rotation[1], n->rotation[3]};
@@ -306,22 +310,22 @@ static bool write_node(gctx *g, bk_tbuf *t, const bk_xnode *n, const bspkit_enti
     if (len > 0 && isfinite(len) && (q[0] != 0 || q[1] != 0 || q[2] != 0)) {
         for (int k = 0; k < 4; k++)
             q[k] /= len;
-        jw_key(t, "rotation");
+        JW_KEY(t, "rotation");
         jw_reals(t, q, 4);
     }
     double s[3] = {n->scale[0], n->scale[2], n->scale[1]};
     if (s[0] != 1 || s[1] != 1 || s[2] != 1) {
-        jw_key(t, "scale");
+        JW_KEY(t, "scale");
         jw_reals(t, s, 3);
     }
     if (n->kind == BK_XNODE_PROP && sp && n->prop >= 0 && (size_t)n->prop < sp->prop_count) {
-        jw_key(t, "extras");
+        JW_KEY(t, "extras");
         prop_extras(t, sp, (size_t)n->prop);
     } else if (ents && n->entity >= 0 && (size_t)n->entity < ents->count) {
-        jw_key(t, "extras");
+        JW_KEY(t, "extras");
         ok = entity_extras(t, ents, (size_t)n->entity);
     } else if (n->model >= 0) {
-        jw_key(t, "extras");
+        JW_KEY(t, "extras");
         jw_obj(t);
         key_int(t, "model_index", n->model);
         jw_end_obj(t);
@@ -361,18 +365,18 @@ static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *
 {
     int32_t image = media ? media->material_image[index] : -1;
     jw_obj(t);
-    jw_key(t, "name");
+    JW_KEY(t, "name");
     jw_str(t, mat->name);
-    jw_key(t, "pbrMetallicRoughness");
+    JW_KEY(t, "pbrMetallicRoughness");
     jw_obj(t);
     double colour[4] = {1, 1, 1, 1};
     if (media && image < 0)
         for (int k = 0; k < 3; k++)
             colour[k] = media->material_colour[index][k];
-    jw_key(t, "baseColorFactor");
+    JW_KEY(t, "baseColorFactor");
     jw_reals(t, colour, 4);
     if (image >= 0) {
-        jw_key(t, "baseColorTexture");
+        JW_KEY(t, "baseColorTexture");
         jw_obj(t);
         key_int(t, "index", image);
         key_int(t, "texCoord", 0);
@@ -382,24 +386,24 @@ static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *
     key_real(t, "roughnessFactor", 1);
     jw_end_obj(t);
     if (image >= 0 && media->material_mask[index]) {
-        jw_key(t, "alphaMode");
+        JW_KEY(t, "alphaMode");
         jw_str(t, "MASK");
         key_real(t, "alphaCutoff", 0.5);
     }
     bool lightmap = media && media->lightmap_image >= 0 && mat->lit;
     const char *kind = material_kind(mat);
     if (lightmap || kind) {
-        jw_key(t, "extras");
+        JW_KEY(t, "extras");
         jw_obj(t);
         if (lightmap) {
-            jw_key(t, "lightmap");
+            JW_KEY(t, "lightmap");
             jw_obj(t);
             key_int(t, "index", media->lightmap_image);
             key_int(t, "texCoord", 1);
             jw_end_obj(t);
         }
         if (kind) {
-            jw_key(t, "class");
+            JW_KEY(t, "class");
             jw_str(t, kind);
         }
         jw_end_obj(t);
@@ -412,16 +416,16 @@ static void material_json(bk_tbuf *t, const bk_xmaterial *mat, const bk_xmedia *
  * each image names its file. */
 static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char *image_dir_uri, size_t *buffer_end)
 {
-    jw_key(t, "images");
+    JW_KEY(t, "images");
     jw_arr(t);
     for (size_t i = 0; i < media->image_count; i++) {
         const bk_ximage *im = &media->images[i];
         jw_obj(t);
-        jw_key(t, "name");
+        JW_KEY(t, "name");
         jw_str(t, im->name);
         if (image_dir_uri) {
             /* File names are [A-Za-z0-9._-] only: nothing to encode. */
-            jw_key(t, "uri");
+            JW_KEY(t, "uri");
             size_t n = strlen(image_dir_uri) + strlen(im->file) + 2;
             char *uri = malloc(n);
             if (!uri) {
@@ -436,13 +440,13 @@ static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char
             size_t view = view_json(g, *buffer_end, im->png_size, 0);
             *buffer_end += align4(im->png_size);
             key_int(t, "bufferView", (int64_t)view);
-            jw_key(t, "mimeType");
+            JW_KEY(t, "mimeType");
             jw_str(t, "image/png");
         }
         jw_end_obj(t);
     }
     jw_end_arr(t);
-    jw_key(t, "samplers");
+    JW_KEY(t, "samplers");
     jw_arr(t);
     const int filters[2][2] = {{GL_LINEAR, GL_LINEAR_MIPMAP_LINEAR}, {GL_LINEAR, GL_LINEAR}};
     const int wraps[2] = {GL_REPEAT, GL_CLAMP_TO_EDGE};
@@ -456,11 +460,11 @@ static void write_images(gctx *g, bk_tbuf *t, const bk_xmedia *media, const char
         jw_end_obj(t);
     }
     jw_end_arr(t);
-    jw_key(t, "textures");
+    JW_KEY(t, "textures");
     jw_arr(t);
     for (size_t i = 0; i < media->image_count; i++) {
         jw_obj(t);
-        jw_key(t, "name");
+        JW_KEY(t, "name");
         jw_str(t, media->images[i].name);
         key_int(t, "sampler", (int64_t)i == media->lightmap_image ? 1 : 0);
         key_int(t, "source", (int64_t)i);
@@ -516,9 +520,9 @@ bspkit_result bk_gltf_geometry_build(const bk_xmesh *m, bool lightmap_uv, double
         jw_obj(&g->meshes);
         char name[32];
         snprintf(name, sizeof name, "model*%zu", i);
-        jw_key(&g->meshes, "name");
+        JW_KEY(&g->meshes, "name");
         jw_str(&g->meshes, name);
-        jw_key(&g->meshes, "primitives");
+        JW_KEY(&g->meshes, "primitives");
         jw_arr(&g->meshes);
         for (size_t p = 0; p < xm->prim_count && r == BSPKIT_OK; p++)
             r = write_prim(g, &xm->prims[p], g->gl_material[xm->prims[p].material], err);
@@ -572,10 +576,10 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
 
     /* Node 0 is the root; every exported node is its child. */
     jw_obj(&nodes);
-    jw_key(&nodes, "name");
+    JW_KEY(&nodes, "name");
     jw_str(&nodes, "map");
     if (m->node_count > 0) {
-        jw_key(&nodes, "children");
+        JW_KEY(&nodes, "children");
         jw_arr(&nodes);
         for (size_t i = 0; i < m->node_count; i++)
             jw_int(&nodes, (int64_t)i + 1);
@@ -598,14 +602,14 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     if (parts < SIZE_MAX - 4096)
         (void)tb_room(root, parts + 4096);
     jw_obj(root);
-    jw_key(root, "asset");
+    JW_KEY(root, "asset");
     jw_obj(root);
-    jw_key(root, "version");
+    JW_KEY(root, "version");
     jw_str(root, "2.0");
-    jw_key(root, "generator");
+    JW_KEY(root, "generator");
     jw_str(root, "bspkit " BSPKIT_VERSION_STRING);
     jw_end_obj(root);
-    jw_key(root, "scene");
+    JW_KEY(root, "scene");
     jw_int(root, 0);
     tb_puts(root, ",\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
     tb_put(root, nodes.data, nodes.size);
@@ -625,12 +629,12 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     if (media && media->image_count > 0)
         write_images(g, root, media, image_dir_uri, buffer_end);
     if (*buffer_end > 0) {
-        jw_key(root, "buffers");
+        JW_KEY(root, "buffers");
         jw_arr(root);
         jw_obj(root);
         key_int(root, "byteLength", (int64_t)*buffer_end);
         if (bin_uri) {
-            jw_key(root, "uri");
+            JW_KEY(root, "uri");
             jw_str(root, bin_uri);
         }
         jw_end_obj(root);

@@ -232,15 +232,57 @@ bool bk_xkeep_face(builder *b, uint32_t mat, int32_t flags)
 
 /* ---- materials ---------------------------------------------------------- */
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of `name` in the material table: its material's, or the empty
+ * one where it would go. */
+static uint32_t *material_slot(const builder *b, const char *name)
+{
+    size_t mask = b->material_slot_count - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        uint32_t *slot = &b->material_slots[i];
+        if (*slot == 0 || strcmp(b->m->materials[*slot - 1].name, name) == 0)
+            return slot;
+    }
+}
+
+/* Room for one more material in the table, kept at most half full so a
+ * lookup ends soon at an empty slot. */
+static bool material_slots_room(builder *b)
+{
+    size_t want = b->material_slot_count ? b->material_slot_count : 64;
+    while (want < 2 * (b->m->material_count + 1))
+        want *= 2;
+    if (want == b->material_slot_count)
+        return true;
+    uint32_t *slots = calloc(want, sizeof *slots);
+    if (!slots)
+        return false;
+    free(b->material_slots);
+    b->material_slots = slots;
+    b->material_slot_count = want;
+    for (size_t i = 0; i < b->m->material_count; i++)
+        *material_slot(b, b->m->materials[i].name) = (uint32_t)i + 1;
+    return true;
+}
+
 bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, uint32_t w, uint32_t h,
                                   int32_t *index, bspkit_error *err)
 {
     bk_xmesh *m = b->m;
-    for (size_t i = 0; i < m->material_count; i++) {
-        if (strcmp(m->materials[i].name, name) == 0) {
-            *index = (int32_t)i;
-            return BSPKIT_OK;
-        }
+    /* Maps name hundreds of textures: found by hash, not by a scan of all. */
+    if (!material_slots_room(b))
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    uint32_t *slot = material_slot(b, name);
+    if (*slot != 0) {
+        *index = (int32_t)(*slot - 1);
+        return BSPKIT_OK;
     }
     bspkit_result r = bk_xgrow(m, (void **)&m->materials, &b->material_cap, m->material_count + 1, sizeof *m->materials,
                            BSPKIT_Q_TEXTURES, err);
@@ -254,6 +296,7 @@ bspkit_result bk_xadd_material(builder *b, const char *name, int32_t texture, ui
     m->materials[m->material_count] =
         (bk_xmaterial){copy, texture, w ? w : 1, h ? h : 1, false, 0, false, name_kinds(m->family, copy)};
     *index = (int32_t)m->material_count++;
+    *slot = (uint32_t)m->material_count;
     return BSPKIT_OK;
 }
 
@@ -288,7 +331,6 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
     b->texture_count = n;
     for (size_t i = 0; i < n; i++) {
         char fallback[32];
-        snprintf(fallback, sizeof fallback, "missing_%zu", i);
         const char *name;
         uint32_t w, h;
         if (source) {
@@ -300,8 +342,10 @@ static bspkit_result load_textures(builder *b, bspkit_error *err)
             w = mip[i].width;
             h = mip[i].height;
         }
-        if (!name || !name[0])
+        if (!name || !name[0]) {
+            snprintf(fallback, sizeof fallback, "missing_%zu", i);
             name = fallback;
+        }
         if ((r = bk_xadd_material(b, name, (int32_t)i, w, h, &b->texture_material[i], err)) != BSPKIT_OK)
             return r;
     }
@@ -1090,6 +1134,7 @@ bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_x
         b.opts = *opts;
     bspkit_result r = build(&b, err);
     free(b.texture_material);
+    free(b.material_slots);
     free(b.prim_of);
     free(b.poly);
     free(b.remap);

@@ -31,6 +31,8 @@ typedef struct builder {
     int32_t *texture_material; /* texture index -> material */
     size_t texture_count;
     size_t material_cap;
+    uint32_t *material_slots;  /* name hash table: material index + 1, 0 = empty */
+    size_t material_slot_count; /* a power of two, or 0 before the first material */
     size_t *prim_of;           /* material -> primitive index + 1 in the current model, 0 = none */
     size_t prim_of_cap;
     double *poly;              /* scratch polygon, 3 doubles per corner */
