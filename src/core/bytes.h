@@ -42,7 +42,7 @@ BK_ALWAYS_INLINE float bits_to_float(uint32_t u)
     return f;
 }
 
-static inline uint32_t float_to_bits(float f)
+BK_ALWAYS_INLINE uint32_t float_to_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -56,10 +56,23 @@ BK_ALWAYS_INLINE uint32_t rd_u32(const uint8_t *p, bool be) { return be ? rd_be3
 BK_ALWAYS_INLINE int32_t rd_i32(const uint8_t *p, bool be) { return (int32_t)rd_u32(p, be); }
 BK_ALWAYS_INLINE float rd_f32(const uint8_t *p, bool be) { return bits_to_float(rd_u32(p, be)); }
 
-static inline void wr_le16(uint8_t *p, uint16_t v)
+/* On a little-endian host a little-endian value is its own bytes: one store
+ * (byte stores through uint8_t *, which may alias anything, are not always
+ * merged). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BK_HOST_LE 1
+#else
+#define BK_HOST_LE 0
+#endif
+
+BK_ALWAYS_INLINE void wr_le16(uint8_t *p, uint16_t v)
 {
+#if BK_HOST_LE
+    memcpy(p, &v, sizeof v);
+#else
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
+#endif
 }
 
 static inline void wr_be16(uint8_t *p, uint16_t v)
@@ -68,12 +81,16 @@ static inline void wr_be16(uint8_t *p, uint16_t v)
     p[1] = (uint8_t)v;
 }
 
-static inline void wr_le32(uint8_t *p, uint32_t v)
+BK_ALWAYS_INLINE void wr_le32(uint8_t *p, uint32_t v)
 {
+#if BK_HOST_LE
+    memcpy(p, &v, sizeof v);
+#else
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16);
     p[3] = (uint8_t)(v >> 24);
+#endif
 }
 
 static inline void wr_be32(uint8_t *p, uint32_t v)
@@ -84,9 +101,9 @@ static inline void wr_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-static inline void wr_u16(uint8_t *p, uint16_t v, bool be) { be ? wr_be16(p, v) : wr_le16(p, v); }
-static inline void wr_u32(uint8_t *p, uint32_t v, bool be) { be ? wr_be32(p, v) : wr_le32(p, v); }
-static inline void wr_f32(uint8_t *p, float f, bool be) { wr_u32(p, float_to_bits(f), be); }
+BK_ALWAYS_INLINE void wr_u16(uint8_t *p, uint16_t v, bool be) { be ? wr_be16(p, v) : wr_le16(p, v); }
+BK_ALWAYS_INLINE void wr_u32(uint8_t *p, uint32_t v, bool be) { be ? wr_be32(p, v) : wr_le32(p, v); }
+BK_ALWAYS_INLINE void wr_f32(uint8_t *p, float f, bool be) { wr_u32(p, float_to_bits(f), be); }
 
 /* Overflow-safe range check: does [ofs, ofs+len) fit in size? */
 static inline bool range_ok(uint64_t ofs, uint64_t len, uint64_t size)
