@@ -9,15 +9,17 @@
 size_t bk_fmt_int(char out[BK_FMT_NUM_CAP], long long v)
 {
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-    char tmp[24], *q = tmp + sizeof tmp;
+    /* Digits counted first, then written from the end in place. */
+    size_t digits = 1;
+    for (unsigned long long rest = u; rest >= 10; rest /= 10)
+        digits++;
+    size_t n = digits + (v < 0);
+    out[0] = '-';
+    char *q = out + n;
+    *q = '\0';
     do
         *--q = (char)('0' + u % 10);
     while (u /= 10);
-    if (v < 0)
-        *--q = '-';
-    size_t n = (size_t)(tmp + sizeof tmp - q);
-    memcpy(out, q, n);
-    out[n] = '\0';
     return n;
 }
 
@@ -81,13 +83,18 @@ size_t bk_fmt_g(char out[BK_FMT_NUM_CAP], double v, int precision)
      * slightly wider band printf decides, so every edge is its answer. */
     if (!(a >= 9e-5 && a < 1e17))
         return fmt_printf(out, v, precision);
-    int bexp;
-    double frac = frexp(a, &bexp); /* a = frac * 2^bexp, frac in [0.5, 1) */
-    uint64_t m = (uint64_t)ldexp(frac, 53);
+    /* a = m * 2^e with m the 53-bit significand: a is normal here, so its
+     * bits hold both (frexp's fraction would be m / 2^53, its exponent e + 53). */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int bexp = (int)((bits >> 52) & 0x7FF) - 1022;
     int e = bexp - 53;
-    /* Decimal exponent X of a: an estimate from the binary one, then
-     * corrected until the scaled value has exactly `precision` digits. */
-    int x = (int)floor((bexp - 1) * 0.30102999566398120);
+    /* Decimal exponent X of a: an estimate from the binary one (78913 / 2^18
+     * is log10(2) to six digits), then corrected until the scaled value has
+     * exactly `precision` digits. */
+    int t = (bexp - 1) * 78913;
+    int x = t >= 0 ? t >> 18 : -((-t + (1 << 18) - 1) >> 18); /* floor(t / 2^18) */
     uint64_t n = 0;
     for (int tries = 0; tries < 4; tries++) {
         int k = precision - 1 - x;

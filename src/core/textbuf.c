@@ -153,20 +153,34 @@ static bool valid_utf8(const unsigned char *s)
     return true;
 }
 
-static void put_string(bk_tbuf *t, const char *s)
+/* Bytes a JSON string holds as they are: printable ASCII but '"' and '\\'. */
+#define PLAIN_ROW_CTRL 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+#define PLAIN_ROW_ALL 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const uint8_t JSON_PLAIN[256] = {
+    PLAIN_ROW_CTRL, PLAIN_ROW_CTRL,
+    1, 1, 0 /* '"' */, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20 */
+    PLAIN_ROW_ALL, PLAIN_ROW_ALL,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* '\\' */, 1, 1, 1, /* 0x50 */
+    PLAIN_ROW_ALL, PLAIN_ROW_ALL,
+    /* 0x80 to 0xFF (and NUL above) end the plain run */
+};
+
+/* The string s in quotes, then `after` (a ':' for a key; '\0' for none). */
+static void put_string(bk_tbuf *t, const char *s, char after)
 {
     /* Most strings (keys, names) are printable ASCII without quotes or
      * backslashes: written at once, as the general path would. */
     size_t n = 0;
-    while ((unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x80 && s[n] != '"' && s[n] != '\\')
+    while (JSON_PLAIN[(unsigned char)s[n]])
         n++;
     if (s[n] == '\0') {
-        char *w = tb_room(t, n + 2);
+        char *w = tb_room(t, n + 3);
         if (w) {
             w[0] = '"';
             memcpy(w + 1, s, n);
             w[n + 1] = '"';
-            tb_commit(t, n + 2);
+            w[n + 2] = after;
+            tb_commit(t, n + 2 + (after != '\0'));
         }
         return;
     }
@@ -193,13 +207,14 @@ static void put_string(bk_tbuf *t, const char *s)
         p++;
     }
     tb_put(t, "\"", 1);
+    if (after)
+        tb_put(t, &after, 1);
 }
 
 void jw_key(bk_tbuf *t, const char *key)
 {
     sep(t);
-    put_string(t, key);
-    tb_put(t, ":", 1);
+    put_string(t, key, ':');
     t->comma = false;
 }
 
@@ -213,7 +228,7 @@ void jw_key_raw(bk_tbuf *t, const char *quoted_key, size_t n)
 void jw_str(bk_tbuf *t, const char *s)
 {
     sep(t);
-    put_string(t, s);
+    put_string(t, s, '\0');
 }
 
 void jw_int(bk_tbuf *t, int64_t v)

@@ -10,6 +10,7 @@
 #include "bspkit/props.h"
 #include "bspkit/titanfall.h"
 #include "core/family.h"
+#include "core/fmt_num.h"
 #include "core/map.h"
 #include "entities/values.h"
 #include "media/atlas_internal.h"
@@ -699,14 +700,15 @@ static char *node_name(const bspkit_entities *ents, int64_t e, int64_t model)
     }
     if (!base || !base[0])
         base = model >= 0 ? "model" : "entity";
-    size_t n = strlen(base) + 24;
-    char *s = malloc(n);
+    size_t len = strlen(base);
+    char *s = malloc(len + 2 + BK_FMT_NUM_CAP);
     if (!s)
         return NULL;
-    if (model >= 0)
-        snprintf(s, n, "%s*%lld", base, (long long)model);
-    else
-        snprintf(s, n, "%s", base);
+    memcpy(s, base, len + 1);
+    if (model >= 0) { /* "name*3" */
+        s[len] = '*';
+        bk_fmt_int(s + len + 1, (long long)model);
+    }
     return s;
 }
 
