@@ -6,20 +6,31 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "00" to "99": two digits per division. */
+static const char DIGIT_PAIRS[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
 size_t bk_fmt_int(char out[BK_FMT_NUM_CAP], long long v)
 {
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
     /* Digits counted first, then written from the end in place. */
     size_t digits = 1;
-    for (unsigned long long rest = u; rest >= 10; rest /= 10)
+    for (unsigned long long bound = 10; digits < 20 && u >= bound; bound *= 10)
         digits++;
     size_t n = digits + (v < 0);
     out[0] = '-';
     char *q = out + n;
     *q = '\0';
-    do
-        *--q = (char)('0' + u % 10);
-    while (u /= 10);
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, DIGIT_PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10)
+        memcpy(q - 2, DIGIT_PAIRS + 2 * u, 2);
+    else
+        q[-1] = (char)('0' + u);
     return n;
 }
 

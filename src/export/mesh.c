@@ -444,11 +444,10 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
 bool bk_xput_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
                        uint32_t face)
 {
-    if (!isfinite(pos[0]) || !isfinite(pos[1]) || !isfinite(pos[2]) || fabs(pos[0]) > 1e30 ||
-        fabs(pos[1]) > 1e30 || fabs(pos[2]) > 1e30)
+    /* One test per axis: NaN fails the comparison, infinity exceeds 1e30. */
+    if (!(fabs(pos[0]) <= 1e30 && fabs(pos[1]) <= 1e30 && fabs(pos[2]) <= 1e30))
         return false;
-    bk_xvertex *v = &p->verts[p->vert_count++];
-    memset(v, 0, sizeof *v);
+    bk_xvertex *v = &p->verts[p->vert_count++]; /* every field is set below */
     for (int i = 0; i < 3; i++) {
         v->pos[i] = (float)pos[i];
         v->normal[i] = (float)n[i];
