@@ -378,9 +378,15 @@ bspkit_result bk_xprim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t
         bspkit_result r = bk_xgrow(b->m, (void **)&xm->prims, prim_cap, xm->prim_count + 1, sizeof *xm->prims, -1, err);
         if (r != BSPKIT_OK)
             return r;
-        memset(&xm->prims[xm->prim_count], 0, sizeof *xm->prims);
-        xm->prims[xm->prim_count].material = material;
+        bk_xprim *p = &xm->prims[xm->prim_count];
+        memset(p, 0, sizeof *p);
+        p->material = material;
         b->prim_of[material] = ++xm->prim_count;
+        if (material < b->expect_count && b->expect_verts[material] > 0) {
+            /* Only a size hint: where it cannot be had, the faces grow the primitive as they come. */
+            bspkit_error ignore;
+            (void)bk_xreserve(b, p, b->expect_verts[material], b->expect_indices[material], &ignore);
+        }
     }
     *out = &xm->prims[b->prim_of[material] - 1];
     return BSPKIT_OK;
@@ -573,6 +579,45 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
     }
     *triangles = dm.triangle_count;
     bspkit_disp_mesh_free(&dm);
+    return BSPKIT_OK;
+}
+
+/* What each material's polygon faces in faces [first, first + count) add:
+ * growing a primitive face by face would copy it several times over. Only
+ * an estimate for sizing (displacements and skipped faces differ), so
+ * faces the emitter would reject are simply left out. */
+static bspkit_result expect_sizes(builder *b, size_t first, size_t count, bspkit_error *err)
+{
+    if (b->expect_count < b->m->material_count) {
+        bspkit_result r;
+        size_t cap = b->expect_count, cap2 = b->expect_count;
+        if ((r = bk_xgrow(b->m, (void **)&b->expect_verts, &cap, b->m->material_count, sizeof(size_t), -1, err)) !=
+                BSPKIT_OK ||
+            (r = bk_xgrow(b->m, (void **)&b->expect_indices, &cap2, b->m->material_count, sizeof(size_t), -1,
+                          err)) != BSPKIT_OK)
+            return r;
+        b->expect_count = b->m->material_count;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t fi = first; fi < first + count; fi++) {
+            const bspkit_face *f = &b->faces[fi];
+            if (f->texinfo < 0 || (uint64_t)f->texinfo >= b->texinfo_count || f->num_edges < 3 ||
+                f->first_edge < 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > b->surfedge_count)
+                continue;
+            int32_t texture = b->texinfo[f->texinfo].texture;
+            if (texture < 0 || (uint64_t)texture >= b->texture_count)
+                continue;
+            size_t mat = (size_t)b->texture_material[texture];
+            if (mat >= b->expect_count)
+                continue;
+            if (pass == 0) { /* the counts of the model before are cleared */
+                b->expect_verts[mat] = b->expect_indices[mat] = 0;
+            } else if (b->expect_verts[mat] < b->surfedge_count) {
+                /* A real map's faces share no edge range: the sum stays within SURFEDGES. */
+                b->expect_verts[mat] += (size_t)f->num_edges;
+                b->expect_indices[mat] += ((size_t)f->num_edges - 2) * 3;
+            }
+        }
     return BSPKIT_OK;
 }
 
@@ -1109,6 +1154,8 @@ static bspkit_result build(builder *b, bspkit_error *err)
             continue;
         }
         size_t prim_cap = 0;
+        if (!surfaces)
+            r = expect_sizes(b, (size_t)md->first_face, (size_t)md->num_faces, err);
         for (size_t k = 0; k < (size_t)md->num_faces && r == BSPKIT_OK; k++)
             r = surfaces ? bk_xsurface_emit(b, xm, &prim_cap, (size_t)md->first_face + k, err)
                          : emit_face(b, xm, &prim_cap, (size_t)md->first_face + k, err);
@@ -1137,6 +1184,8 @@ bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_x
     free(b.texture_material);
     free(b.material_slots);
     free(b.prim_of);
+    free(b.expect_verts);
+    free(b.expect_indices);
     free(b.poly);
     free(b.remap);
     if (r != BSPKIT_OK)

@@ -34,6 +34,10 @@ typedef struct builder {
     uint32_t *material_slots;  /* name hash table: material index + 1, 0 = empty */
     size_t material_slot_count; /* a power of two, or 0 before the first material */
     size_t *prim_of;           /* material -> primitive index + 1 in the current model, 0 = none */
+    /* material -> vertices and indices its plain faces in the current model
+     * will add (from the faces' edge counts), so a primitive is sized once */
+    size_t *expect_verts, *expect_indices;
+    size_t expect_count;
     size_t prim_of_cap;
     double *poly;              /* scratch polygon, 3 doubles per corner */
     size_t poly_cap;
