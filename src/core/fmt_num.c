@@ -87,7 +87,15 @@ static uint64_t scaled(uint64_t m, int e, int k)
 
 size_t bk_fmt_g(char out[BK_FMT_NUM_CAP], double v, int precision)
 {
-    if (precision < 1 || precision > 17 || !isfinite(v) || v == 0)
+    if (v == 0) { /* "%g" of a zero: its sign and the digit */
+        size_t n = 0;
+        if (signbit(v))
+            out[n++] = '-';
+        out[n++] = '0';
+        out[n] = '\0';
+        return n;
+    }
+    if (precision < 1 || precision > 17 || !isfinite(v))
         return fmt_printf(out, v, precision < 1 ? 1 : precision > 17 ? 17 : precision);
     double a = fabs(v);
     /* Fixed notation needs 1e-4 <= |v| rounded < 10^precision; outside a
