@@ -15,6 +15,9 @@
 #include "core/textbuf.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +130,43 @@ static bspkit_result write_prim(gctx *g, const bk_xprim *p, int64_t material, bs
     bool wide = n >= 65536;
     size_t vi = add_view(g, p->index_count * (wide ? 4 : 2), GL_ELEMENT_ARRAY_BUFFER, &idx);
     float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < n; i++) {
+    size_t done = 0;
+#if defined(__SSE2__) && BK_HOST_LE
+    /* The loop below, with the axes swapped in registers and the floats
+     * stored as they are (the host's are the file's): x and z are scaled
+     * together in double precision as there, min and max keep its operand
+     * order, and a position that left float range is found at the end. */
+    const __m128d scale = _mm_set1_pd(g->scale);
+    const __m128 flip_y = _mm_setr_ps(0.0f, 0.0f, -0.0f, 0.0f);
+    __m128 lo = _mm_set1_ps(INFINITY), hi = _mm_set1_ps(-INFINITY), bad = _mm_setzero_ps();
+    for (; done < n; done++) {
+        const bk_xvertex *v = &p->verts[done];
+        __m128 xz = _mm_cvtpd_ps(_mm_mul_pd(_mm_setr_pd(v->pos[0], v->pos[2]), scale));
+        __m128 y = _mm_cvtpd_ps(_mm_mul_sd(_mm_set_sd(-(double)v->pos[1]), scale));
+        __m128 q = _mm_movelh_ps(xz, y); /* x, z, -y, 0 */
+        __m128 span = _mm_sub_ps(q, q);  /* NaN where q is not finite */
+        bad = _mm_or_ps(bad, _mm_cmpunord_ps(span, span));
+        lo = _mm_min_ps(q, lo);
+        hi = _mm_max_ps(q, hi);
+        __m128 nq = _mm_xor_ps(_mm_setr_ps(v->normal[0], v->normal[2], v->normal[1], 0.0f), flip_y);
+        uint8_t *at = pos + done * 12, *nat = nrm + done * 12;
+        _mm_storel_pi((__m64 *)(void *)at, q);
+        _mm_store_ss((float *)(void *)(at + 8), _mm_movehl_ps(q, q));
+        _mm_storel_pi((__m64 *)(void *)nat, nq);
+        _mm_store_ss((float *)(void *)(nat + 8), _mm_movehl_ps(nq, nq));
+        memcpy(uv + done * 8, v->uv0, 8);
+        if (lm)
+            memcpy(lm + done * 8, v->uv1, 8);
+    }
+    if (_mm_movemask_ps(bad) != 0)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "scale %g takes a vertex beyond float range", g->scale);
+    float l4[4], h4[4];
+    _mm_storeu_ps(l4, lo);
+    _mm_storeu_ps(h4, hi);
+    memcpy(mn, l4, sizeof mn);
+    memcpy(mx, h4, sizeof mx);
+#endif
+    for (size_t i = done; i < n; i++) {
         const bk_xvertex *v = &p->verts[i];
         float q[3] = {(float)(v->pos[0] * g->scale), (float)(v->pos[2] * g->scale), (float)(-v->pos[1] * g->scale)};
         for (int k = 0; k < 3; k++) {

@@ -445,28 +445,6 @@ static bspkit_result face_polygon(builder *b, size_t fi, const bspkit_face *f, b
     return BSPKIT_OK;
 }
 
-/* Appends vertex data (the caller has grown the arrays); false when the
- * position is not finite, which no writer can represent. */
-bool bk_xput_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
-                       uint32_t face)
-{
-    /* One test per axis: NaN fails the comparison, infinity exceeds 1e30. */
-    if (!(fabs(pos[0]) <= 1e30 && fabs(pos[1]) <= 1e30 && fabs(pos[2]) <= 1e30))
-        return false;
-    bk_xvertex *v = &p->verts[p->vert_count++]; /* every field is set below */
-    for (int i = 0; i < 3; i++) {
-        v->pos[i] = (float)pos[i];
-        v->normal[i] = (float)n[i];
-    }
-    /* Broken texture vectors give no usable coordinate; 0 keeps the file valid. */
-    v->uv0[0] = isfinite(uv[0]) ? uv[0] : 0.0f;
-    v->uv0[1] = isfinite(uv[1]) ? uv[1] : 0.0f;
-    v->uv1[0] = isfinite(lm[0]) ? lm[0] : 0.0f;
-    v->uv1[1] = isfinite(lm[1]) ? lm[1] : 0.0f;
-    v->face = face;
-    return true;
-}
-
 bspkit_result bk_xreserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err)
 {
     bspkit_result r;

@@ -9,6 +9,8 @@
 #include "bspkit/quake3.h"
 #include "export/mesh.h"
 
+#include <math.h>
+
 typedef struct builder {
     bspkit_map *map;
     bk_xmesh *m;
@@ -70,9 +72,27 @@ bspkit_result bk_xprim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t
 bool bk_xkeep_face(builder *b, uint32_t mat, int32_t flags);
 /* Room for `verts` more vertices and `indices` more indices in `p`. */
 bspkit_result bk_xreserve(builder *b, bk_xprim *p, size_t verts, size_t indices, bspkit_error *err);
-/* Appends a vertex (room reserved); false when the position is not finite. */
-bool bk_xput_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2], const float lm[2],
-                    uint32_t face);
+/* Appends a vertex (room reserved); false when the position is not finite,
+ * which no writer can represent. Inline: every vertex of a map passes here. */
+static inline bool bk_xput_vertex(bk_xprim *p, const double pos[3], const double n[3], const float uv[2],
+                                  const float lm[2], uint32_t face)
+{
+    /* One test per axis: NaN fails the comparison, infinity exceeds 1e30. */
+    if (!(fabs(pos[0]) <= 1e30 && fabs(pos[1]) <= 1e30 && fabs(pos[2]) <= 1e30))
+        return false;
+    bk_xvertex *v = &p->verts[p->vert_count++]; /* every field is set below */
+    for (int i = 0; i < 3; i++) {
+        v->pos[i] = (float)pos[i];
+        v->normal[i] = (float)n[i];
+    }
+    /* Broken texture vectors give no usable coordinate; 0 keeps the file valid. */
+    v->uv0[0] = isfinite(uv[0]) ? uv[0] : 0.0f;
+    v->uv0[1] = isfinite(uv[1]) ? uv[1] : 0.0f;
+    v->uv1[0] = isfinite(lm[0]) ? lm[0] : 0.0f;
+    v->uv1[1] = isfinite(lm[1]) ? lm[1] : 0.0f;
+    v->face = face;
+    return true;
+}
 bool bk_xnormalize(double v[3]);
 void bk_xcross(const double a[3], const double b[3], double out[3]);
 double bk_xdot3(const double a[3], const double b[3]);
