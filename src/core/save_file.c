@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,21 +25,40 @@ static bspkit_result io_fail(bspkit_error *err, const char *what, const char *pa
     return bk_fail(err, BSPKIT_ERR_IO, -1, -1, -1, "%s %s: %s", what, path, strerror(e));
 }
 
-static int write_all(int fd, const uint8_t *data, size_t size)
+/* parts[0 .. n) in order, with as few calls as the kernel allows: a GLB
+ * is a dozen texts and two parts per embedded image. */
+static int write_parts(int fd, const bk_save_part *parts, size_t n)
 {
-    while (size > 0) {
-        ssize_t n = write(fd, data, size);
-        if (n < 0) {
+    enum { BATCH = 64 };
+    size_t next = 0, skip = 0; /* the first part not fully written, and its bytes already written */
+    while (next < n) {
+        struct iovec iov[BATCH];
+        int count = 0;
+        for (size_t k = next; k < n && count < BATCH; k++) {
+            size_t off = k == next ? skip : 0;
+            if (parts[k].size > off)
+                iov[count++] = (struct iovec){(void *)((const uint8_t *)parts[k].data + off), parts[k].size - off};
+        }
+        if (count == 0)
+            return 0;
+        ssize_t w = writev(fd, iov, count);
+        if (w < 0) {
             if (errno == EINTR)
                 continue;
             return -1;
         }
-        if (n == 0) {
+        if (w == 0) {
             errno = EIO;
             return -1;
         }
-        data += n;
-        size -= (size_t)n;
+        /* Past the parts written whole, into the one cut short. */
+        size_t left = (size_t)w;
+        while (next < n && left >= parts[next].size - skip) {
+            left -= parts[next].size - skip;
+            next++;
+            skip = 0;
+        }
+        skip += left;
     }
     return 0;
 }
@@ -134,13 +154,12 @@ bspkit_result bk_save_parts(const char *path, const bk_save_part *parts, size_t 
         rc = io_fail(err, "cannot create a temporary file for", path, errno);
         goto done;
     }
-    for (size_t i = 0; i < nparts; i++)
-        if (write_all(fd, parts[i].data, parts[i].size) != 0) {
-            rc = io_fail(err, "cannot write", tmp, errno);
-            close(fd);
-            unlink(tmp);
-            goto done;
-        }
+    if (write_parts(fd, parts, nparts) != 0) {
+        rc = io_fail(err, "cannot write", tmp, errno);
+        close(fd);
+        unlink(tmp);
+        goto done;
+    }
     if ((flags & BK_SAVE_FLUSH) && fsync(fd) != 0) {
         rc = io_fail(err, "cannot flush", tmp, errno);
         close(fd);
@@ -271,7 +290,7 @@ bspkit_result bspkit_write_file_under(const char *dir, const char *rel, const vo
         rc = under_fail(err, dir, rel, errno, false);
         goto done;
     }
-    int e = write_all(fd, data, size) != 0 ? errno : 0;
+    int e = write_parts(fd, &(bk_save_part){data, size}, 1) != 0 ? errno : 0;
     if (close(fd) != 0 && !e)
         e = errno;
     if (!e && renameat(cur, tmp, cur, comp) != 0)

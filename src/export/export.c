@@ -226,15 +226,19 @@ static bspkit_result save_images(const char *dir, const bk_xmedia *media, bspkit
     return BSPKIT_OK;
 }
 
-/* The side file first, the main file last: it appears when all it names exists. */
-static bspkit_result save_two(const char *path, const void *a, size_t a_size, const char *side_path, const void *b,
-                              size_t b_size, bspkit_export_stats *st, bspkit_error *err)
+/* The side file first, the main file last: it appears when all it names
+ * exists. The main file's text comes in parts. */
+static bspkit_result save_two(const char *path, const bk_save_part *a, size_t a_parts, const char *side_path,
+                              const void *b, size_t b_size, bspkit_export_stats *st, bspkit_error *err)
 {
     bspkit_result r = bk_save_bytes(side_path, b, b_size, BK_SAVE_DERIVED, err);
     if (r == BSPKIT_OK)
-        r = bk_save_bytes(path, a, a_size, BK_SAVE_DERIVED, err);
-    if (r == BSPKIT_OK)
-        st->bytes_written += a_size + b_size;
+        r = bk_save_parts(path, a, a_parts, BK_SAVE_DERIVED, err);
+    if (r == BSPKIT_OK) {
+        st->bytes_written += b_size;
+        for (size_t k = 0; k < a_parts; k++)
+            st->bytes_written += a[k].size;
+    }
     return r;
 }
 
@@ -261,7 +265,7 @@ static bspkit_result export_gltf(bspkit_map *map, const bk_xmesh *mesh, bk_gltf_
     } else if (r == BSPKIT_OK) {
         r = save_images(dir, media, st, err);
         if (r == BSPKIT_OK)
-            r = save_two(path, doc.json, doc.json_size, bin_path, doc.bin, doc.bin_size, st, err);
+            r = save_two(path, doc.json, doc.json_parts, bin_path, doc.bin, doc.bin_size, st, err);
     }
     bk_gltf_doc_free(&doc);
     free(bin_path);
@@ -294,7 +298,7 @@ static bspkit_result export_obj(const bk_xmesh *mesh, const bk_xmedia *media, co
     if (r == BSPKIT_OK)
         r = save_images(dir, media, st, err);
     if (r == BSPKIT_OK)
-        r = save_two(path, doc.obj, doc.obj_size, mtl_path, doc.mtl, doc.mtl_size, st, err);
+        r = save_two(path, &(bk_save_part){doc.obj, doc.obj_size}, 1, mtl_path, doc.mtl, doc.mtl_size, st, err);
     bk_obj_doc_free(&doc);
     free(mtl_path);
     free(dir);

@@ -589,8 +589,51 @@ void bk_gltf_geometry_free(bk_gltf_geometry *g)
     memset(g, 0, sizeof *g);
 }
 
+/* The document's texts: the glue between the large parts, and the parts. */
+enum { TEXT_GLUE, TEXT_NODES, TEXT_MATERIALS, TEXT_MESHES, TEXT_VIEWS, TEXT_ACCESSORS };
+
+/* The document's JSON as it is written: spans of the glue text, which may
+ * still move as it grows, between whole texts. */
+typedef struct json_plan {
+    struct {
+        int text;
+        size_t start, len;
+    } span[BK_GLTF_JSON_PARTS];
+    size_t count, glue_cut; /* glue_cut: where the glue's next span starts */
+} json_plan;
+
+static void plan_add(json_plan *plan, int text, size_t start, size_t len)
+{
+    plan->span[plan->count].text = text;
+    plan->span[plan->count].start = start;
+    plan->span[plan->count].len = len;
+    plan->count++;
+}
+
+/* The glue written since the last part, then the whole of text `which`. */
+static void splice(bk_gltf_doc *doc, json_plan *plan, int which)
+{
+    size_t glue_size = doc->texts[TEXT_GLUE].size;
+    plan_add(plan, TEXT_GLUE, plan->glue_cut, glue_size - plan->glue_cut);
+    plan_add(plan, which, 0, doc->texts[which].size);
+    plan->glue_cut = glue_size;
+}
+
+/* The rest of the glue, and the spans made the document's parts. */
+static void finish_json(bk_gltf_doc *doc, json_plan *plan)
+{
+    plan_add(plan, TEXT_GLUE, plan->glue_cut, doc->texts[TEXT_GLUE].size - plan->glue_cut);
+    doc->json_parts = plan->count;
+    doc->json_size = 0;
+    for (size_t k = 0; k < plan->count; k++) {
+        const bk_tbuf *t = &doc->texts[plan->span[k].text];
+        doc->json[k] = (bk_save_part){t->data ? t->data + plan->span[k].start : NULL, plan->span[k].len};
+        doc->json_size += plan->span[k].len;
+    }
+}
+
 static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, const bk_xmedia *media,
-                               const char *bin_uri, const char *image_dir_uri, bk_tbuf *root, size_t *buffer_end,
+                               const char *bin_uri, const char *image_dir_uri, bk_gltf_doc *doc, size_t *buffer_end,
                                bspkit_export_stats *stats, bspkit_error *err)
 {
     bspkit_result r = BSPKIT_OK;
@@ -602,44 +645,45 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
         return r;
 
     /* Materials in the order the geometry numbered them. */
-    bk_tbuf materials = {0}, nodes = {0};
+    bk_tbuf *root = &doc->texts[TEXT_GLUE], *nodes = &doc->texts[TEXT_NODES];
+    bk_tbuf *materials = &doc->texts[TEXT_MATERIALS];
     int64_t next = 0;
     for (size_t i = 0; i < m->model_count; i++)
         for (size_t p = 0; p < m->models[i].prim_count; p++) {
             uint32_t mt = m->models[i].prims[p].material;
             if (g->gl_material[mt] == next) {
                 next++;
-                material_json(&materials, &m->materials[mt], media, mt);
+                material_json(materials, &m->materials[mt], media, mt);
             }
         }
 
     /* Node 0 is the root; every exported node is its child. */
-    jw_obj(&nodes);
-    JW_KEY(&nodes, "name");
-    jw_str(&nodes, "map");
+    jw_obj(nodes);
+    JW_KEY(nodes, "name");
+    jw_str(nodes, "map");
     if (m->node_count > 0) {
-        JW_KEY(&nodes, "children");
-        jw_arr(&nodes);
+        JW_KEY(nodes, "children");
+        jw_arr(nodes);
         for (size_t i = 0; i < m->node_count; i++)
-            jw_int(&nodes, (int64_t)i + 1);
-        jw_end_arr(&nodes);
+            jw_int(nodes, (int64_t)i + 1);
+        jw_end_arr(nodes);
     }
-    jw_end_obj(&nodes);
+    jw_end_obj(nodes);
     bool ok = true;
     for (size_t i = 0; i < m->node_count && ok; i++) {
         const bk_xnode *n = &m->nodes[i];
         int64_t mesh = n->model >= 0 && (size_t)n->model < m->model_count ? g->model_mesh[n->model] : -1;
-        ok = write_node(g, &nodes, n, ents, sp, mesh);
+        ok = write_node(g, nodes, n, ents, sp, mesh);
         if (n->kind != BK_XNODE_POINT)
             stats->nodes++;
     }
     if (!ok)
-        nodes.failed = true;
+        nodes->failed = true;
 
-    /* The parts are joined into the root: room for all of them at once. */
-    size_t parts = nodes.size + g->meshes.size + materials.size + g->views.size + g->accessors.size;
-    if (parts < SIZE_MAX - 4096)
-        (void)tb_room(root, parts + 4096);
+    /* The geometry's texts become the document's. */
+    doc->texts[TEXT_MESHES] = g->meshes;
+    memset(&g->meshes, 0, sizeof g->meshes);
+    json_plan plan = {.count = 0};
     jw_obj(root);
     JW_KEY(root, "asset");
     jw_obj(root);
@@ -651,22 +695,27 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
     JW_KEY(root, "scene");
     jw_int(root, 0);
     tb_puts(root, ",\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
-    tb_put(root, nodes.data, nodes.size);
+    splice(doc, &plan, TEXT_NODES);
     tb_puts(root, "]");
     /* glTF forbids empty top-level arrays. */
     if (g->mesh_count > 0) {
         tb_puts(root, ",\"meshes\":[");
-        tb_put(root, g->meshes.data, g->meshes.size);
+        splice(doc, &plan, TEXT_MESHES);
         tb_puts(root, "]");
     }
     if (g->material_count > 0) {
         tb_puts(root, ",\"materials\":[");
-        tb_put(root, materials.data, materials.size);
+        splice(doc, &plan, TEXT_MATERIALS);
         tb_puts(root, "]");
     }
     *buffer_end = g->bin_used;
     if (media && media->image_count > 0)
         write_images(g, root, media, image_dir_uri, buffer_end);
+    /* The images added their views: the views are complete now. */
+    doc->texts[TEXT_VIEWS] = g->views;
+    doc->texts[TEXT_ACCESSORS] = g->accessors;
+    memset(&g->views, 0, sizeof g->views);
+    memset(&g->accessors, 0, sizeof g->accessors);
     if (*buffer_end > 0) {
         JW_KEY(root, "buffers");
         jw_arr(root);
@@ -679,19 +728,16 @@ static bspkit_result build_doc(gctx *g, bspkit_map *map, const bk_xmesh *m, cons
         jw_end_obj(root);
         jw_end_arr(root);
         tb_puts(root, ",\"bufferViews\":[");
-        tb_put(root, g->views.data, g->views.size);
+        splice(doc, &plan, TEXT_VIEWS);
         tb_puts(root, "]");
         if (g->accessor_count > 0) {
             tb_puts(root, ",\"accessors\":[");
-            tb_put(root, g->accessors.data, g->accessors.size);
+            splice(doc, &plan, TEXT_ACCESSORS);
             tb_puts(root, "]");
         }
     }
     jw_end_obj(root);
-    if (nodes.failed || materials.failed)
-        root->failed = true;
-    tb_free(&nodes);
-    tb_free(&materials);
+    finish_json(doc, &plan);
     stats->materials = (size_t)g->material_count;
     stats->props = m->props;
     if (media) {
@@ -706,20 +752,18 @@ bspkit_result bk_gltf_build(bspkit_map *map, const bk_xmesh *mesh, bk_gltf_geome
                             bspkit_export_stats *stats, bspkit_error *err)
 {
     memset(out, 0, sizeof *out);
-    bk_tbuf root = {0};
     size_t buffer_end = 0;
-    bspkit_result r = build_doc(geometry, map, mesh, media, bin_uri, image_dir_uri, &root, &buffer_end, stats, err);
-    if (r == BSPKIT_OK && (root.failed || geometry->views.failed))
-        r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory building the glTF document");
+    bspkit_result r = build_doc(geometry, map, mesh, media, bin_uri, image_dir_uri, out, &buffer_end, stats, err);
+    for (int k = 0; k < BK_GLTF_TEXTS && r == BSPKIT_OK; k++)
+        if (out->texts[k].failed)
+            r = bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory building the glTF document");
     if (r == BSPKIT_OK && buffer_end > (uint64_t)UINT32_MAX - (1u << 20))
         r = bk_fail(err, BSPKIT_ERR_LIMIT, -1, -1, -1, "glTF buffer of %zu bytes is too large for GLB", buffer_end);
     if (r != BSPKIT_OK) {
-        tb_free(&root);
+        bk_gltf_doc_free(out);
         bk_gltf_geometry_free(geometry);
         return r;
     }
-    out->json = root.data;
-    out->json_size = root.size;
     out->bin = geometry->bin;
     out->bin_size = geometry->bin_used;
     geometry->bin = NULL;
@@ -736,7 +780,8 @@ void bk_gltf_doc_free(bk_gltf_doc *doc)
 {
     if (!doc)
         return;
-    free(doc->json);
+    for (int k = 0; k < BK_GLTF_TEXTS; k++)
+        tb_free(&doc->texts[k]);
     free(doc->bin);
     memset(doc, 0, sizeof *doc);
 }
@@ -765,12 +810,13 @@ static bk_save_part *glb_parts(const bk_gltf_doc *doc, const uint8_t head[20], c
 {
     static const char spaces[4] = "   ";
     static const uint8_t zeros[4] = {0};
-    bk_save_part *parts = malloc((5 + 2 * doc->image_count) * sizeof *parts);
+    bk_save_part *parts = malloc((4 + doc->json_parts + 2 * doc->image_count) * sizeof *parts);
     if (!parts)
         return NULL;
     size_t n = 0;
     parts[n++] = (bk_save_part){head, 20};
-    parts[n++] = (bk_save_part){doc->json, doc->json_size};
+    for (size_t k = 0; k < doc->json_parts; k++)
+        parts[n++] = doc->json[k];
     parts[n++] = (bk_save_part){spaces, align4(doc->json_size) - doc->json_size};
     if (doc->buffer_size) {
         parts[n++] = (bk_save_part){bin_head, 8};

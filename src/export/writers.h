@@ -6,6 +6,7 @@
 #include "bspkit/export.h"
 #include "export/media.h"
 #include "export/mesh.h"
+#include "core/save_file.h"
 #include "core/textbuf.h"
 
 /* The glTF's geometry: meshes, their accessors and buffer views as JSON
@@ -34,9 +35,13 @@ void bk_gltf_geometry_free(bk_gltf_geometry *g);
  * describes: the geometry bytes, then (GLB) each embedded PNG padded to 4
  * bytes. The PNGs are borrowed from the bk_xmedia the document was built
  * from, which must outlive it. */
+/* The JSON is kept as the texts it was written in, never joined: the
+ * entity properties, views and accessors of a large map are megabytes. */
+enum { BK_GLTF_TEXTS = 6, BK_GLTF_JSON_PARTS = 12 };
 typedef struct bk_gltf_doc {
-    char *json;       /* NUL-terminated, compact */
-    size_t json_size;
+    bk_tbuf texts[BK_GLTF_TEXTS];          /* owned: what json[] points into */
+    bk_save_part json[BK_GLTF_JSON_PARTS]; /* the compact JSON text, in order */
+    size_t json_parts, json_size;
     uint8_t *bin;     /* the geometry part: bin_size bytes, 4-byte aligned */
     size_t bin_size;
     const bk_ximage *images; /* embedded after it, in order */

@@ -1,7 +1,10 @@
 /* Atomic saving under injected failures. The test links with
- * -Wl,--wrap=write,--wrap=fsync so the library's write() and fsync() calls
- * come here first; when armed they fail part-way, as a full disk would. An
- * existing target must stay byte-identical and no temporary file may remain. */
+ * -Wl,--wrap=write,--wrap=writev,--wrap=fsync so the library's write(),
+ * writev() and fsync() calls come here first; when armed they fail
+ * part-way, as a full disk would. An existing target must stay
+ * byte-identical and no temporary file may remain. Writes can also be cut
+ * short without failing, as the kernel may: the file must still come out
+ * whole. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,12 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __real_writev(int fd, const struct iovec *iov, int count);
 int __real_fsync(int fd);
 
 static long fail_write_after = -1; /* bytes to let through before failing; -1 = never fail */
+static size_t short_writes;        /* > 0: no call writes more bytes than this */
 static int fail_fsync;
 static int fsync_calls;
 
@@ -40,6 +46,34 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
     size_t part = n < (size_t)fail_write_after ? n : (size_t)fail_write_after;
     ssize_t w = __real_write(fd, buf, part);
     if (w > 0)
+        fail_write_after -= w;
+    return w;
+}
+
+/* writev() as the wrapped write() sees it: at most the bytes let through
+ * (and at most short_writes), then ENOSPC. */
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int count);
+ssize_t __wrap_writev(int fd, const struct iovec *iov, int count)
+{
+    size_t cap = SIZE_MAX;
+    if (fail_write_after >= 0) {
+        if (fail_write_after == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        cap = (size_t)fail_write_after;
+    }
+    if (short_writes > 0 && short_writes < cap)
+        cap = short_writes;
+    struct iovec cut[64];
+    int n = 0;
+    for (int k = 0; k < count && n < 64 && cap > 0; k++) {
+        size_t len = iov[k].iov_len < cap ? iov[k].iov_len : cap;
+        cut[n++] = (struct iovec){iov[k].iov_base, len};
+        cap -= len;
+    }
+    ssize_t w = __real_writev(fd, cut, n);
+    if (w > 0 && fail_write_after > 0)
         fail_write_after -= w;
     return w;
 }
@@ -72,6 +106,7 @@ static int setup(void **state)
     fwrite(OLD, 1, sizeof OLD, f);
     fclose(f);
     fail_write_after = -1;
+    short_writes = 0;
     fail_fsync = 0;
     fsync_calls = 0;
     return 0;
@@ -271,6 +306,29 @@ static void derived_write_failure(void **state)
     assert_target_untouched();
 }
 
+/* Many parts, each call cut short at a few bytes, across part boundaries
+ * and within parts: the file holds every part once, in order. */
+static void parts_through_short_writes(void **state)
+{
+    (void)state;
+    static const char *texts[] = {"{\"asset\":", "", "{\"version\":\"2.0\"}", ",", "\"x\"", "", "", "0123456789abcdef", "}"};
+    enum { N = sizeof texts / sizeof texts[0] };
+    bk_save_part parts[N];
+    char expect[256] = "";
+    for (size_t k = 0; k < N; k++) {
+        parts[k] = (bk_save_part){texts[k], strlen(texts[k])};
+        strcat(expect, texts[k]);
+    }
+    for (size_t cut = 1; cut <= 8; cut++) {
+        short_writes = cut;
+        bspkit_error err;
+        assert_int_equal(bk_save_parts(target, parts, N, BK_SAVE_DERIVED, &err), BSPKIT_OK);
+        short_writes = 0;
+        assert_file_holds(target, expect);
+        assert_int_equal(entries_in(dir), 1);
+    }
+}
+
 /* As rename(): a symbolic link at the target is itself replaced, and what
  * it pointed to is left alone. */
 static void derived_over_link(void **state)
@@ -314,6 +372,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(flushed_or_not, setup, teardown),
         cmocka_unit_test_setup_teardown(derived_write_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(parts_through_short_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(derived_over_link, setup, teardown),
         cmocka_unit_test_setup_teardown(derived_over_directory, setup, teardown),
     };
