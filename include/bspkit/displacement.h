@@ -188,7 +188,8 @@ typedef struct bspkit_disp_mesh {
  */
 BSPKIT_API bspkit_result bspkit_disp_build_mesh(bspkit_map *map, size_t disp_index, bspkit_disp_mesh *out, bspkit_error *err);
 
-/** Release the arrays of a mesh and zero it. NULL and zeroed meshes are allowed. */
+/** Release the arrays of a mesh and zero it. NULL and zeroed meshes are allowed. The arrays share
+ *  one allocation: release them only through this call, never one by one. */
 BSPKIT_API void bspkit_disp_mesh_free(bspkit_disp_mesh *mesh);
 
 #ifdef __cplusplus

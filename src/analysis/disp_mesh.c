@@ -112,11 +112,7 @@ void bspkit_disp_mesh_free(bspkit_disp_mesh *mesh)
 {
     if (!mesh)
         return;
-    free(mesh->positions);
-    free(mesh->normals);
-    free(mesh->alphas);
-    free(mesh->indices);
-    free(mesh->tags);
+    free(mesh->positions); /* the block every array lies in */
     memset(mesh, 0, sizeof *mesh);
 }
 
@@ -168,16 +164,21 @@ bspkit_result bspkit_disp_build_mesh(bspkit_map *map, size_t disp_index, bspkit_
         m.corners[k] = face[(first + k) % 4];
     m.vertex_count = (size_t)nverts;
     m.triangle_count = (size_t)ntris;
-    m.positions = calloc(m.vertex_count, sizeof *m.positions);
-    m.normals = calloc(m.vertex_count, sizeof *m.normals);
-    m.alphas = calloc(m.vertex_count, sizeof *m.alphas);
-    m.indices = calloc(3 * m.triangle_count, sizeof *m.indices);
-    m.tags = ndt ? calloc(m.triangle_count, sizeof *m.tags) : NULL;
-    if (!m.positions || !m.normals || !m.alphas || !m.indices || (ndt && !m.tags)) {
-        bspkit_disp_mesh_free(&m);
+    /* One zeroed block for all the arrays (a map builds thousands of these
+     * meshes), each at a 4-byte-aligned offset; positions is its start. */
+    size_t at_normals = m.vertex_count * sizeof *m.positions, at_alphas = at_normals * 2,
+           at_indices = at_alphas + m.vertex_count * sizeof *m.alphas,
+           at_tags = at_indices + 3 * m.triangle_count * sizeof *m.indices,
+           bytes = at_tags + (ndt ? m.triangle_count * sizeof *m.tags : 0);
+    uint8_t *block = calloc(1, bytes);
+    if (!block)
         return bk_fail(err, BSPKIT_ERR_NOMEM, BSPKIT_S_DISPINFO, -1, -1, "displacement %zu: out of memory",
                        disp_index);
-    }
+    m.positions = (bspkit_vec3 *)(void *)block;
+    m.normals = (bspkit_vec3 *)(void *)(block + at_normals);
+    m.alphas = (float *)(void *)(block + at_alphas);
+    m.indices = (uint32_t *)(void *)(block + at_indices);
+    m.tags = ndt ? (uint16_t *)(void *)(block + at_tags) : NULL;
 
     /* Row i runs along corner 0 -> 1 (and 3 -> 2); column j crosses from the first edge to the second. */
     float step = 1.0f / (float)(m.side - 1);
