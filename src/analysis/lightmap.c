@@ -7,6 +7,7 @@
 #include "core/surfedge.h"
 
 #include <math.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -377,11 +378,13 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     if ((r = load_geometry(&c, err)) != BSPKIT_OK)
         return r;
 
-    set->items = bk_keep_alloc(map, n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
+    /* Each entry is cleared as it is filled: one pass over the memory, not two. */
+    set->items = bk_keep_alloc_records(map, n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
     if (!set->items)
         return err->code;
     for (size_t i = 0; i < n; i++) {
         bspkit_face_lightmap *o = &set->items[i];
+        memset(o, 0, sizeof *o);
         o->offset = o->average_offset = o->rgb_offset = -1;
         o->sets = 1;
         o->styles = count_styles(&faces[i]);

@@ -178,7 +178,7 @@ static void *records_alloc(bspkit_map *map, size_t count, size_t elem, int lump,
     return alloc_array(map, count, elem, lump, false, err);
 }
 
-void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+static void *keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bool zero, bspkit_error *err)
 {
     /* The block header keeps the payload aligned for any native struct. */
     size_t head = (sizeof(bk_kept) + 15) & ~(size_t)15;
@@ -190,7 +190,7 @@ void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit
     size_t bytes = head + count * elem;
     if (!charge(map, bytes, lump, err))
         return NULL;
-    bk_kept *k = bk_raw_alloc(map, bytes, true);
+    bk_kept *k = bk_raw_alloc(map, bytes, zero);
     if (!k) {
         bk_fail(err, BSPKIT_ERR_NOMEM, lump, -1, -1, "%s: out of memory allocating %zu bytes",
                 bk_lump_name(map, lump), bytes);
@@ -201,6 +201,16 @@ void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit
     k->next = map->kept;
     map->kept = k;
     return (uint8_t *)k + head;
+}
+
+void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    return keep_alloc(map, count, elem, lump, true, err);
+}
+
+void *bk_keep_alloc_records(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+{
+    return keep_alloc(map, count, elem, lump, false, err);
 }
 
 const bspkit_error *bk_keep_error(bspkit_map *map, const bspkit_error *e)

@@ -164,6 +164,10 @@ void bk_free(bspkit_map *map, void *ptr, size_t size);
  * bspkit_close(); never freed earlier. Fails with BSPKIT_ERR_LIMIT or
  * BSPKIT_ERR_NOMEM naming `lump`. count * elem is checked for overflow. */
 void *bk_keep_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
+/* bk_keep_alloc without clearing, for records the caller writes whole (a
+ * schema's decoder clears each record itself): clearing first would write
+ * the memory twice. */
+void *bk_keep_alloc_records(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err);
 
 /* Builds the value of one extras slot; returns it through *value. */
 typedef bspkit_result (*bk_extra_build)(bspkit_map *map, const void **value, bspkit_error *err);

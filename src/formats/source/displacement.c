@@ -47,7 +47,7 @@ static bspkit_result build_records(bspkit_map *map, int lump, disp_array **out, 
             return r;
     }
     disp_array *a = bk_keep_alloc(map, 1, sizeof *a, lump, err);
-    void *o = a ? bk_keep_alloc(map, n, s ? s->native_size : 1, lump, err) : NULL;
+    void *o = a ? bk_keep_alloc_records(map, n, s ? s->native_size : 1, lump, err) : NULL;
     if (!o)
         return err ? err->code : BSPKIT_ERR_NOMEM;
     if (n)
