@@ -20,6 +20,9 @@
 #include "core/vis_rle.h"
 
 #include <inttypes.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -405,6 +408,56 @@ BK_REF_KINDS(GEN_FAST)
 
 typedef bool (*refs_hold_fn)(const void *rec, size_t i, const uint64_t *tn);
 
+/* Whether each of the 4-byte indices v[0 .. n) is below `limit` (at most
+ * INT32_MAX), its magnitude when `magnitude` (a sign that gives a
+ * direction). As unsigned numbers negative values are at least 2^31, so
+ * one comparison rejects them too: index_fits' answer for every value. */
+static bool indices_below(const uint32_t *v, size_t n, uint32_t limit, bool magnitude)
+{
+    size_t i = 0;
+    uint32_t bad = 0;
+#if defined(__SSE2__)
+    /* Four at a time: unsigned order is signed order with the top bit flipped. */
+    const __m128i top = _mm_set1_epi32((int)0x80000000u), lim = _mm_xor_si128(_mm_set1_epi32((int)limit), top);
+    __m128i fits = _mm_set1_epi32(-1);
+    for (; i + 4 <= n; i += 4) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
+        if (magnitude) {
+            __m128i sign = _mm_srai_epi32(x, 31);
+            x = _mm_sub_epi32(_mm_xor_si128(x, sign), sign);
+        }
+        fits = _mm_and_si128(fits, _mm_cmpgt_epi32(lim, _mm_xor_si128(x, top)));
+    }
+    bad = _mm_movemask_epi8(fits) != 0xFFFF;
+#endif
+    for (; i < n; i++) {
+        uint32_t x = v[i];
+        if (magnitude && (x >> 31))
+            x = 0u - x;
+        bad |= x >= limit;
+    }
+    return !bad;
+}
+
+/* A kind whose records are nothing but 4-byte indices into one target
+ * (surfedges, edges, leaf faces and brushes): true when all of them fit,
+ * found in one pass that the compiler can keep in vector registers. False
+ * also when the kind is not of that shape; the record loop then decides. */
+static bool all_indices_fit(const varr *a, const bk_ref *refs, size_t nrefs, const uint64_t *tn)
+{
+    if (nrefs != 1 || refs[0].kind != BK_REF_INDEX || refs[0].offset != 0 || refs[0].width != 4 ||
+        refs[0].target < 0 || refs[0].target >= BK_REF_TARGET_COUNT ||
+        (refs[0].flags & (BK_REF_NONE_MINUS1 | BK_REF_NONE_ZERO)) || a->item_size != 4u * refs[0].elements ||
+        tn[refs[0].target] > INT32_MAX)
+        return false;
+    size_t first = (refs[0].flags & BK_REF_RECORD0_UNUSED) ? 1 : 0;
+    if (a->n <= first)
+        return true;
+    const uint32_t *v = (const uint32_t *)a->items + first * refs[0].elements;
+    return indices_below(v, (a->n - first) * refs[0].elements, (uint32_t)tn[refs[0].target],
+                         refs[0].is_signed && (refs[0].flags & BK_REF_SIGN_IS_DIRECTION));
+}
+
 /* Every record of `kind`: `before`, its references in table order, `after`,
  * in one pass; `hold` is the kind's generated checker. Always inlined, so
  * each call site gets a loop specialised for its kind. */
@@ -422,6 +475,8 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     }
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
+    if (!before && !after && all_indices_fit(a, refs, nrefs, tn))
+        return;
     const uint8_t *items = a->items;
     for (size_t i = 0; i < a->n; i++) {
         const uint8_t *rec = items + i * a->item_size;

@@ -327,6 +327,37 @@ static void test_surfedge_int_min(void **state)
     free_map(&t);
 }
 
+/* Eleven surfedges, so that they fill whole groups of four and a tail: the
+ * largest fitting values (+3 and -3, of 4 edges) pass, and a value at the
+ * limit (4 or -4) or INT32_MIN is found at every position. */
+static testmap eleven_surfedges(void)
+{
+    testmap t;
+    build_lumps(&t, base_entities);
+    for (int i = 0; i < 8; i++)
+        put_i32(&t.lump[BSPKIT_Q_SURFEDGES], i % 2 ? -3 : 3);
+    return t;
+}
+
+static void test_surfedge_limit_every_position(void **state)
+{
+    (void)state;
+    testmap t = eleven_surfedges();
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+    static const uint32_t bad[] = {4, (uint32_t)-4, 0x80000000u};
+    for (size_t at = 0; at < 11; at++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            t = eleven_surfedges();
+            wr_u32(field(&t, BSPKIT_Q_SURFEDGES, SZ_SURFEDGE, at, 0), bad[b]);
+            open_map(&t);
+            expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_Q_SURFEDGES, (int64_t)at,
+                       t.ofs[BSPKIT_Q_SURFEDGES] + (int64_t)at * SZ_SURFEDGE, "surfedge");
+            free_map(&t);
+        }
+}
+
 static void test_edge_vertex_past_vertexes(void **state)
 {
     (void)state;
@@ -1031,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_clean_map),
         cmocka_unit_test(test_surfedge_past_edges),
         cmocka_unit_test(test_surfedge_int_min),
+        cmocka_unit_test(test_surfedge_limit_every_position),
         cmocka_unit_test(test_edge_vertex_past_vertexes),
         cmocka_unit_test(test_node_child_past_leafs),
         cmocka_unit_test(test_face_plane_past_planes),
