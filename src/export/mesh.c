@@ -382,10 +382,11 @@ bspkit_result bk_xprim_for(builder *b, bk_xmodel *xm, size_t *prim_cap, uint32_t
         memset(p, 0, sizeof *p);
         p->material = material;
         b->prim_of[material] = ++xm->prim_count;
-        if (material < b->expect_count && b->expect_verts[material] > 0) {
+        const bk_xexpect *e = material < b->expect_count ? &b->expect[material] : NULL;
+        if (e && e->model == b->expect_model && e->verts > 0) {
             /* Only a size hint: where it cannot be had, the faces grow the primitive as they come. */
             bspkit_error ignore;
-            (void)bk_xreserve(b, p, b->expect_verts[material], b->expect_indices[material], &ignore);
+            (void)bk_xreserve(b, p, e->verts, e->indices, &ignore);
         }
     }
     *out = &xm->prims[b->prim_of[material] - 1];
@@ -567,35 +568,35 @@ static bspkit_result emit_displacement(builder *b, bk_xprim *p, size_t fi, const
 static bspkit_result expect_sizes(builder *b, size_t first, size_t count, bspkit_error *err)
 {
     if (b->expect_count < b->m->material_count) {
-        bspkit_result r;
-        size_t cap = b->expect_count, cap2 = b->expect_count;
-        if ((r = bk_xgrow(b->m, (void **)&b->expect_verts, &cap, b->m->material_count, sizeof(size_t), -1, err)) !=
-                BSPKIT_OK ||
-            (r = bk_xgrow(b->m, (void **)&b->expect_indices, &cap2, b->m->material_count, sizeof(size_t), -1,
-                          err)) != BSPKIT_OK)
+        size_t cap = b->expect_count;
+        bspkit_result r = bk_xgrow(b->m, (void **)&b->expect, &cap, b->m->material_count, sizeof *b->expect, -1, err);
+        if (r != BSPKIT_OK)
             return r;
-        b->expect_count = b->m->material_count;
+        /* Stamp 0 is no model's: the new entries hold no counts. */
+        memset(b->expect + b->expect_count, 0, (cap - b->expect_count) * sizeof *b->expect);
+        b->expect_count = cap;
     }
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t fi = first; fi < first + count; fi++) {
-            const bspkit_face *f = &b->faces[fi];
-            if (f->texinfo < 0 || (uint64_t)f->texinfo >= b->texinfo_count || f->num_edges < 3 ||
-                f->first_edge < 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > b->surfedge_count)
-                continue;
-            int32_t texture = b->texinfo[f->texinfo].texture;
-            if (texture < 0 || (uint64_t)texture >= b->texture_count)
-                continue;
-            size_t mat = (size_t)b->texture_material[texture];
-            if (mat >= b->expect_count)
-                continue;
-            if (pass == 0) { /* the counts of the model before are cleared */
-                b->expect_verts[mat] = b->expect_indices[mat] = 0;
-            } else if (b->expect_verts[mat] < b->surfedge_count) {
-                /* A real map's faces share no edge range: the sum stays within SURFEDGES. */
-                b->expect_verts[mat] += (size_t)f->num_edges;
-                b->expect_indices[mat] += ((size_t)f->num_edges - 2) * 3;
-            }
+    b->expect_model++;
+    for (size_t fi = first; fi < first + count; fi++) {
+        const bspkit_face *f = &b->faces[fi];
+        if (f->texinfo < 0 || (uint64_t)f->texinfo >= b->texinfo_count || f->num_edges < 3 || f->first_edge < 0 ||
+            (uint64_t)f->first_edge + (uint64_t)f->num_edges > b->surfedge_count)
+            continue;
+        int32_t texture = b->texinfo[f->texinfo].texture;
+        if (texture < 0 || (uint64_t)texture >= b->texture_count)
+            continue;
+        size_t mat = (size_t)b->texture_material[texture];
+        if (mat >= b->expect_count)
+            continue;
+        bk_xexpect *e = &b->expect[mat];
+        if (e->model != b->expect_model) /* counted for an earlier model, or never */
+            *e = (bk_xexpect){0, 0, b->expect_model};
+        /* A real map's faces share no edge range: the sum stays within SURFEDGES. */
+        if (e->verts < b->surfedge_count) {
+            e->verts += (size_t)f->num_edges;
+            e->indices += ((size_t)f->num_edges - 2) * 3;
         }
+    }
     return BSPKIT_OK;
 }
 
@@ -1162,8 +1163,7 @@ bspkit_result bk_xmesh_build(bspkit_map *map, const bk_xmesh_options *opts, bk_x
     free(b.texture_material);
     free(b.material_slots);
     free(b.prim_of);
-    free(b.expect_verts);
-    free(b.expect_indices);
+    free(b.expect);
     free(b.poly);
     free(b.remap);
     if (r != BSPKIT_OK)

@@ -11,6 +11,13 @@
 
 #include <math.h>
 
+/* What one material's polygon faces in a model will add (from their edge
+ * counts), so that its primitive is sized once. An entry holds counts only
+ * where `model` is the builder's expect_model. */
+typedef struct bk_xexpect {
+    size_t verts, indices, model;
+} bk_xexpect;
+
 typedef struct builder {
     bspkit_map *map;
     bk_xmesh *m;
@@ -36,10 +43,9 @@ typedef struct builder {
     uint32_t *material_slots;  /* name hash table: material index + 1, 0 = empty */
     size_t material_slot_count; /* a power of two, or 0 before the first material */
     size_t *prim_of;           /* material -> primitive index + 1 in the current model, 0 = none */
-    /* material -> vertices and indices its plain faces in the current model
-     * will add (from the faces' edge counts), so a primitive is sized once */
-    size_t *expect_verts, *expect_indices;
+    bk_xexpect *expect;        /* per material, counted for the model being built */
     size_t expect_count;
+    size_t expect_model;       /* the count of models counted so far: the stamp of valid entries */
     size_t prim_of_cap;
     double *poly;              /* scratch polygon, 3 doubles per corner */
     size_t poly_cap;
