@@ -441,8 +441,8 @@ static bool indices_below(const uint32_t *v, size_t n, uint32_t limit, bool magn
 
 /* A kind whose records are nothing but 4-byte indices into one target
  * (surfedges, edges, leaf faces and brushes): true when all of them fit,
- * found in one pass that the compiler can keep in vector registers. False
- * also when the kind is not of that shape; the record loop then decides. */
+ * found in one pass of indices_below. False also when the kind is not of
+ * that shape; the record loop then decides. */
 static bool all_indices_fit(const varr *a, const bk_ref *refs, size_t nrefs, const uint64_t *tn)
 {
     if (nrefs != 1 || refs[0].kind != BK_REF_INDEX || refs[0].offset != 0 || refs[0].width != 4 ||
