@@ -17,6 +17,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/edit.h"
 #include "exercise.h"
+#include "seen_files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -165,10 +166,12 @@ static void add_path(const char *path, int named)
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
-        if (named || has_bsp_suffix(path))
+        if ((named || has_bsp_suffix(path)) && !seen_before(&st))
             add_file(path);
         return;
     }
+    if (seen_before(&st))
+        return;
     DIR *dir = opendir(path);
     if (dir == NULL)
         return;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "seen_files.h"
+
 typedef struct map_file {
     char *path;
     uint8_t *data;
@@ -83,10 +85,12 @@ static void bench_walk(bench_maps *set, const char *path)
         return;
     if (!S_ISDIR(st.st_mode)) {
         size_t n = strlen(path);
-        if (n > 4 && strcmp(path + n - 4, ".bsp") == 0)
+        if (n > 4 && strcmp(path + n - 4, ".bsp") == 0 && !seen_before(&st))
             bench_add_file(set, path);
         return;
     }
+    if (seen_before(&st))
+        return;
     DIR *d = opendir(path);
     if (!d)
         return;
