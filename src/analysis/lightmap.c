@@ -6,10 +6,20 @@
 #include "core/family.h"
 #include "core/surfedge.h"
 
+#include "analysis/lightmap_internal.h"
+
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+/* x86-64 hosts with AVX2 project two vertices per step (chosen at run
+ * time: the library is built for plain x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)
+#define BK_LM_AVX2 1
+#include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 /* Far beyond any engine's lightmap page; keeps width * height * styles * 4
@@ -34,6 +44,7 @@ typedef struct lm_ctx {
     bool has_rgb;
     bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
     int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
+    bool avx2;               /* quake_extents_avx2 may run */
 } lm_ctx;
 
 static int32_t count_styles(const bspkit_face *f)
@@ -64,6 +75,41 @@ static inline int32_t ceil_int(double x)
 {
     int32_t i = (int32_t)x;
     return i + (x > (double)i);
+}
+#endif
+
+#if defined(__SSE2__)
+/* Luxel grids from the projections' ranges, lanes 0 = s and 1 = t (float
+ * lanes 2 and 3 unused), both axes at once, as the scalar path computes
+ * them. False when a range is out of bounds or NaN. */
+static inline bool extents_grid(__m128d dlo, __m128d dhi, __m128 flov, __m128 fhiv, int32_t mins[2], int32_t size[2])
+{
+    /* Floats widen exactly, and 1e9 is exact in float too. */
+    const __m128d fl = _mm_cvtps_pd(flov), fh = _mm_cvtps_pd(fhiv);
+    const __m128d big = _mm_set1_pd(1e9), nbig = _mm_set1_pd(-1e9);
+    __m128d ok = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(dlo, nbig), _mm_cmplt_pd(dhi, big)), _mm_cmple_pd(dlo, dhi));
+    ok = _mm_and_pd(ok, _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(fl, nbig), _mm_cmplt_pd(fh, big)), _mm_cmple_pd(fl, fh)));
+    if (_mm_movemask_pd(ok) != 3)
+        return false; /* out of range or NaN */
+    const __m128d sixteenth = _mm_set1_pd(1.0 / 16.0), one = _mm_set1_pd(1.0);
+    /* floor and ceil by truncation (|x| < 2^31 here) */
+    __m128d xs = _mm_mul_pd(dlo, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vdmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
+    xs = _mm_mul_pd(dhi, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vdmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
+    xs = _mm_mul_pd(fl, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vfmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
+    xs = _mm_mul_pd(fh, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
+    const __m128d vfmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
+    /* per axis the smaller grid */
+    const __m128d take_f = _mm_cmplt_pd(_mm_sub_pd(vfmax, vfmin), _mm_sub_pd(vdmax, vdmin));
+    const __m128d gmin = _mm_or_pd(_mm_and_pd(take_f, vfmin), _mm_andnot_pd(take_f, vdmin));
+    const __m128d gmax = _mm_or_pd(_mm_and_pd(take_f, vfmax), _mm_andnot_pd(take_f, vdmax));
+    int32_t m[4], n[4];
+    _mm_storeu_si128((__m128i *)m, _mm_cvttpd_epi32(gmin));
+    _mm_storeu_si128((__m128i *)n, _mm_cvttpd_epi32(_mm_add_pd(_mm_sub_pd(gmax, gmin), one)));
+    mins[0] = m[0], mins[1] = m[1], size[0] = n[0], size[1] = n[1];
+    return true;
 }
 #endif
 
@@ -108,33 +154,7 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         flov = _mm_min_ps(fp, flov);
         fhiv = _mm_max_ps(fp, fhiv);
     }
-    /* The grids of both axes at once, as the scalar path computes them:
-     * floats widen exactly, and 1e9 is exact in float too. */
-    const __m128d fl = _mm_cvtps_pd(flov), fh = _mm_cvtps_pd(fhiv);
-    const __m128d big = _mm_set1_pd(1e9), nbig = _mm_set1_pd(-1e9);
-    __m128d ok = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(dlo, nbig), _mm_cmplt_pd(dhi, big)), _mm_cmple_pd(dlo, dhi));
-    ok = _mm_and_pd(ok, _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(fl, nbig), _mm_cmplt_pd(fh, big)), _mm_cmple_pd(fl, fh)));
-    if (_mm_movemask_pd(ok) != 3)
-        return false; /* out of range or NaN */
-    const __m128d sixteenth = _mm_set1_pd(1.0 / 16.0), one = _mm_set1_pd(1.0);
-    /* floor and ceil by truncation (|x| < 2^31 here) */
-    __m128d xs = _mm_mul_pd(dlo, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
-    const __m128d vdmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
-    xs = _mm_mul_pd(dhi, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
-    const __m128d vdmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
-    xs = _mm_mul_pd(fl, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
-    const __m128d vfmin = _mm_sub_pd(tr, _mm_and_pd(_mm_cmplt_pd(xs, tr), one));
-    xs = _mm_mul_pd(fh, sixteenth), tr = _mm_cvtepi32_pd(_mm_cvttpd_epi32(xs));
-    const __m128d vfmax = _mm_add_pd(tr, _mm_and_pd(_mm_cmpgt_pd(xs, tr), one));
-    /* per axis the smaller grid */
-    const __m128d take_f = _mm_cmplt_pd(_mm_sub_pd(vfmax, vfmin), _mm_sub_pd(vdmax, vdmin));
-    const __m128d gmin = _mm_or_pd(_mm_and_pd(take_f, vfmin), _mm_andnot_pd(take_f, vdmin));
-    const __m128d gmax = _mm_or_pd(_mm_and_pd(take_f, vfmax), _mm_andnot_pd(take_f, vdmax));
-    int32_t m[4], n[4];
-    _mm_storeu_si128((__m128i *)m, _mm_cvttpd_epi32(gmin));
-    _mm_storeu_si128((__m128i *)n, _mm_cvttpd_epi32(_mm_add_pd(_mm_sub_pd(gmax, gmin), one)));
-    mins[0] = m[0], mins[1] = m[1], size[0] = n[0], size[1] = n[1];
-    return true;
+    return extents_grid(dlo, dhi, flov, fhiv, mins, size);
 #else
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
@@ -175,6 +195,111 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 #endif
 }
 
+#if BK_LM_AVX2
+/* quake_extents with two vertices per step: the double lanes are (s, t) of
+ * one vertex and (s, t) of the next, the float lanes likewise. Every lane
+ * operation is the scalar one, in the same order (no fused multiply-add:
+ * the target is AVX2 alone), so each projection is the same bits. The
+ * scalar form's min/max operand order drops a NaN projection, so the two
+ * halves combine into the same minimum and maximum in either order. */
+__attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, const bspkit_face *f,
+                                                               const bspkit_texinfo *ti, int32_t mins[2],
+                                                               int32_t size[2])
+{
+    if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
+        return false;
+    const int32_t *se = c->surfedges + f->first_edge;
+    const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
+    const __m256d d0 = _mm256_setr_pd(s[0], t[0], s[0], t[0]), d1 = _mm256_setr_pd(s[1], t[1], s[1], t[1]),
+                  d2 = _mm256_setr_pd(s[2], t[2], s[2], t[2]), d3 = _mm256_setr_pd(s[3], t[3], s[3], t[3]);
+    const __m128 f0 = _mm_setr_ps(s[0], t[0], s[0], t[0]), f1 = _mm_setr_ps(s[1], t[1], s[1], t[1]),
+                 f2 = _mm_setr_ps(s[2], t[2], s[2], t[2]), f3 = _mm_setr_ps(s[3], t[3], s[3], t[3]);
+    __m256d dlo = _mm256_set1_pd(INFINITY), dhi = _mm256_set1_pd(-INFINITY);
+    __m128 flov = _mm_set1_ps(INFINITY), fhiv = _mm_set1_ps(-INFINITY);
+    const int32_t corners = f->num_edges;
+    for (int32_t k = 0; k < corners; k += 2) {
+        int64_t va = bk_surfedge_vertex(se[k], c->edges, c->edges_n, c->verts_n);
+        /* An odd count ends on its last vertex twice, which moves no bound. */
+        int64_t vb = k + 1 < corners ? bk_surfedge_vertex(se[k + 1], c->edges, c->edges_n, c->verts_n) : va;
+        if ((va | vb) < 0)
+            return false;
+        const bspkit_vec3 *a = &c->verts[va], *b = &c->verts[vb];
+        /* x and y as one 8-byte load, z alone: a vertex is 12 bytes. */
+        __m128 xy = _mm_unpacklo_ps(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)&a->x)),
+                                    _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)&b->x)));
+        __m128 zz = _mm_unpacklo_ps(_mm_load_ss(&a->z), _mm_load_ss(&b->z));
+        __m128 x = _mm_shuffle_ps(xy, xy, _MM_SHUFFLE(1, 1, 0, 0)); /* xa xa xb xb */
+        __m128 y = _mm_shuffle_ps(xy, xy, _MM_SHUFFLE(3, 3, 2, 2));
+        __m128 z = _mm_shuffle_ps(zz, zz, _MM_SHUFFLE(1, 1, 0, 0));
+        __m128 fp = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, f0), _mm_mul_ps(y, f1)), _mm_mul_ps(z, f2)), f3);
+        flov = _mm_min_ps(fp, flov);
+        fhiv = _mm_max_ps(fp, fhiv);
+        __m256d dp = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(x), d0),
+                                                               _mm256_mul_pd(_mm256_cvtps_pd(y), d1)),
+                                                 _mm256_mul_pd(_mm256_cvtps_pd(z), d2)),
+                                   d3);
+        dlo = _mm256_min_pd(dp, dlo);
+        dhi = _mm256_max_pd(dp, dhi);
+    }
+    __m128d lo = _mm_min_pd(_mm256_extractf128_pd(dlo, 1), _mm256_castpd256_pd128(dlo));
+    __m128d hi = _mm_max_pd(_mm256_extractf128_pd(dhi, 1), _mm256_castpd256_pd128(dhi));
+    flov = _mm_min_ps(_mm_movehl_ps(flov, flov), flov);
+    fhiv = _mm_max_ps(_mm_movehl_ps(fhiv, fhiv), fhiv);
+    return extents_grid(lo, hi, flov, fhiv, mins, size);
+}
+
+/* AVX2 and the OS saving its registers: CPUID leaf 1 (AVX, OSXSAVE), XCR0
+ * (XMM and YMM state), CPUID leaf 7 (AVX2). */
+static bool cpu_has_avx2(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return false;
+    unsigned xcr0_lo, xcr0_hi;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    (void)xcr0_hi;
+    if ((xcr0_lo & 6) != 6)
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
+}
+#endif
+
+/* 0: not yet asked, 1: no, 2: yes. Any thread may settle it; all get the
+ * same answer. */
+static atomic_int avx2_state;
+static atomic_bool avx2_refused; /* bk_lightmap_allow_avx2(false) */
+
+void bk_lightmap_allow_avx2(bool allow)
+{
+    atomic_store_explicit(&avx2_refused, !allow, memory_order_relaxed);
+}
+
+static bool use_avx2(void)
+{
+#if BK_LM_AVX2
+    if (atomic_load_explicit(&avx2_refused, memory_order_relaxed))
+        return false;
+    int state = atomic_load_explicit(&avx2_state, memory_order_relaxed);
+    if (state == 0) {
+        state = cpu_has_avx2() ? 2 : 1;
+        atomic_store_explicit(&avx2_state, state, memory_order_relaxed);
+    }
+    return state == 2;
+#else
+    return false;
+#endif
+}
+
+static bool face_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
+                         int32_t size[2])
+{
+#if BK_LM_AVX2
+    if (c->avx2)
+        return quake_extents_avx2(c, f, ti, mins, size);
+#endif
+    return quake_extents(c, f, ti, mins, size);
+}
+
 static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
 {
     bool rgb = c->rgb_luxels;
@@ -190,7 +315,7 @@ static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_f
         offset = d->offset;
         size[0] = d->lmwidth;
         size[1] = d->lmheight;
-    } else if (!quake_extents(c, f, ti, mins, size)) {
+    } else if (!face_extents(c, f, ti, mins, size)) {
         return;
     }
     if (offset < 0 || size[0] <= 0 || size[1] <= 0)
@@ -371,7 +496,8 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     /* Per map, not per face: the family's answers do not change. */
     lm_ctx c = {.map = map,
                 .rgb_luxels = (bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS) != 0,
-                .no_lightmap = bk_map_no_lightmap_flags(map)};
+                .no_lightmap = bk_map_no_lightmap_flags(map),
+                .avx2 = use_avx2()};
     const uint8_t *light;
     if ((r = bspkit_get_lighting(map, hdr, &light, &c.light_size, err)) != BSPKIT_OK)
         return r;

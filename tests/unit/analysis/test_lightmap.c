@@ -1,0 +1,228 @@
+/* Quake face extents on both code paths: the AVX2 path (where the CPU has
+ * it) and the SSE2 path each give exactly the luxel grids of the scalar
+ * rule written out here, over faces with odd and even corner counts,
+ * vertices on and off the 16-texel grid, signed zeros, huge and non-finite
+ * coordinates, and indices out of range. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "check.h"
+#include "analysis/lightmap_internal.h"
+#include "bspkit/bspkit.h"
+#include "bspkit/lighting.h"
+#include "bspkit/write.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { VERTS = 700, EDGES = 900, FACES = 3000, TEXINFOS = 40, MAX_CORNERS = 9 };
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static uint32_t next_u32(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+/* A coordinate as maps hold them: mostly integers (often on the 16-unit
+ * grid), some fractions, and now and then a signed zero, a huge value or a
+ * non-finite one. */
+static float coordinate(void)
+{
+    uint32_t r = next_u32() % 100;
+    if (r < 40)
+        return (float)((int32_t)(next_u32() % 512) - 256) * 16.0f;
+    if (r < 70)
+        return (float)((int32_t)(next_u32() % 8192) - 4096);
+    if (r < 90)
+        return (float)((int32_t)(next_u32() % 200000) - 100000) / 37.0f;
+    if (r < 94)
+        return (next_u32() & 1) ? -0.0f : 0.0f;
+    if (r < 97)
+        return (next_u32() & 1) ? 3.0e10f : -1.5e9f;
+    return (next_u32() & 1) ? NAN : INFINITY;
+}
+
+static float texture_component(void)
+{
+    static const float plain[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 0.25f};
+    uint32_t r = next_u32() % 10;
+    if (r < 5)
+        return plain[next_u32() % (sizeof plain / sizeof plain[0])];
+    return (float)((int32_t)(next_u32() % 20001) - 10000) / 7919.0f; /* off any binary grid */
+}
+
+/* The luxel columns a range of texel coordinates touches, 16 texels each. */
+static void luxel_span(double lo, double hi, int32_t *first, int32_t *count)
+{
+    *first = (int32_t)floor(lo / 16.0);
+    *count = (int32_t)ceil(hi / 16.0) - *first + 1;
+}
+
+/* The rule, one axis at a time, as id's float sum and ericw-tools' double
+ * sum compute it; per axis the smaller grid. False for a bad index or a
+ * range out of bounds. */
+static bool reference_extents(const bspkit_face *f, const int32_t *se, size_t nse, const bspkit_edge *e,
+                              size_t ne, const bspkit_vec3 *v, size_t nv, const bspkit_texinfo *ti,
+                              int32_t mins[2], int32_t size[2])
+{
+    if (f->first_edge < 0 || f->num_edges <= 0 || (size_t)f->first_edge + (size_t)f->num_edges > nse)
+        return false;
+    for (int axis = 0; axis < 2; axis++) {
+        const float *tv = ti->texture_vecs[axis];
+        double lo = INFINITY, hi = -INFINITY;
+        float flo = INFINITY, fhi = -INFINITY;
+        for (int32_t k = 0; k < f->num_edges; k++) {
+            int32_t s = se[f->first_edge + k];
+            uint32_t edge = s < 0 ? (uint32_t)(-(int64_t)s) : (uint32_t)s;
+            if (edge >= ne)
+                return false;
+            uint32_t vi = e[edge].v[s < 0 ? 1 : 0];
+            if (vi >= nv)
+                return false;
+            const bspkit_vec3 *p = &v[vi];
+            double d = (double)p->x * tv[0] + (double)p->y * tv[1] + (double)p->z * tv[2] + tv[3];
+            float fs = p->x * tv[0];
+            fs = fs + (float)(p->y * tv[1]);
+            fs = fs + (float)(p->z * tv[2]);
+            fs = fs + tv[3];
+            /* A NaN projection compares false and is passed over. */
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+            flo = fs < flo ? fs : flo;
+            fhi = fs > fhi ? fs : fhi;
+        }
+        if (!(lo > -1e9 && hi < 1e9 && lo <= hi && flo > -1e9f && fhi < 1e9f && flo <= fhi))
+            return false;
+        int32_t dfirst, dcount, ffirst, fcount;
+        luxel_span(lo, hi, &dfirst, &dcount);
+        luxel_span(flo, fhi, &ffirst, &fcount);
+        bool float_narrower = fcount < dcount;
+        mins[axis] = float_narrower ? ffirst : dfirst;
+        size[axis] = float_narrower ? fcount : dcount;
+    }
+    return true;
+}
+
+static void test_extents_both_paths(void **state)
+{
+    (void)state;
+    static bspkit_vec3 v[VERTS];
+    static bspkit_edge e[EDGES];
+    static int32_t se[FACES * MAX_CORNERS];
+    static bspkit_face f[FACES];
+    bspkit_texinfo ti[TEXINFOS];
+    memset(ti, 0, sizeof ti);
+    for (size_t i = 0; i < VERTS; i++)
+        v[i] = (bspkit_vec3){coordinate(), coordinate(), coordinate()};
+    for (size_t i = 0; i < EDGES; i++) {
+        /* A few edges name a vertex past the end. */
+        uint32_t limit = next_u32() % 200 == 0 ? VERTS + 50 : VERTS;
+        e[i].v[0] = next_u32() % limit;
+        e[i].v[1] = next_u32() % limit;
+    }
+    for (size_t i = 0; i < TEXINFOS; i++)
+        for (int axis = 0; axis < 2; axis++)
+            for (int k = 0; k < 4; k++)
+                ti[i].texture_vecs[axis][k] = k == 3 ? (float)((int32_t)(next_u32() % 64) - 32) * 0.5f
+                                                     : texture_component();
+    size_t nse = 0;
+    size_t odd = 0, even = 0;
+    memset(f, 0, sizeof f);
+    for (size_t i = 0; i < FACES; i++) {
+        int32_t corners = 1 + (int32_t)(next_u32() % MAX_CORNERS);
+        if (corners % 2)
+            odd++;
+        else
+            even++;
+        f[i].first_edge = (int32_t)nse;
+        f[i].num_edges = corners;
+        f[i].texinfo = (int32_t)(next_u32() % TEXINFOS);
+        f[i].styles[0] = 0;
+        f[i].styles[1] = f[i].styles[2] = f[i].styles[3] = 255;
+        f[i].light_offset = 0;
+        f[i].dispinfo = -1;
+        for (int32_t k = 0; k < corners; k++) {
+            /* Edge 0 is never walked; now and then an edge past the end. */
+            int32_t edge = 1 + (int32_t)(next_u32() % (next_u32() % 300 == 0 ? EDGES + 40 : EDGES - 1));
+            se[nse++] = (next_u32() & 1) ? -edge : edge;
+        }
+    }
+    assert_true(odd > 0 && even > 0);
+
+    bspkit_builder *b;
+    CHECK(bspkit_builder_new(BSPKIT_FAMILY_QUAKE, 29, &b, ERR));
+    bspkit_plane pl = {{0, 0, 1}, 0, 2};
+    static uint8_t light[1 << 16];
+    CHECK(bspkit_builder_set_planes(b, &pl, 1, ERR));
+    CHECK(bspkit_builder_set_vertexes(b, v, VERTS, ERR));
+    CHECK(bspkit_builder_set_edges(b, e, EDGES, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, se, nse, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, ti, TEXINFOS, ERR));
+    CHECK(bspkit_builder_set_faces(b, f, FACES, ERR));
+    CHECK(bspkit_builder_set_lighting(b, false, light, sizeof light, ERR));
+    bspkit_write_options wo = {0};
+    uint8_t *bytes;
+    size_t size;
+    CHECK(bspkit_builder_write(b, &wo, &bytes, &size, ERR));
+    bspkit_builder_free(b);
+
+    for (int pass = 0; pass < 2; pass++) {
+        bk_lightmap_allow_avx2(pass == 0);
+        bspkit_map *m;
+        CHECK(bspkit_open_memory(bytes, size, NULL, &m, ERR));
+        /* The faces as read back: the reference sees what the library sees. */
+        const bspkit_face *rf;
+        const bspkit_vec3 *rv;
+        const bspkit_edge *re;
+        const int32_t *rse;
+        const bspkit_texinfo *rti;
+        size_t nf, nv, ne, ns, nt;
+        CHECK(bspkit_get_faces(m, &rf, &nf, ERR));
+        CHECK(bspkit_get_vertexes(m, &rv, &nv, ERR));
+        CHECK(bspkit_get_edges(m, &re, &ne, ERR));
+        CHECK(bspkit_get_surfedges(m, &rse, &ns, ERR));
+        CHECK(bspkit_get_texinfo(m, &rti, &nt, ERR));
+        const bspkit_face_lightmap *lm;
+        size_t n;
+        CHECK(bspkit_get_face_lightmaps(m, false, &lm, &n, ERR));
+        assert_int_equal(n, FACES);
+        size_t lit = 0, unlit = 0;
+        for (size_t i = 0; i < n; i++) {
+            int32_t mins[2], dim[2];
+            bool ok = reference_extents(&rf[i], rse, ns, re, ne, rv, nv, &rti[rf[i].texinfo], mins, dim);
+            if (lm[i].lit != ok)
+                fail_msg("pass %d face %zu: lit %d, the rule says %d", pass, i, lm[i].lit, ok);
+            if (!ok) {
+                unlit++;
+                continue;
+            }
+            lit++;
+            if (lm[i].mins[0] != mins[0] || lm[i].mins[1] != mins[1] || lm[i].width != dim[0] ||
+                lm[i].height != dim[1])
+                fail_msg("pass %d face %zu: mins (%d, %d) size %d x %d, the rule says (%d, %d) %d x %d", pass, i,
+                         lm[i].mins[0], lm[i].mins[1], lm[i].width, lm[i].height, mins[0], mins[1], dim[0],
+                         dim[1]);
+        }
+        /* Both outcomes are exercised, not just one. */
+        assert_true(lit > FACES / 4);
+        assert_true(unlit > FACES / 20);
+        bspkit_close(m);
+    }
+    bk_lightmap_allow_avx2(true);
+    bspkit_free_buffer(bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_extents_both_paths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
