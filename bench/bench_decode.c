@@ -50,6 +50,9 @@ typedef struct totals {
     double rewrite_s;
     double relayout_s;
     double save_copy_s;
+    /* open + every record array + validation + close, apart from the rest */
+    double dv_open_s, dv_arrays_s, dv_validate_s, dv_close_s;
+    double dv_bytes, dv_copy_s; /* the maps it ran on (not LZMA) and their memcpy */
 } totals;
 
 /* Open, edit and write the map; with `grow`, one entity is appended first. */
@@ -148,6 +151,52 @@ static void add_file(const char *path)
     }
     g_maps[g_count++] =
         (map_file){.path = strdup(path), .data = data, .size = size, .family = fmt.family, .lzma = lzma};
+}
+
+/* Decoding and validation alone, stage by stage: open, every record array
+ * the public API hands out, bspkit_validate_ex (which also builds what it
+ * checks: lightmap geometry, entities, visibility rows), close. */
+static void decode_validate(const map_file *m, totals *t)
+{
+    double t0 = now();
+    bspkit_map *map = NULL;
+    if (bspkit_open_memory(m->data, m->size, NULL, &map, NULL) != BSPKIT_OK)
+        return;
+    double t1 = now();
+    exercise ex = {.touch = 0};
+    EX_ARRAY(&ex, map, bspkit_get_planes, bspkit_plane);
+    EX_ARRAY(&ex, map, bspkit_get_vertexes, bspkit_vec3);
+    EX_ARRAY(&ex, map, bspkit_get_edges, bspkit_edge);
+    EX_ARRAY(&ex, map, bspkit_get_surfedges, int32_t);
+    EX_ARRAY(&ex, map, bspkit_get_faces, bspkit_face);
+    EX_ARRAY(&ex, map, bspkit_get_orig_faces, bspkit_face);
+    EX_ARRAY(&ex, map, bspkit_get_hdr_faces, bspkit_face);
+    EX_ARRAY(&ex, map, bspkit_get_nodes, bspkit_node);
+    EX_ARRAY(&ex, map, bspkit_get_leafs, bspkit_leaf);
+    EX_ARRAY(&ex, map, bspkit_get_models, bspkit_model);
+    EX_ARRAY(&ex, map, bspkit_get_texinfo, bspkit_texinfo);
+    EX_ARRAY(&ex, map, bspkit_get_leaf_faces, uint32_t);
+    EX_ARRAY(&ex, map, bspkit_get_leaf_brushes, uint32_t);
+    EX_ARRAY(&ex, map, bspkit_get_clipnodes, bspkit_clipnode);
+    EX_ARRAY(&ex, map, bspkit_get_brushes, bspkit_brush);
+    EX_ARRAY(&ex, map, bspkit_get_brushsides, bspkit_brushside);
+    EX_ARRAY(&ex, map, bspkit_get_texdata, bspkit_texdata);
+    EX_ARRAY(&ex, map, bspkit_get_texdata_string_table, int32_t);
+    EX_ARRAY(&ex, map, bspkit_get_areas, bspkit_area);
+    EX_ARRAY(&ex, map, bspkit_get_areaportals, bspkit_areaportal);
+    EX_ARRAY(&ex, map, bspkit_get_cubemaps, bspkit_cubemap);
+    double t2 = now();
+    bspkit_report report;
+    memset(&report, 0, sizeof report);
+    bspkit_validate_ex(map, 0, &report, NULL);
+    bspkit_report_free(&report);
+    double t3 = now();
+    bspkit_close(map);
+    double t4 = now();
+    t->dv_open_s += t1 - t0;
+    t->dv_arrays_s += t2 - t1;
+    t->dv_validate_s += t3 - t2;
+    t->dv_close_s += t4 - t3;
 }
 
 static int has_bsp_suffix(const char *name)
@@ -311,6 +360,11 @@ int main(int argc, char **argv)
             g_maps[i].decode_s += t1 - t0;
             g_maps[i].copy_s += t2 - t1;
             t->crc_s += t3 - t2;
+            if (!m->lzma) { /* liblzma's speed would hide everything else */
+                decode_validate(m, t);
+                t->dv_bytes += (double)m->size;
+                t->dv_copy_s += t2 - t1;
+            }
             decoding += t1 - t0;
         }
     }
@@ -334,6 +388,12 @@ int main(int argc, char **argv)
         all.rewrite_s += fam[f].rewrite_s;
         all.relayout_s += fam[f].relayout_s;
         all.save_copy_s += fam[f].save_copy_s;
+        all.dv_open_s += fam[f].dv_open_s;
+        all.dv_arrays_s += fam[f].dv_arrays_s;
+        all.dv_validate_s += fam[f].dv_validate_s;
+        all.dv_close_s += fam[f].dv_close_s;
+        all.dv_bytes += fam[f].dv_bytes;
+        all.dv_copy_s += fam[f].dv_copy_s;
     }
     print_row("total", &all);
     /* LZMA lumps decode at liblzma's speed, far below memory speed: the
@@ -351,6 +411,20 @@ int main(int argc, char **argv)
     if (packed.files > 0) {
         print_row("LZMA", &packed);
         print_row("not LZMA", &plain);
+    }
+    /* The same maps through decoding and validation alone. */
+    printf("decode + validate alone, maps without LZMA (open, every record array, bspkit_validate_ex, close):\n");
+    printf("%-8s %9s %11s %7s %7s %9s %7s\n", "family", "GB/s", "vs memcpy", "open", "arrays", "validate",
+           "close");
+    for (int f = BSPKIT_FAMILY_QUAKE; f <= BSPKIT_FAMILY_TITANFALL + 1; f++) {
+        const totals *t = f <= BSPKIT_FAMILY_TITANFALL ? &fam[f] : &all; /* one past the last: the total */
+        double sum = t->dv_open_s + t->dv_arrays_s + t->dv_validate_s + t->dv_close_s;
+        if (t->files == 0 || sum <= 0 || t->dv_copy_s <= 0)
+            continue;
+        printf("%-8s %9.3f %10.2fx %6.0f%% %6.0f%% %8.0f%% %6.0f%%\n",
+               f <= BSPKIT_FAMILY_TITANFALL ? bspkit_family_name((bspkit_family)f) : "total", t->dv_bytes / sum / 1e9,
+               sum / t->dv_copy_s, 100 * t->dv_open_s / sum, 100 * t->dv_arrays_s / sum, 100 * t->dv_validate_s / sum,
+               100 * t->dv_close_s / sum);
     }
     if (fam[BSPKIT_FAMILY_SOURCE].crc_s > 0)
         printf("Source map CRC (open + CRC32 of every lump but ENTITIES): %.2f GB/s beside memcpy %.2f GB/s\n",
