@@ -580,6 +580,59 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_CHARS(W, m, n, name)                                                                   \
     {(name), BSPKIT_FIELD_CHARS, (uint32_t)offsetof(W, x m), (uint32_t)sizeof(((W *)0)->x m)},
 
+
+/* ---- same bytes ----------------------------------------------------------
+ * Whether a field's file bytes, read little-endian, are its native bytes at
+ * the same offset: a 4-byte integer or float into a member of that very
+ * type, 3-float vectors, arrays of those, and single bytes. When every
+ * field of a record is, with nothing between or after them, a
+ * little-endian host decodes the records by copying their bytes; the
+ * checks are on the native type's members, so a layout that drifts from
+ * the file's falls back to the field-by-field decode by itself. */
+#define BK_SAME_AT(W, m, off) (offsetof(W, x m) == (off))
+#define BK_SAME_TYPE(W, e, T) _Generic(((W *)0)->x e, T: 1, default: 0)
+#define BK_SAME_SCALAR(W, m, off, T) (BK_SAME_AT(W, m, off) && BK_SAME_TYPE(W, m, T))
+#define BK_SAME_ARRAY(W, m, n, off, T)                                                                 \
+    (BK_SAME_AT(W, m, off) && BK_SAME_TYPE(W, m[0], T) && sizeof(((W *)0)->x m) == sizeof(T) * (size_t)(n))
+#define BK_SAME_U8(W, m, n, off) BK_SAME_SCALAR(W, m, off, uint8_t)
+#define BK_SAME_I8(W, m, n, off) BK_SAME_SCALAR(W, m, off, int8_t)
+#define BK_SAME_I32(W, m, n, off) BK_SAME_SCALAR(W, m, off, int32_t)
+#define BK_SAME_U32(W, m, n, off) BK_SAME_SCALAR(W, m, off, uint32_t)
+#define BK_SAME_F32(W, m, n, off) BK_SAME_SCALAR(W, m, off, float)
+#define BK_SAME_U8A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, uint8_t)
+#define BK_SAME_I32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, int32_t)
+#define BK_SAME_U32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, uint32_t)
+#define BK_SAME_F32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, float)
+#define BK_SAME_VEC3(W, m, n, off) BK_SAME_SCALAR(W, m, off, bspkit_vec3)
+#define BK_SAME_VEC3A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, bspkit_vec3)
+/* Every other kind converts, widens, masks, skips or defaults. */
+#define BK_SAME_I16(W, m, n, off) 0
+#define BK_SAME_U16(W, m, n, off) 0
+#define BK_SAME_I16A(W, m, n, off) 0
+#define BK_SAME_U16A(W, m, n, off) 0
+#define BK_SAME_BMIN16(W, m, n, off) 0
+#define BK_SAME_BMAX16(W, m, n, off) 0
+#define BK_SAME_BMIN32(W, m, n, off) 0
+#define BK_SAME_BMAX32(W, m, n, off) 0
+#define BK_SAME_BOOL16(W, m, n, off) 0
+#define BK_SAME_BOOL32(W, m, n, off) 0
+#define BK_SAME_MAT24(W, m, n, off) 0
+#define BK_SAME_PAD(W, m, n, off) 0
+#define BK_SAME_DEFAULT(W, m, n, off) 0
+#define BK_SAME_U16MASK(W, m, n, off) 0
+#define BK_SAME_U32MASK(W, m, n, off) 0
+#define BK_SAME_AREAFLAGS16(W, m, n, off) 0
+#define BK_SAME_AREAFLAGS32(W, m, n, off) 0
+#define BK_SAME_FCRO16(W, m, n, off) 0
+#define BK_SAME_DISPEDGES(W, m, n, off) 0
+#define BK_SAME_DISPCORNERS(W, m, n, off) 0
+#define BK_SAME_RGBEXPA(W, m, n, off) 0
+#define BK_SAME_SKIP16(W, m, n, off) 0
+#define BK_SAME_SKIP32(W, m, n, off) 0
+#define BK_SAME_ABSENT(W, m, n, off) 0
+#define BK_SAME_ABSENT_ARRAY(W, m, n, off) 0
+#define BK_SAME_CHARS(W, m, n, off) 0
+
 /* ---- generators ---------------------------------------------------------- */
 
 /* The member's name for messages: ".first_face" -> "first_face"; the record itself -> "index". */
@@ -594,6 +647,9 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
     BK_ENC_##K(*r_, m, n, d, off_, be)                                                                 \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
+#define BK_GEN_SAME(K, m, n, name)                                                                     \
+    same_ = same_ && BK_SAME_##K(BK_W_, m, n, off_);                                                   \
+    off_ += BK_SZ_##K(n);
 #define BK_GEN_SWAP(K, m, n, name)                                                                     \
     BK_SWAP_##K(p_ + off_, n)                                                                          \
     off_ += BK_SZ_##K(n);
@@ -613,9 +669,23 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
         }                                                                                              \
         (void)be;                                                                                      \
     }                                                                                                  \
+    /* Whether the file record is the native one byte for byte (BK_SAME_*). */                       \
+    static inline bool id##_same_bytes(void)                                                           \
+    {                                                                                                  \
+        typedef struct { T x; } BK_W_;                                                                 \
+        size_t off_ = 0;                                                                               \
+        bool same_ = sizeof(T) == (size) && sizeof(BK_W_) == sizeof(T);                                \
+        FIELDS(BK_GEN_SAME)                                                                            \
+        return same_ && off_ == (size);                                                                \
+    }                                                                                                  \
     /* One loop per byte order, so each read is a plain load or a swap. */                            \
     static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
     {                                                                                                  \
+        if (!be && BK_HOST_LE && id##_same_bytes()) {                                                  \
+            if (count)                                                                                 \
+                memcpy(dst, src, count * (size));                                                      \
+            return;                                                                                    \
+        }                                                                                              \
         if (be)                                                                                        \
             id##_decode_rows(src, count, true, dst);                                                   \
         else                                                                                           \
