@@ -66,6 +66,9 @@
 
 #include <stddef.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Where an encoder reports a value that does not fit. */
 typedef struct bk_field_ctx {
@@ -633,6 +636,67 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_SAME_ABSENT_ARRAY(W, m, n, off) 0
 #define BK_SAME_CHARS(W, m, n, off) 0
 
+
+/* ---- widened indices -----------------------------------------------------
+ * Records made only of 16-bit unsigned indices that the native type holds
+ * as 32-bit ones, each at twice its file offset (edges, leaf faces and
+ * brushes, marksurfaces): a little-endian host decodes them by widening
+ * the whole lump at once. */
+#define BK_WIDE_U16(W, m, n, off) (offsetof(W, x m) == 2 * (off) && BK_SAME_TYPE(W, m, uint32_t))
+#define BK_WIDE_U16A(W, m, n, off)                                                                     \
+    (offsetof(W, x m) == 2 * (off) && BK_SAME_TYPE(W, m[0], uint32_t) && sizeof(((W *)0)->x m) == 4 * (size_t)(n))
+#define BK_WIDE_U8(W, m, n, off) 0
+#define BK_WIDE_I8(W, m, n, off) 0
+#define BK_WIDE_I16(W, m, n, off) 0
+#define BK_WIDE_I32(W, m, n, off) 0
+#define BK_WIDE_U32(W, m, n, off) 0
+#define BK_WIDE_F32(W, m, n, off) 0
+#define BK_WIDE_U8A(W, m, n, off) 0
+#define BK_WIDE_I16A(W, m, n, off) 0
+#define BK_WIDE_I32A(W, m, n, off) 0
+#define BK_WIDE_U32A(W, m, n, off) 0
+#define BK_WIDE_F32A(W, m, n, off) 0
+#define BK_WIDE_VEC3(W, m, n, off) 0
+#define BK_WIDE_VEC3A(W, m, n, off) 0
+#define BK_WIDE_BMIN16(W, m, n, off) 0
+#define BK_WIDE_BMAX16(W, m, n, off) 0
+#define BK_WIDE_BMIN32(W, m, n, off) 0
+#define BK_WIDE_BMAX32(W, m, n, off) 0
+#define BK_WIDE_BOOL16(W, m, n, off) 0
+#define BK_WIDE_BOOL32(W, m, n, off) 0
+#define BK_WIDE_MAT24(W, m, n, off) 0
+#define BK_WIDE_PAD(W, m, n, off) 0
+#define BK_WIDE_DEFAULT(W, m, n, off) 0
+#define BK_WIDE_U16MASK(W, m, n, off) 0
+#define BK_WIDE_U32MASK(W, m, n, off) 0
+#define BK_WIDE_AREAFLAGS16(W, m, n, off) 0
+#define BK_WIDE_AREAFLAGS32(W, m, n, off) 0
+#define BK_WIDE_FCRO16(W, m, n, off) 0
+#define BK_WIDE_DISPEDGES(W, m, n, off) 0
+#define BK_WIDE_DISPCORNERS(W, m, n, off) 0
+#define BK_WIDE_RGBEXPA(W, m, n, off) 0
+#define BK_WIDE_SKIP16(W, m, n, off) 0
+#define BK_WIDE_SKIP32(W, m, n, off) 0
+#define BK_WIDE_ABSENT(W, m, n, off) 0
+#define BK_WIDE_ABSENT_ARRAY(W, m, n, off) 0
+#define BK_WIDE_CHARS(W, m, n, off) 0
+
+/* n little-endian 16-bit values from src into n 32-bit ones at dst. */
+static inline void bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 8 <= n; i += 8) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_unpacklo_epi16(v, zero));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i + 4), _mm_unpackhi_epi16(v, zero));
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = rd_le16(src + 2 * i);
+}
+
 /* ---- generators ---------------------------------------------------------- */
 
 /* The member's name for messages: ".first_face" -> "first_face"; the record itself -> "index". */
@@ -649,6 +713,9 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
 #define BK_GEN_SAME(K, m, n, name)                                                                     \
     same_ = same_ && BK_SAME_##K(BK_W_, m, n, off_);                                                   \
+    off_ += BK_SZ_##K(n);
+#define BK_GEN_WIDE(K, m, n, name)                                                                     \
+    wide_ = wide_ && BK_WIDE_##K(BK_W_, m, n, off_);                                                   \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_SWAP(K, m, n, name)                                                                     \
     BK_SWAP_##K(p_ + off_, n)                                                                          \
@@ -678,12 +745,25 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
         FIELDS(BK_GEN_SAME)                                                                            \
         return same_ && off_ == (size);                                                                \
     }                                                                                                  \
+    /* Whether the record is 16-bit indices held as 32-bit ones (BK_WIDE_*). */                     \
+    static inline bool id##_widens_u16(void)                                                           \
+    {                                                                                                  \
+        typedef struct { T x; } BK_W_;                                                                 \
+        size_t off_ = 0;                                                                               \
+        bool wide_ = sizeof(T) == 2 * (size) && sizeof(BK_W_) == sizeof(T);                            \
+        FIELDS(BK_GEN_WIDE)                                                                            \
+        return wide_ && off_ == (size);                                                                \
+    }                                                                                                  \
     /* One loop per byte order, so each read is a plain load or a swap. */                            \
     static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
     {                                                                                                  \
         if (!be && BK_HOST_LE && id##_same_bytes()) {                                                  \
             if (count)                                                                                 \
                 memcpy(dst, src, count * (size));                                                      \
+            return;                                                                                    \
+        }                                                                                              \
+        if (!be && BK_HOST_LE && id##_widens_u16()) {                                                  \
+            bk_widen_u16_le(src, count * (size) / 2, dst);                                             \
             return;                                                                                    \
         }                                                                                              \
         if (be)                                                                                        \
