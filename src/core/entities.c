@@ -117,7 +117,7 @@ bool bk_entities_warn(bspkit_entities *out, const char *source, uint64_t line, u
     return true;
 }
 
-static void skip_blank(parser *ps)
+static inline __attribute__((always_inline)) void skip_blank(parser *ps)
 {
     const uint8_t *p = ps->p, *end = ps->end;
     uint64_t line = ps->line;
@@ -140,7 +140,7 @@ static void skip_blank(parser *ps)
     ps->line = line;
 }
 
-static bspkit_result next_token(parser *ps, token *t)
+static inline __attribute__((always_inline)) bspkit_result next_token(parser *ps, token *t)
 {
     skip_blank(ps);
     t->pos = (size_t)(ps->p - ps->base);
