@@ -30,8 +30,9 @@ export TSAN_OPTIONS ?= halt_on_error=1:second_deadlock_stack=1:suppressions=$(CU
 # files among them, scanned on 4 threads; the real-map scan; the container
 # readers' unit test), the export's image encoding on every core (the
 # export scenarios and the export media unit test) and check's maps on
-# every core (its scenarios). Only the targets they run are built.
-TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive|cli_export-.*|test_export_media|test_parallel|cli_check-.*|cli_decompile-jobs|cli_corpus-decompile-jobs|test_decompile_map)$$
+# every core (its scenarios), and a map's LZMA lumps decompressed together
+# (the LZMA unit test). Only the targets they run are built.
+TSAN_TESTS  ?= ^(cli_scan-.*|cli_corpus-scan|test_archive|cli_export-.*|test_export_media|test_parallel|cli_check-.*|cli_decompile-jobs|cli_corpus-decompile-jobs|test_decompile_map|test_lzma)$$
 
 .PHONY: all deps build run test test-asan test-tsan test-release bench fuzz sweep install clean
 
@@ -95,7 +96,7 @@ test-asan: deps
 
 test-tsan: deps
 	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBSPKIT_TSAN=ON -DBSPKIT_BENCH=OFF -DBSPKIT_WERROR=$(WERROR)
-	cmake --build $(TSAN_DIR) -j $(JOBS) --target bspkit test_archive test_export_media test_parallel test_decompile_map
+	cmake --build $(TSAN_DIR) -j $(JOBS) --target bspkit test_archive test_export_media test_parallel test_decompile_map test_lzma
 	cd $(TSAN_DIR) && ctest --output-on-failure -j $(JOBS) -R '$(TSAN_TESTS)'
 
 # BENCH_MAPS: files or directories to measure (default: ../shared/maps).

@@ -741,6 +741,8 @@ typedef struct bspkit_report {
  * with the engine limits (warnings). Decode failures are reported as
  * problems too. Returns non-OK only when the check itself could not run
  * (argument error, out of memory). Free with bspkit_report_free().
+ * A map's LZMA-compressed lumps (console Source maps) are decompressed
+ * together on every online CPU first; the report is the same either way.
  */
 BSPKIT_API bspkit_result bspkit_validate(bspkit_map *map, bspkit_report *report, bspkit_error *err);
 BSPKIT_API void bspkit_report_free(bspkit_report *report);

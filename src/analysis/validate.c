@@ -1400,6 +1400,8 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     c->quake3 = c->fmt && c->fmt->family == BSPKIT_FAMILY_QUAKE3;
     c->titanfall = c->fmt && c->fmt->family == BSPKIT_FAMILY_TITANFALL;
 
+    /* Every lump is read below: compressed ones are decompressed together first. */
+    bk_decompress_lumps(map);
     load_all(c);
     check_unfinished(c);
     check_records(c, EDGES, NULL, NULL, NULL);

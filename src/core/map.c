@@ -2,6 +2,8 @@
 #include "core/family.h"
 #include "core/map.h"
 #include "core/ascii.h"
+#include "core/lzma.h"
+#include "core/parallel.h"
 #include "bspkit/quake3.h"
 
 #include <errno.h>
@@ -605,6 +607,84 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
     c->owned = buf;
     c->data = buf;
     c->size = uncompressed_length;
+}
+
+/* One lump of bk_decompress_lumps: its buffer was allocated (and charged)
+ * before the threads started; each writes only its own entry. */
+typedef struct lzma_job {
+    int lump;
+    uint32_t packed; /* compressed bytes */
+    uint8_t *buf;
+    bspkit_result result;
+} lzma_job;
+
+typedef struct lzma_jobs {
+    const bspkit_map *map;
+    lzma_job *jobs;
+} lzma_jobs;
+
+static void decompress_job(void *ctx, size_t i)
+{
+    const lzma_jobs *all = ctx;
+    lzma_job *j = &all->jobs[i];
+    const bk_lump *l = &all->map->lumps[j->lump];
+    bspkit_error e; /* only the code is kept: bk_lump_bytes reads a failed lump again and reports it */
+    j->result = bk_lzma_decompress(all->map->data + l->offset, l->length, j->buf, l->uncompressed_length, j->lump, &e);
+}
+
+/* Below this many compressed bytes in all, starting threads costs more than it saves. */
+#define PARALLEL_LZMA_MIN_BYTES (32u << 10)
+
+void bk_decompress_lumps(bspkit_map *map)
+{
+    lzma_job jobs[BK_MAX_LUMPS];
+    size_t n = 0;
+    uint64_t packed = 0;
+    for (int i = 0; i < map->lump_count && i < BK_MAX_LUMPS; i++) {
+        const bk_lump *l = &map->lumps[i];
+        if (!l->compressed || l->external || map->bytes[i].done || l->uncompressed_length > map->opts.max_lump_size)
+            continue;
+        /* Largest first (at most 64, so by insertion): the longest job
+         * starts at once, the short ones fill in around it. */
+        size_t at = n++;
+        for (; at > 0 && jobs[at - 1].packed < l->length; at--)
+            jobs[at] = jobs[at - 1];
+        jobs[at] = (lzma_job){.lump = i, .packed = l->length};
+        packed += l->length;
+    }
+    if (n < 2 || packed < PARALLEL_LZMA_MIN_BYTES)
+        return; /* read one by one as asked */
+    /* Only with room to spare: near the memory limit, the lumps are read
+     * one by one, so the one named over the limit is the one it always was. */
+    uint64_t unpacked = 0;
+    for (size_t k = 0; k < n; k++)
+        unpacked += map->lumps[jobs[k].lump].uncompressed_length;
+    if (map->memory_used > map->opts.max_memory || unpacked > (map->opts.max_memory - map->memory_used) / 2)
+        return;
+    size_t ready = 0;
+    for (size_t k = 0; k < n; k++) {
+        bspkit_error e;
+        jobs[k].buf = bk_alloc(map, map->lumps[jobs[k].lump].uncompressed_length, jobs[k].lump, &e);
+        if (!jobs[k].buf)
+            break; /* over the memory limit: the rest are read one by one, and report it */
+        ready = k + 1;
+    }
+    lzma_jobs all = {map, jobs};
+    bk_parallel_for(ready, 0, decompress_job, &all);
+    for (size_t k = 0; k < ready; k++) {
+        const bk_lump *l = &map->lumps[jobs[k].lump];
+        if (jobs[k].result != BSPKIT_OK) {
+            bk_free(map, jobs[k].buf, l->uncompressed_length);
+            continue;
+        }
+        bk_bytes_cache *c = &map->bytes[jobs[k].lump];
+        c->done = true;
+        c->result = BSPKIT_OK;
+        c->error = NULL;
+        c->owned = jobs[k].buf;
+        c->data = jobs[k].buf;
+        c->size = l->uncompressed_length;
+    }
 }
 
 bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, size_t *size, bspkit_error *err)

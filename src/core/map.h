@@ -211,6 +211,12 @@ int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs);
  * decompressed into an owned buffer (after the size limit check) otherwise. */
 void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
                          uint32_t length, bool compressed, uint32_t uncompressed_length);
+/* Decompresses the LZMA lumps not yet read, several at once on the
+ * machine's cores (largest first), and caches them as bk_lump_bytes would.
+ * Memory is charged before any thread starts; a lump that fails to
+ * decompress, or does not fit the limits, is left for bk_lump_bytes to
+ * read and report. Worth it before reading a whole compressed map. */
+void bk_decompress_lumps(bspkit_map *map);
 /* The cached result: bytes, or the error recorded when filling. */
 bspkit_result bk_cached_bytes(const bk_bytes_cache *c, const uint8_t **data, size_t *size, bspkit_error *err);
 /* Decompressed lump bytes (cached). */

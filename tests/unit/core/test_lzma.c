@@ -244,6 +244,120 @@ static void test_compressed_lump_big_endian(void **state)
     compressed_map(true);
 }
 
+/* A v20 Source map with three LZMA lumps (vertexes and lighting, 84 KB
+ * hardly compressible, and a few surfedges) and, with `corrupt`, the
+ * lighting stream damaged. */
+static uint8_t *map_with_three_lumps(bool corrupt, uint8_t *raw[3], size_t raw_size[3], size_t *size)
+{
+    static const int lumps[3] = {BSPKIT_S_VERTEXES, BSPKIT_S_SURFEDGES, BSPKIT_S_LIGHTING};
+    raw_size[0] = 2000 * 12;
+    raw_size[1] = 16 * 4;
+    raw_size[2] = 60000;
+    uint8_t *packed[3];
+    size_t packed_size[3], total = 1036;
+    uint32_t x = 777;
+    for (int k = 0; k < 3; k++) {
+        raw[k] = malloc(raw_size[k]);
+        assert_non_null(raw[k]);
+        for (size_t i = 0; i < raw_size[k]; i++) {
+            x = x * 1103515245u + 12345u;
+            raw[k][i] = k == 1 ? 0 : (uint8_t)(x >> 24); /* surfedges 0: few problems to report */
+        }
+        packed[k] = valve_lzma(raw[k], raw_size[k], true, &packed_size[k]);
+        total += packed_size[k];
+    }
+    uint8_t *f = calloc(1, total);
+    assert_non_null(f);
+    memcpy(f, "VBSP", 4);
+    wr_le32(f + 4, 20);
+    size_t at = 1036;
+    for (int k = 0; k < 3; k++) {
+        uint8_t *e = f + 8 + 16 * lumps[k];
+        wr_le32(e, (uint32_t)at);
+        wr_le32(e + 4, (uint32_t)packed_size[k]);
+        wr_le32(e + 12, (uint32_t)raw_size[k]);
+        memcpy(f + at, packed[k], packed_size[k]);
+        if (corrupt && k == 2)
+            memset(f + at + 17 + packed_size[k] / 2, 0xFF, 64);
+        at += packed_size[k];
+        free(packed[k]);
+    }
+    *size = total;
+    return f;
+}
+
+static bspkit_report validated(const uint8_t *f, size_t size, bool lumps_first)
+{
+    bspkit_map *map;
+    bspkit_error e;
+    assert_int_equal(bspkit_open_memory(f, size, NULL, &map, &e), BSPKIT_OK);
+    if (lumps_first) /* one by one, as asked: nothing is left to decompress together */
+        for (int i = 0; i < bspkit_lump_count(map); i++) {
+            const uint8_t *bytes;
+            size_t n;
+            (void)bspkit_lump_bytes(map, i, &bytes, &n, &e);
+        }
+    bspkit_report report;
+    assert_int_equal(bspkit_validate_ex(map, 0, &report, &e), BSPKIT_OK);
+    bspkit_close(map);
+    return report;
+}
+
+/* Validation decompresses a map's LZMA lumps together, on several threads:
+ * the bytes are the lumps' own, and the report (a damaged lump's error
+ * included) is the one reading the lumps one by one gives. */
+static void test_lumps_decompressed_together(void **state)
+{
+    (void)state;
+    for (int corrupt = 0; corrupt < 2; corrupt++) {
+        uint8_t *raw[3];
+        size_t raw_size[3], size;
+        uint8_t *f = map_with_three_lumps(corrupt, raw, raw_size, &size);
+
+        bspkit_map *map;
+        bspkit_error e;
+        assert_int_equal(bspkit_open_memory(f, size, NULL, &map, &e), BSPKIT_OK);
+        bspkit_report report;
+        assert_int_equal(bspkit_validate_ex(map, 0, &report, &e), BSPKIT_OK);
+        static const int lumps[3] = {BSPKIT_S_VERTEXES, BSPKIT_S_SURFEDGES, BSPKIT_S_LIGHTING};
+        for (int k = 0; k < 3; k++) {
+            const uint8_t *bytes;
+            size_t n;
+            bspkit_result r = bspkit_lump_bytes(map, lumps[k], &bytes, &n, &e);
+            if (corrupt && k == 2) {
+                assert_int_equal(r, BSPKIT_ERR_COMPRESSION);
+                assert_int_equal(e.lump, BSPKIT_S_LIGHTING);
+                continue;
+            }
+            assert_int_equal(r, BSPKIT_OK);
+            assert_int_equal(n, raw_size[k]);
+            assert_memory_equal(bytes, raw[k], n);
+        }
+        bspkit_report_free(&report);
+        bspkit_close(map);
+
+        bspkit_report together = validated(f, size, false), apart = validated(f, size, true);
+        assert_int_equal(together.errors, apart.errors);
+        assert_int_equal(together.warnings, apart.warnings);
+        assert_int_equal(together.count, apart.count);
+        assert_true(together.count > 0);
+        bool lighting_named = false;
+        for (size_t i = 0; i < together.count; i++) {
+            assert_int_equal(together.problems[i].code, apart.problems[i].code);
+            assert_int_equal(together.problems[i].lump, apart.problems[i].lump);
+            assert_string_equal(together.problems[i].message, apart.problems[i].message);
+            lighting_named |= together.problems[i].code == BSPKIT_ERR_COMPRESSION &&
+                              together.problems[i].lump == BSPKIT_S_LIGHTING;
+        }
+        assert_int_equal(lighting_named, corrupt);
+        bspkit_report_free(&together);
+        bspkit_report_free(&apart);
+        for (int k = 0; k < 3; k++)
+            free(raw[k]);
+        free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_compressed_lump_little_endian),
         cmocka_unit_test(test_compressed_lump_big_endian),
         cmocka_unit_test(test_decompression_bomb),
+        cmocka_unit_test(test_lumps_decompressed_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
