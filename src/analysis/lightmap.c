@@ -245,7 +245,29 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
     __m128d hi = _mm_max_pd(_mm256_extractf128_pd(dhi, 1), _mm256_castpd256_pd128(dhi));
     flov = _mm_min_ps(_mm_movehl_ps(flov, flov), flov);
     fhiv = _mm_max_ps(_mm_movehl_ps(fhiv, fhiv), fhiv);
-    return extents_grid(lo, hi, flov, fhiv, mins, size);
+    /* extents_grid's steps on all four ranges at once: lanes s and t of
+     * the double sums, then s and t of the float sums (widened exactly);
+     * AVX's floor and ceil are exact, as the truncation there is. */
+    const __m256d lo4 = _mm256_insertf128_pd(_mm256_castpd128_pd256(lo), _mm_cvtps_pd(flov), 1);
+    const __m256d hi4 = _mm256_insertf128_pd(_mm256_castpd128_pd256(hi), _mm_cvtps_pd(fhiv), 1);
+    const __m256d ok = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(lo4, _mm256_set1_pd(-1e9), _CMP_GT_OQ),
+                                                   _mm256_cmp_pd(hi4, _mm256_set1_pd(1e9), _CMP_LT_OQ)),
+                                     _mm256_cmp_pd(lo4, hi4, _CMP_LE_OQ));
+    if (_mm256_movemask_pd(ok) != 15)
+        return false; /* out of range or NaN */
+    const __m256d sixteenth = _mm256_set1_pd(1.0 / 16.0);
+    const __m256d first = _mm256_floor_pd(_mm256_mul_pd(lo4, sixteenth));
+    const __m256d span = _mm256_sub_pd(_mm256_ceil_pd(_mm256_mul_pd(hi4, sixteenth)), first);
+    /* per axis the smaller grid */
+    const __m128d dspan = _mm256_castpd256_pd128(span), fspan = _mm256_extractf128_pd(span, 1);
+    const __m128d take_f = _mm_cmplt_pd(fspan, dspan);
+    const __m128d gmin = _mm_blendv_pd(_mm256_castpd256_pd128(first), _mm256_extractf128_pd(first, 1), take_f);
+    const __m128d gspan = _mm_blendv_pd(dspan, fspan, take_f);
+    int32_t m[4], n[4];
+    _mm_storeu_si128((__m128i *)m, _mm_cvttpd_epi32(gmin));
+    _mm_storeu_si128((__m128i *)n, _mm_cvttpd_epi32(_mm_add_pd(gspan, _mm_set1_pd(1.0))));
+    mins[0] = m[0], mins[1] = m[1], size[0] = n[0], size[1] = n[1];
+    return true;
 }
 
 /* AVX2 and the OS saving its registers: CPUID leaf 1 (AVX, OSXSAVE), XCR0

@@ -115,7 +115,7 @@ static void test_extents_both_paths(void **state)
     (void)state;
     static bspkit_vec3 v[VERTS];
     static bspkit_edge e[EDGES];
-    static int32_t se[FACES * MAX_CORNERS];
+    static int32_t se[FACES * MAX_CORNERS + 2];
     static bspkit_face f[FACES];
     bspkit_texinfo ti[TEXINFOS];
     memset(ti, 0, sizeof ti);
@@ -155,6 +155,23 @@ static void test_extents_both_paths(void **state)
         }
     }
     assert_true(odd > 0 && even > 0);
+    /* The last face: two corners whose float sums fall below the 16-texel
+     * lines the double sums are just above, at both ends (found by a
+     * search). Both grids then span 53 luxels, from -30 and from -31: the
+     * float grid is not smaller, so the double one stands. */
+    v[0] = (bspkit_vec3){0x1.eab6f6p+10f, 0x1.ca5abep+11f, 0.0f};
+    v[1] = (bspkit_vec3){-0x1.cda956p+10f, -0x1.851f96p+11f, 0.0f};
+    e[1].v[0] = 0;
+    e[1].v[1] = 1;
+    memset(&ti[0], 0, sizeof ti[0]);
+    ti[0].texture_vecs[0][0] = 0x1.96290ep-2f;
+    ti[0].texture_vecs[0][1] = -0x1.5f766ap-2f;
+    ti[0].texture_vecs[1][2] = 1.0f;
+    f[FACES - 1].first_edge = (int32_t)nse;
+    f[FACES - 1].num_edges = 2;
+    f[FACES - 1].texinfo = 0;
+    se[nse++] = 1;
+    se[nse++] = -1;
 
     bspkit_builder *b;
     CHECK(bspkit_builder_new(BSPKIT_FAMILY_QUAKE, 29, &b, ERR));
@@ -210,6 +227,9 @@ static void test_extents_both_paths(void **state)
                          lm[i].mins[0], lm[i].mins[1], lm[i].width, lm[i].height, mins[0], mins[1], dim[0],
                          dim[1]);
         }
+        assert_true(lm[FACES - 1].lit);
+        assert_int_equal(lm[FACES - 1].mins[0], -30);
+        assert_int_equal(lm[FACES - 1].width, 53);
         /* Both outcomes are exercised, not just one. */
         assert_true(lit > FACES / 4);
         assert_true(unlit > FACES / 20);
