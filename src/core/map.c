@@ -644,8 +644,8 @@ void bk_decompress_lumps(bspkit_map *map)
         const bk_lump *l = &map->lumps[i];
         if (!l->compressed || l->external || map->bytes[i].done || l->uncompressed_length > map->opts.max_lump_size)
             continue;
-        /* Largest first (at most 64, so by insertion): the longest job
-         * starts at once, the short ones fill in around it. */
+        /* Largest first (a few dozen lumps, so by insertion): the longest
+         * job starts at once, the short ones fill in around it. */
         size_t at = n++;
         for (; at > 0 && jobs[at - 1].packed < l->length; at--)
             jobs[at] = jobs[at - 1];
@@ -666,7 +666,7 @@ void bk_decompress_lumps(bspkit_map *map)
         bspkit_error e;
         jobs[k].buf = bk_alloc(map, map->lumps[jobs[k].lump].uncompressed_length, jobs[k].lump, &e);
         if (!jobs[k].buf)
-            break; /* over the memory limit: the rest are read one by one, and report it */
+            break; /* out of memory: the rest are read one by one, and report it */
         ready = k + 1;
     }
     lzma_jobs all = {map, jobs};

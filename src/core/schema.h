@@ -583,7 +583,6 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_CHARS(W, m, n, name)                                                                   \
     {(name), BSPKIT_FIELD_CHARS, (uint32_t)offsetof(W, x m), (uint32_t)sizeof(((W *)0)->x m)},
 
-
 /* ---- same bytes ----------------------------------------------------------
  * Whether a field's file bytes, read little-endian, are its native bytes at
  * the same offset: a 4-byte integer or float into a member of that very
@@ -635,7 +634,6 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_SAME_ABSENT(W, m, n, off) 0
 #define BK_SAME_ABSENT_ARRAY(W, m, n, off) 0
 #define BK_SAME_CHARS(W, m, n, off) 0
-
 
 /* ---- widened indices -----------------------------------------------------
  * Records made only of 16-bit unsigned indices that the native type holds
