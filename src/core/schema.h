@@ -583,101 +583,62 @@ static inline void bk_swap_elements(uint8_t *p, int width, size_t count)
 #define BK_DUMP_CHARS(W, m, n, name)                                                                   \
     {(name), BSPKIT_FIELD_CHARS, (uint32_t)offsetof(W, x m), (uint32_t)sizeof(((W *)0)->x m)},
 
-/* ---- same bytes ----------------------------------------------------------
- * Whether a field's file bytes, read little-endian, are its native bytes at
- * the same offset: a 4-byte integer or float into a member of that very
- * type, 3-float vectors, arrays of those, and single bytes. When every
- * field of a record is, with nothing between or after them, a
- * little-endian host decodes the records by copying their bytes; the
- * checks are on the native type's members, so a layout that drifts from
- * the file's falls back to the field-by-field decode by itself. */
-#define BK_SAME_AT(W, m, off) (offsetof(W, x m) == (off))
-#define BK_SAME_TYPE(W, e, T) _Generic(((W *)0)->x e, T: 1, default: 0)
-#define BK_SAME_SCALAR(W, m, off, T) (BK_SAME_AT(W, m, off) && BK_SAME_TYPE(W, m, T))
-#define BK_SAME_ARRAY(W, m, n, off, T)                                                                 \
-    (BK_SAME_AT(W, m, off) && BK_SAME_TYPE(W, m[0], T) && sizeof(((W *)0)->x m) == sizeof(T) * (size_t)(n))
-#define BK_SAME_U8(W, m, n, off) BK_SAME_SCALAR(W, m, off, uint8_t)
-#define BK_SAME_I8(W, m, n, off) BK_SAME_SCALAR(W, m, off, int8_t)
-#define BK_SAME_I32(W, m, n, off) BK_SAME_SCALAR(W, m, off, int32_t)
-#define BK_SAME_U32(W, m, n, off) BK_SAME_SCALAR(W, m, off, uint32_t)
-#define BK_SAME_F32(W, m, n, off) BK_SAME_SCALAR(W, m, off, float)
-#define BK_SAME_U8A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, uint8_t)
-#define BK_SAME_I32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, int32_t)
-#define BK_SAME_U32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, uint32_t)
-#define BK_SAME_F32A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, float)
-#define BK_SAME_VEC3(W, m, n, off) BK_SAME_SCALAR(W, m, off, bspkit_vec3)
-#define BK_SAME_VEC3A(W, m, n, off) BK_SAME_ARRAY(W, m, n, off, bspkit_vec3)
-/* Every other kind converts, widens, masks, skips or defaults. */
-#define BK_SAME_I16(W, m, n, off) 0
-#define BK_SAME_U16(W, m, n, off) 0
-#define BK_SAME_I16A(W, m, n, off) 0
-#define BK_SAME_U16A(W, m, n, off) 0
-#define BK_SAME_BMIN16(W, m, n, off) 0
-#define BK_SAME_BMAX16(W, m, n, off) 0
-#define BK_SAME_BMIN32(W, m, n, off) 0
-#define BK_SAME_BMAX32(W, m, n, off) 0
-#define BK_SAME_BOOL16(W, m, n, off) 0
-#define BK_SAME_BOOL32(W, m, n, off) 0
-#define BK_SAME_MAT24(W, m, n, off) 0
-#define BK_SAME_PAD(W, m, n, off) 0
-#define BK_SAME_DEFAULT(W, m, n, off) 0
-#define BK_SAME_U16MASK(W, m, n, off) 0
-#define BK_SAME_U32MASK(W, m, n, off) 0
-#define BK_SAME_AREAFLAGS16(W, m, n, off) 0
-#define BK_SAME_AREAFLAGS32(W, m, n, off) 0
-#define BK_SAME_FCRO16(W, m, n, off) 0
-#define BK_SAME_DISPEDGES(W, m, n, off) 0
-#define BK_SAME_DISPCORNERS(W, m, n, off) 0
-#define BK_SAME_RGBEXPA(W, m, n, off) 0
-#define BK_SAME_SKIP16(W, m, n, off) 0
-#define BK_SAME_SKIP32(W, m, n, off) 0
-#define BK_SAME_ABSENT(W, m, n, off) 0
-#define BK_SAME_ABSENT_ARRAY(W, m, n, off) 0
-#define BK_SAME_CHARS(W, m, n, off) 0
-
-/* ---- widened indices -----------------------------------------------------
- * Records made only of 16-bit unsigned indices that the native type holds
- * as 32-bit ones, each at twice its file offset (edges, leaf faces and
- * brushes, marksurfaces): a little-endian host decodes them by widening
- * the whole lump at once. */
-#define BK_WIDE_U16(W, m, n, off) (offsetof(W, x m) == 2 * (off) && BK_SAME_TYPE(W, m, uint32_t))
-#define BK_WIDE_U16A(W, m, n, off)                                                                     \
-    (offsetof(W, x m) == 2 * (off) && BK_SAME_TYPE(W, m[0], uint32_t) && sizeof(((W *)0)->x m) == 4 * (size_t)(n))
-#define BK_WIDE_U8(W, m, n, off) 0
-#define BK_WIDE_I8(W, m, n, off) 0
-#define BK_WIDE_I16(W, m, n, off) 0
-#define BK_WIDE_I32(W, m, n, off) 0
-#define BK_WIDE_U32(W, m, n, off) 0
-#define BK_WIDE_F32(W, m, n, off) 0
-#define BK_WIDE_U8A(W, m, n, off) 0
-#define BK_WIDE_I16A(W, m, n, off) 0
-#define BK_WIDE_I32A(W, m, n, off) 0
-#define BK_WIDE_U32A(W, m, n, off) 0
-#define BK_WIDE_F32A(W, m, n, off) 0
-#define BK_WIDE_VEC3(W, m, n, off) 0
-#define BK_WIDE_VEC3A(W, m, n, off) 0
-#define BK_WIDE_BMIN16(W, m, n, off) 0
-#define BK_WIDE_BMAX16(W, m, n, off) 0
-#define BK_WIDE_BMIN32(W, m, n, off) 0
-#define BK_WIDE_BMAX32(W, m, n, off) 0
-#define BK_WIDE_BOOL16(W, m, n, off) 0
-#define BK_WIDE_BOOL32(W, m, n, off) 0
-#define BK_WIDE_MAT24(W, m, n, off) 0
-#define BK_WIDE_PAD(W, m, n, off) 0
-#define BK_WIDE_DEFAULT(W, m, n, off) 0
-#define BK_WIDE_U16MASK(W, m, n, off) 0
-#define BK_WIDE_U32MASK(W, m, n, off) 0
-#define BK_WIDE_AREAFLAGS16(W, m, n, off) 0
-#define BK_WIDE_AREAFLAGS32(W, m, n, off) 0
-#define BK_WIDE_FCRO16(W, m, n, off) 0
-#define BK_WIDE_DISPEDGES(W, m, n, off) 0
-#define BK_WIDE_DISPCORNERS(W, m, n, off) 0
-#define BK_WIDE_RGBEXPA(W, m, n, off) 0
-#define BK_WIDE_SKIP16(W, m, n, off) 0
-#define BK_WIDE_SKIP32(W, m, n, off) 0
-#define BK_WIDE_ABSENT(W, m, n, off) 0
-#define BK_WIDE_ABSENT_ARRAY(W, m, n, off) 0
-#define BK_WIDE_CHARS(W, m, n, off) 0
+/* ---- decoding by copying --------------------------------------------------
+ * What a field's file bytes, read little-endian, are to its native member:
+ * BK_FIT_SAME when they are the member's own bytes at the same offset (a
+ * 4-byte integer or float into a member of that very type, 3-float
+ * vectors, arrays of those, single bytes); BK_FIT_WIDE when a 16-bit
+ * unsigned index is held as 32 bits at twice its offset (edges, leaf faces
+ * and brushes, marksurfaces); 0 when the field converts, widens otherwise,
+ * masks, skips or defaults. When every field of a record fits the same
+ * way, with nothing between or after them, a little-endian host decodes
+ * the whole lump by copying or by widening it. The checks are on the
+ * native type's members, so a layout that drifts from the file's falls
+ * back to the field-by-field decode by itself. */
+enum { BK_FIT_SAME = 1, BK_FIT_WIDE = 2 };
+#define BK_FIT_TYPE(W, e, T) _Generic(((W *)0)->x e, T: 1, default: 0)
+#define BK_FIT_SCALAR(W, m, at, T, fit) ((offsetof(W, x m) == (at) && BK_FIT_TYPE(W, m, T)) ? (fit) : 0)
+#define BK_FIT_ARRAY(W, m, n, at, T, fit)                                                              \
+    ((offsetof(W, x m) == (at) && BK_FIT_TYPE(W, m[0], T) && sizeof(((W *)0)->x m) == sizeof(T) * (size_t)(n)) \
+         ? (fit)                                                                                       \
+         : 0)
+#define BK_FIT_U8(W, m, n, off) BK_FIT_SCALAR(W, m, off, uint8_t, BK_FIT_SAME)
+#define BK_FIT_I8(W, m, n, off) BK_FIT_SCALAR(W, m, off, int8_t, BK_FIT_SAME)
+#define BK_FIT_I32(W, m, n, off) BK_FIT_SCALAR(W, m, off, int32_t, BK_FIT_SAME)
+#define BK_FIT_U32(W, m, n, off) BK_FIT_SCALAR(W, m, off, uint32_t, BK_FIT_SAME)
+#define BK_FIT_F32(W, m, n, off) BK_FIT_SCALAR(W, m, off, float, BK_FIT_SAME)
+#define BK_FIT_VEC3(W, m, n, off) BK_FIT_SCALAR(W, m, off, bspkit_vec3, BK_FIT_SAME)
+#define BK_FIT_U8A(W, m, n, off) BK_FIT_ARRAY(W, m, n, off, uint8_t, BK_FIT_SAME)
+#define BK_FIT_I32A(W, m, n, off) BK_FIT_ARRAY(W, m, n, off, int32_t, BK_FIT_SAME)
+#define BK_FIT_U32A(W, m, n, off) BK_FIT_ARRAY(W, m, n, off, uint32_t, BK_FIT_SAME)
+#define BK_FIT_F32A(W, m, n, off) BK_FIT_ARRAY(W, m, n, off, float, BK_FIT_SAME)
+#define BK_FIT_VEC3A(W, m, n, off) BK_FIT_ARRAY(W, m, n, off, bspkit_vec3, BK_FIT_SAME)
+#define BK_FIT_U16(W, m, n, off) BK_FIT_SCALAR(W, m, 2 * (off), uint32_t, BK_FIT_WIDE)
+#define BK_FIT_U16A(W, m, n, off) BK_FIT_ARRAY(W, m, n, 2 * (off), uint32_t, BK_FIT_WIDE)
+#define BK_FIT_I16(W, m, n, off) 0
+#define BK_FIT_I16A(W, m, n, off) 0
+#define BK_FIT_BMIN16(W, m, n, off) 0
+#define BK_FIT_BMAX16(W, m, n, off) 0
+#define BK_FIT_BMIN32(W, m, n, off) 0
+#define BK_FIT_BMAX32(W, m, n, off) 0
+#define BK_FIT_BOOL16(W, m, n, off) 0
+#define BK_FIT_BOOL32(W, m, n, off) 0
+#define BK_FIT_MAT24(W, m, n, off) 0
+#define BK_FIT_PAD(W, m, n, off) 0
+#define BK_FIT_DEFAULT(W, m, n, off) 0
+#define BK_FIT_U16MASK(W, m, n, off) 0
+#define BK_FIT_U32MASK(W, m, n, off) 0
+#define BK_FIT_AREAFLAGS16(W, m, n, off) 0
+#define BK_FIT_AREAFLAGS32(W, m, n, off) 0
+#define BK_FIT_FCRO16(W, m, n, off) 0
+#define BK_FIT_DISPEDGES(W, m, n, off) 0
+#define BK_FIT_DISPCORNERS(W, m, n, off) 0
+#define BK_FIT_RGBEXPA(W, m, n, off) 0
+#define BK_FIT_SKIP16(W, m, n, off) 0
+#define BK_FIT_SKIP32(W, m, n, off) 0
+#define BK_FIT_ABSENT(W, m, n, off) 0
+#define BK_FIT_ABSENT_ARRAY(W, m, n, off) 0
+#define BK_FIT_CHARS(W, m, n, off) 0
 
 /* n little-endian 16-bit values from src into n 32-bit ones at dst. */
 static inline void bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
@@ -709,11 +670,8 @@ static inline void bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
     BK_ENC_##K(*r_, m, n, d, off_, be)                                                                 \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_DUMP(K, m, n, name) BK_DUMP_##K(BK_W_, m, n, name)
-#define BK_GEN_SAME(K, m, n, name)                                                                     \
-    same_ = same_ && BK_SAME_##K(BK_W_, m, n, off_);                                                   \
-    off_ += BK_SZ_##K(n);
-#define BK_GEN_WIDE(K, m, n, name)                                                                     \
-    wide_ = wide_ && BK_WIDE_##K(BK_W_, m, n, off_);                                                   \
+#define BK_GEN_FIT(K, m, n, name)                                                                      \
+    fit_ &= BK_FIT_##K(BK_W_, m, n, off_);                                                             \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_SWAP(K, m, n, name)                                                                     \
     BK_SWAP_##K(p_ + off_, n)                                                                          \
@@ -734,33 +692,30 @@ static inline void bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
         }                                                                                              \
         (void)be;                                                                                      \
     }                                                                                                  \
-    /* Whether the file record is the native one byte for byte (BK_SAME_*). */                       \
-    static inline bool id##_same_bytes(void)                                                           \
+    /* How every field fits (BK_FIT_*): BK_FIT_SAME when the file record is                         \
+     * the native one byte for byte, BK_FIT_WIDE when it is 16-bit indices                             \
+     * held as 32-bit ones, else 0. */                                                                 \
+    static inline int id##_fit(void)                                                                   \
     {                                                                                                  \
         typedef struct { T x; } BK_W_;                                                                 \
         size_t off_ = 0;                                                                               \
-        bool same_ = sizeof(T) == (size) && sizeof(BK_W_) == sizeof(T);                                \
-        FIELDS(BK_GEN_SAME)                                                                            \
-        return same_ && off_ == (size);                                                                \
-    }                                                                                                  \
-    /* Whether the record is 16-bit indices held as 32-bit ones (BK_WIDE_*). */                     \
-    static inline bool id##_widens_u16(void)                                                           \
-    {                                                                                                  \
-        typedef struct { T x; } BK_W_;                                                                 \
-        size_t off_ = 0;                                                                               \
-        bool wide_ = sizeof(T) == 2 * (size) && sizeof(BK_W_) == sizeof(T);                            \
-        FIELDS(BK_GEN_WIDE)                                                                            \
-        return wide_ && off_ == (size);                                                                \
+        int fit_ = BK_FIT_SAME | BK_FIT_WIDE;                                                          \
+        FIELDS(BK_GEN_FIT)                                                                             \
+        (void)off_;                                                                                    \
+        if (sizeof(BK_W_) != sizeof(T))                                                                \
+            return 0;                                                                                  \
+        return sizeof(T) == (size) ? fit_ & BK_FIT_SAME : sizeof(T) == 2 * (size) ? fit_ & BK_FIT_WIDE : 0; \
     }                                                                                                  \
     /* One loop per byte order, so each read is a plain load or a swap. */                            \
     static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
     {                                                                                                  \
-        if (!be && BK_HOST_LE && id##_same_bytes()) {                                                  \
+        int fit_ = !be && BK_HOST_LE ? id##_fit() : 0;                                                 \
+        if (fit_ == BK_FIT_SAME) {                                                                     \
             if (count)                                                                                 \
                 memcpy(dst, src, count * (size));                                                      \
             return;                                                                                    \
         }                                                                                              \
-        if (!be && BK_HOST_LE && id##_widens_u16()) {                                                  \
+        if (fit_ == BK_FIT_WIDE) {                                                                     \
             bk_widen_u16_le(src, count * (size) / 2, dst);                                             \
             return;                                                                                    \
         }                                                                                              \
