@@ -413,19 +413,9 @@ static inline void ex_validate(exercise *ex, bspkit_map *map, exercise_report_fn
 }
 
 /* Every accessor of an open map, then validation. */
-static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_fn on_report)
+/* Every record array the public API hands out. */
+static inline void ex_arrays(exercise *ex, bspkit_map *map)
 {
-    const bspkit_format *fmt = bspkit_map_format(map);
-    if (fmt != NULL) {
-        ex_touch(ex, fmt, sizeof *fmt);
-        ex_touch_str(ex, bspkit_family_name(fmt->family));
-    }
-    size_t size = 0;
-    const uint8_t *bytes = bspkit_map_bytes(map, &size);
-    ex_touch(ex, bytes, size);
-    ex->sink ^= (uint32_t)bspkit_map_memory_used(map);
-
-    ex_lumps(ex, map);
     EX_ARRAY(ex, map, bspkit_get_planes, bspkit_plane);
     EX_ARRAY(ex, map, bspkit_get_vertexes, bspkit_vec3);
     EX_ARRAY(ex, map, bspkit_get_edges, bspkit_edge);
@@ -447,6 +437,22 @@ static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_f
     EX_ARRAY(ex, map, bspkit_get_areas, bspkit_area);
     EX_ARRAY(ex, map, bspkit_get_areaportals, bspkit_areaportal);
     EX_ARRAY(ex, map, bspkit_get_cubemaps, bspkit_cubemap);
+}
+
+static inline void exercise_map(exercise *ex, bspkit_map *map, exercise_report_fn on_report)
+{
+    const bspkit_format *fmt = bspkit_map_format(map);
+    if (fmt != NULL) {
+        ex_touch(ex, fmt, sizeof *fmt);
+        ex_touch_str(ex, bspkit_family_name(fmt->family));
+    }
+    size_t size = 0;
+    const uint8_t *bytes = bspkit_map_bytes(map, &size);
+    ex_touch(ex, bytes, size);
+    ex->sink ^= (uint32_t)bspkit_map_memory_used(map);
+
+    ex_lumps(ex, map);
+    ex_arrays(ex, map);
     ex_miptex(ex, map);
     ex_game_lumps(ex, map);
     ex_texdata_names(ex, map);
