@@ -569,6 +569,17 @@ size_t bspkit_map_record_counts(const bspkit_map *map, bspkit_record_count *out,
     return n;
 }
 
+/* A bytes cache holding a decompressed copy it owns. */
+static void cache_decompressed(bk_bytes_cache *c, uint8_t *buf, size_t size)
+{
+    c->done = true;
+    c->result = BSPKIT_OK;
+    c->error = NULL;
+    c->owned = buf;
+    c->data = buf;
+    c->size = size;
+}
+
 void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
                          uint32_t length, bool compressed, uint32_t uncompressed_length)
 {
@@ -604,9 +615,7 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
         bk_free(map, buf, uncompressed_length);
         return;
     }
-    c->owned = buf;
-    c->data = buf;
-    c->size = uncompressed_length;
+    cache_decompressed(c, buf, uncompressed_length);
 }
 
 /* One lump of bk_decompress_lumps: its buffer was allocated (and charged)
@@ -677,13 +686,7 @@ void bk_decompress_lumps(bspkit_map *map)
             bk_free(map, jobs[k].buf, l->uncompressed_length);
             continue;
         }
-        bk_bytes_cache *c = &map->bytes[jobs[k].lump];
-        c->done = true;
-        c->result = BSPKIT_OK;
-        c->error = NULL;
-        c->owned = jobs[k].buf;
-        c->data = jobs[k].buf;
-        c->size = l->uncompressed_length;
+        cache_decompressed(&map->bytes[jobs[k].lump], jobs[k].buf, l->uncompressed_length);
     }
 }
 
