@@ -591,6 +591,7 @@ void bk_gltf_geometry_free(bk_gltf_geometry *g)
 
 /* The document's texts: the glue between the large parts, and the parts. */
 enum { TEXT_GLUE, TEXT_NODES, TEXT_MATERIALS, TEXT_MESHES, TEXT_VIEWS, TEXT_ACCESSORS };
+_Static_assert(TEXT_ACCESSORS + 1 == BK_GLTF_TEXTS, "bk_gltf_doc holds one buffer per text");
 
 /* The document's JSON as it is written: spans of the glue text, which may
  * still move as it grows, between whole texts. */

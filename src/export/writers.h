@@ -34,10 +34,11 @@ void bk_gltf_geometry_free(bk_gltf_geometry *g);
 /* glTF output held in memory: JSON text and the binary buffer it
  * describes: the geometry bytes, then (GLB) each embedded PNG padded to 4
  * bytes. The PNGs are borrowed from the bk_xmedia the document was built
- * from, which must outlive it. */
-/* The JSON is kept as the texts it was written in, never joined: the
- * entity properties, views and accessors of a large map are megabytes. */
-enum { BK_GLTF_TEXTS = 6, BK_GLTF_JSON_PARTS = 12 };
+ * from, which must outlive it. The JSON is kept as the texts it was
+ * written in, never joined: the entity properties, views and accessors of
+ * a large map are megabytes. Its parts: the glue text between each of the
+ * five other texts and after the last, and the texts themselves. */
+enum { BK_GLTF_TEXTS = 6, BK_GLTF_JSON_PARTS = 2 * (BK_GLTF_TEXTS - 1) + 1 };
 typedef struct bk_gltf_doc {
     bk_tbuf texts[BK_GLTF_TEXTS];          /* owned: what json[] points into */
     bk_save_part json[BK_GLTF_JSON_PARTS]; /* the compact JSON text, in order */
