@@ -369,40 +369,45 @@ typedef void (*record_check_fn)(vctx *c, size_t i, const void *rec, void *arg);
 
 /* Whether index `v` is "none" or fits `n` records, for a reference with
  * these flags (constant in each generated checker, so the tests fold away). */
+/* `n` is at most 2^32 (check_records_with clamps it) and every index field
+ * is 32 bits wide, so one unsigned comparison also rejects negative values. */
 static inline bool index_fits(int64_t v, unsigned flags, uint64_t n)
 {
-    if (((flags & BK_REF_NONE_MINUS1) && v == -1) || ((flags & BK_REF_NONE_ZERO) && v == 0))
-        return true;
-    if ((flags & BK_REF_SIGN_IS_DIRECTION) && v < 0)
-        v = -v;
-    return v >= 0 && (uint64_t)v < n;
+    /* Bitwise, not short-circuit: the flags are constants, and an index
+     * that is sometimes "none" and sometimes a record would otherwise cost
+     * a mispredicted branch per record. */
+    bool none = ((flags & BK_REF_NONE_MINUS1) && v == -1) | ((flags & BK_REF_NONE_ZERO) && v == 0);
+    if (flags & BK_REF_SIGN_IS_DIRECTION)
+        v = v < 0 ? -v : v;
+    return none | ((uint64_t)v < n);
 }
 
 /* One checker per record kind, generated from its reference list
  * (core/refs.h) with every offset and flag a constant: true when all of
  * record `i`'s references hold, given each target's record count in `tn`
- * (UINT64_MAX when the target failed to decode). The fast path of
- * check_records; check_ref reports when it fails. */
+ * (2^32 when the target failed to decode). The fast path of
+ * check_records; check_ref reports when it fails. The answers are folded
+ * together without branches; only the rare failing record branches. */
 #define FAST_INDEX(from, T, m, cm, n, target, flags, name, cname)                                      \
-    if (!((flags) & BK_REF_RECORD0_UNUSED) || i != 0)                                                  \
-        for (int k_ = 0; k_ < (n); k_++)                                                               \
-            if (!index_fits((int64_t)(&((const T *)rec)->m)[k_], (flags), tn[target]))                \
-                return false;
+    _Static_assert(sizeof((&((const T *)0)->m)[0]) <= 4, "index_fits takes 32-bit indices");          \
+    for (int k_ = 0; k_ < (n); k_++)                                                                   \
+        ok_ &= (((flags) & BK_REF_RECORD0_UNUSED) && i == 0) |                                         \
+               index_fits((int64_t)(&((const T *)rec)->m)[k_], (flags), tn[target]);
 #define FAST_ARRAY(from, T, m, cm, n, target, flags, name, cname)                                      \
-    if (!index_fits((int64_t) * (const T *)rec, (flags), tn[target]))                                  \
-        return false;
+    _Static_assert(sizeof(T) <= 4, "index_fits takes 32-bit indices");                                \
+    ok_ &= index_fits((int64_t) * (const T *)rec, (flags), tn[target]);
 #define FAST_SPAN(from, T, m, cm, n, target, flags, name, cname)                                       \
     {                                                                                                  \
         int64_t first_ = ((const T *)rec)->m, num_ = ((const T *)rec)->cm;                            \
-        if (first_ < 0 || num_ < 0 || (uint64_t)first_ + (uint64_t)num_ > tn[target])                  \
-            return false;                                                                              \
+        ok_ &= (first_ >= 0) & (num_ >= 0) & ((uint64_t)first_ + (uint64_t)num_ <= tn[target]);       \
     }
 #define FAST(from, SHAPE, ...) FAST_##SHAPE(from, __VA_ARGS__)
 #define GEN_FAST(KIND)                                                                                 \
     static inline bool refs_hold_##KIND(const void *rec, size_t i, const uint64_t *tn)                 \
     {                                                                                                  \
         (void)i;                                                                                       \
-        BK_REFS_##KIND(FAST) return true;                                                              \
+        bool ok_ = true;                                                                               \
+        BK_REFS_##KIND(FAST) return ok_;                                                               \
     }
 BK_REF_KINDS(GEN_FAST)
 
@@ -471,7 +476,9 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     uint64_t tn[BK_REF_TARGET_COUNT];
     for (int t = 0; t < BK_REF_TARGET_COUNT; t++) {
         const varr *v = target_of(c, t);
-        tn[t] = v && v->ok ? v->n : UINT64_MAX;
+        /* 2^32 when the target failed to decode: every 32-bit index and
+         * span then fits, and the fast checks need no sign tests. */
+        tn[t] = v && v->ok && v->n < (UINT64_C(1) << 32) ? v->n : UINT64_C(1) << 32;
     }
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
@@ -706,6 +713,15 @@ static void check_node_children(vctx *c, size_t i, const void *rec, void *arg)
 {
     (void)arg;
     const bspkit_node *n = rec;
+    /* A child is a node or a leaf at random, so it is tested branch-free:
+     * the good values are one interval, nodes [0, nodes) and leafs
+     * [-leafs, -1] (any negative value when the leafs did not decode). The
+     * loop below runs only for a node that is wrong. */
+    uint64_t below = c->leafs.ok && c->leafs.n < (UINT64_C(1) << 31) ? c->leafs.n : UINT64_C(1) << 31;
+    uint64_t span = c->nodes.n + below;
+    if ((uint64_t)((int64_t)n->children[0] + (int64_t)below) < span &&
+        (uint64_t)((int64_t)n->children[1] + (int64_t)below) < span)
+        return;
     for (int k = 0; k < 2; k++) {
         int32_t ch = n->children[k];
         if (ch >= 0 && (size_t)ch >= c->nodes.n)
@@ -768,6 +784,11 @@ static void check_clipnode_children(vctx *c, size_t i, const void *rec, void *ar
 {
     (void)arg;
     const bspkit_clipnode *cn = rec;
+    /* As for nodes: the good values are the interval [-15, clipnodes). */
+    uint64_t span = c->clipnodes.n - Q_CONTENTS_MIN;
+    if ((uint64_t)((int64_t)cn->children[0] - Q_CONTENTS_MIN) < span &&
+        (uint64_t)((int64_t)cn->children[1] - Q_CONTENTS_MIN) < span)
+        return;
     for (int k = 0; k < 2; k++) {
         int32_t ch = cn->children[k];
         if (ch >= 0 && (size_t)ch >= c->clipnodes.n)

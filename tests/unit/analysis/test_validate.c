@@ -449,6 +449,44 @@ static void test_node_child_past_leafs(void **state)
     free_map(&t);
 }
 
+/* Node and clipnode children on each side of the bounds of their interval
+ * (nodes [0, 1) or leafs [-2, -1]; clipnodes [0, 1) or contents [-15, -1]). */
+static void test_tree_children_bounds(void **state)
+{
+    (void)state;
+    static const struct {
+        int lump, size, at;
+        int16_t value;
+        const char *needle; /* NULL: the map stays clean */
+    } cases[] = {
+        {BSPKIT_Q_NODES, SZ_NODE, 4, 1, "children[0] 1 exceeds 1 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 6, 1, "children[1] 1 exceeds 1 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 4, -1, NULL},
+        {BSPKIT_Q_NODES, SZ_NODE, 6, -3, "children[1] -3 is leaf 2"},
+        {BSPKIT_Q_NODES, SZ_NODE, 4, INT16_MIN, "children[0] -32768 is leaf 32767"},
+        {BSPKIT_Q_NODES, SZ_NODE, 4, INT16_MAX, "children[0] 32767 exceeds 1 nodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 4, 1, "children[0] 1 exceeds 1 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 6, 1, "children[1] 1 exceeds 1 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 4, -15, NULL},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 6, -15, NULL},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 4, -16, "children[0] -16 is not a contents value"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 6, INT16_MIN, "children[1] -32768 is not a contents value"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 4, INT16_MAX, "children[0] 32767 exceeds 1 clipnodes"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        testmap t;
+        build_lumps(&t, base_entities);
+        wr_u16(field(&t, cases[k].lump, cases[k].size, 0, cases[k].at), (uint16_t)cases[k].value);
+        open_map(&t);
+        if (cases[k].needle)
+            expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, cases[k].lump, 0, t.ofs[cases[k].lump],
+                       cases[k].needle);
+        else
+            expect_clean(&t);
+        free_map(&t);
+    }
+}
+
 static void test_face_plane_past_planes(void **state)
 {
     (void)state;
@@ -1081,6 +1119,7 @@ int main(void)
         cmocka_unit_test(test_leaf_vis_offset_past_vis),
         cmocka_unit_test(test_vis_row_undecodable),
         cmocka_unit_test(test_clipnode_bad_contents),
+        cmocka_unit_test(test_tree_children_bounds),
         cmocka_unit_test(test_clipnode_plane_past_planes),
         cmocka_unit_test(test_entity_model_past_models),
         cmocka_unit_test(test_entity_trailing_junk),
