@@ -75,24 +75,41 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
      * run its count, without the calls a copy needs per span. */
     size_t in = 0, out = 0;
 #if defined(__SSE2__)
-    /* Sixteen code bytes at a time while a whole block fits both the source
-     * and the row: the literals before the block's first zero count one
-     * each, then that zero's run is added. The scalar loop below finishes
-     * the row, so both reach the same `in` and `out`. */
+    /* Sixty-four code bytes at a time while a whole block fits the source:
+     * the block's zero bytes are found once, as a bit mask, and each run is
+     * taken from the mask (its zero, then its count) without reloading.
+     * The literals between runs count one each. A row that ends inside the
+     * block stops exactly where the scalar loop below would. */
     const __m128i zero = _mm_setzero_si128();
-    while (out < row_bytes && in < src_size && src_size - in >= 16 && row_bytes - out >= 16) {
-        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(src + in)), zero));
-        if (mask == 0) {
-            in += 16;
-            out += 16;
-            continue;
+    while (out < row_bytes && src_size - in >= 64) {
+        const uint8_t *b = src + in;
+        uint64_t m = 0;
+        for (int q = 0; q < 4; q++)
+            m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q)), zero))
+                 << (16 * q);
+        size_t pos = 0; /* the block's first byte not yet counted */
+        for (;;) {
+            size_t k = m ? (size_t)__builtin_ctzll(m) : 64; /* the next zero, or the block's end */
+            size_t lit = k - pos;
+            if (lit >= row_bytes - out) { /* the row ends among these literals */
+                in += pos + (row_bytes - out);
+                out = row_bytes;
+                break;
+            }
+            out += lit;
+            if (k >= 63) { /* a zero in the last byte: its count is in the next block, which starts with it */
+                in += k;
+                break;
+            }
+            out += b[k + 1];
+            pos = k + 2;
+            m &= ~(UINT64_C(3) << k); /* the zero and, if it is zero too, its count */
+            if (out >= row_bytes) {
+                in += pos;
+                break;
+            }
         }
-        unsigned k = (unsigned)__builtin_ctz(mask); /* literals before the zero; out + k < row_bytes */
-        in += k + 1;
-        out += k;
-        if (in >= src_size)
-            break;
-        out += src[in++];
     }
 #endif
     while (out < row_bytes && in < src_size) {

@@ -42,12 +42,13 @@ static uint32_t next(uint32_t *seed)
     return *seed >> 8;
 }
 
-/* Literal spans of 1..80 bytes between zero runs of 0..255. */
+/* Literal spans of 0..80 bytes between zero runs of 0..255: runs follow
+ * each other directly too, and a count of 0 is itself a zero byte. */
 static size_t make_row(uint32_t *seed, uint8_t *out, size_t cap)
 {
     size_t o = 0;
     while (o + 90 < cap) {
-        size_t lit = 1 + next(seed) % (next(seed) % 2 ? 8 : 80);
+        size_t lit = next(seed) % 4 == 0 ? 0 : 1 + next(seed) % (next(seed) % 2 ? 8 : 80);
         for (size_t i = 0; i < lit; i++)
             out[o++] = (uint8_t)(1 + next(seed) % 255);
         out[o++] = 0;
