@@ -23,6 +23,7 @@
  */
 #include "core/entities.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,7 @@ static void *grow(void *ptr, size_t *cap, size_t need, size_t elem)
     return p;
 }
 
-static bspkit_result push_pair(parser *ps, const token *key, const token *value)
+static inline __attribute__((always_inline)) bspkit_result push_pair(parser *ps, const token *key, const token *value)
 {
     bspkit_entities *out = ps->out;
     bspkit_keyvalue *pairs = grow(out->pairs, &ps->pair_cap, out->pair_count, sizeof *pairs);
@@ -253,6 +254,74 @@ static bspkit_result push_pair(parser *ps, const token *key, const token *value)
     kv->value_length = (uint32_t)value->len;
     return BSPKIT_OK;
 }
+
+/* Whether the fast pair path may run; the tests turn it off to compare. */
+static atomic_bool fast_pairs_refused;
+
+void bk_entities_allow_fast_pairs(bool allow)
+{
+    atomic_store_explicit(&fast_pairs_refused, !allow, memory_order_relaxed);
+}
+
+#if defined(__SSE2__)
+/* The common line `"key" "value"` read at once. Returns 1 when the pair at
+ * ps->p (after its blanks) was stored, 0 when the general path must read
+ * it (nothing consumed but blanks), or the error of push_pair.
+ *
+ * It applies only where the general path would find the same two quoted
+ * tokens on one line: the key's quote and the value's closing quote within
+ * 32 bytes (nine lines in ten of real lumps), no newline up to there, and
+ * nothing but blanks between them (so no comment). The tokens, their copies
+ * in the arena and the pair are then exactly those two next_token calls
+ * would give. 64 bytes of text and of arena must remain, so that the
+ * fixed-size loads and stores stay inside. */
+static inline __attribute__((always_inline)) int fast_pair(parser *ps, bspkit_result *r)
+{
+    skip_blank(ps);
+    const uint8_t *p = ps->p;
+    ent_storage *st = ps->store;
+    size_t room = st->cap - st->used;
+    if (ps->end - p < 64 || *p != '"' || room < 66 || room <= (size_t)(ps->end - p))
+        return 0;
+    const __m128i quote = _mm_set1_epi8('"'), newline = _mm_set1_epi8('\n'), space = _mm_set1_epi8(' ');
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p),
+                  hi = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    uint32_t q = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, quote)) |
+                 (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, quote)) << 16;
+    uint32_t nl = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, newline)) |
+                  (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, newline)) << 16;
+    /* bytes 0x01-0x20 (the text holds no NUL): max(v, ' ') == ' ' */
+    uint32_t blank = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(lo, space), space)) |
+                     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(hi, space), space)) << 16;
+    q &= q - 1; /* the key's opening quote */
+    unsigned q1 = q ? (unsigned)__builtin_ctz(q) : 0; /* closes the key */
+    q &= q - 1;
+    unsigned q2 = q ? (unsigned)__builtin_ctz(q) : 0; /* opens the value */
+    q &= q - 1;
+    if (!q)
+        return 0;
+    unsigned q3 = (unsigned)__builtin_ctz(q);                                    /* closes the value */
+    uint64_t through_q3 = (UINT64_C(2) << q3) - 1;                                /* bits 0..q3 */
+    uint64_t between = ((UINT64_C(1) << q2) - 1) & ~((UINT64_C(2) << q1) - 1); /* q1 < bits < q2 */
+    if ((nl & through_q3) || (blank & between) != between)
+        return 0;
+    size_t klen = q1 - 1, vlen = q3 - q2 - 1;
+    char *key = st->arena + st->used, *value = key + klen + 1;
+    _mm_storeu_si128((__m128i *)(void *)key, _mm_loadu_si128((const __m128i *)(const void *)(p + 1)));
+    _mm_storeu_si128((__m128i *)(void *)(key + 16), _mm_loadu_si128((const __m128i *)(const void *)(p + 17)));
+    key[klen] = '\0';
+    _mm_storeu_si128((__m128i *)(void *)value, _mm_loadu_si128((const __m128i *)(const void *)(p + q2 + 1)));
+    _mm_storeu_si128((__m128i *)(void *)(value + 16), _mm_loadu_si128((const __m128i *)(const void *)(p + q2 + 17)));
+    value[vlen] = '\0';
+    st->used += klen + vlen + 2;
+    token kt = {.kind = TOK_STRING, .pos = (size_t)(p - ps->base), .line = ps->line, .s = key, .len = klen};
+    token vt = {.kind = TOK_STRING, .pos = kt.pos + q2, .line = ps->line, .s = value, .len = vlen};
+    ps->p = p + q3 + 1;
+    if ((*r = push_pair(ps, &kt, &vt)) != BSPKIT_OK)
+        return -1;
+    return 1;
+}
+#endif
 
 /* Lenient: a block cut short by `t` (a '{', or the end) ends before it; a
  * '{' is left to open the next block. */
@@ -268,8 +337,20 @@ static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
     bspkit_entities *out = ps->out;
     size_t first = out->pair_count;
     bspkit_result r;
+    const bool fast = !atomic_load_explicit(&fast_pairs_refused, memory_order_relaxed);
     for (;;) {
         token key, value;
+#if defined(__SSE2__)
+        if (fast) {
+            int got = fast_pair(ps, &r);
+            if (got > 0)
+                continue;
+            if (got < 0)
+                return r;
+        }
+#else
+        (void)fast;
+#endif
         if ((r = next_token(ps, &key)) != BSPKIT_OK)
             return r;
         if (key.kind == TOK_CLOSE)

@@ -26,4 +26,8 @@ bool bk_entities_warn(bspkit_entities *ents, const char *source, uint64_t line, 
 /* A copy of `s` owned by the list, or NULL when out of memory. */
 const char *bk_entities_keep_string(bspkit_entities *ents, const char *s);
 
+/* Lets the parser read common `"key" "value"` lines in one step (the
+ * default) or not; the results are the same. For tests. */
+void bk_entities_allow_fast_pairs(bool allow);
+
 #endif

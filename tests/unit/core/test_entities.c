@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bspkit/bspkit.h"
+#include "core/entities.h"
 
 static bspkit_entities *parse_ok(const char *text, size_t size)
 {
@@ -587,6 +588,132 @@ static void test_large_input(void **state)
     bspkit_entities_free(ents);
 }
 
+/* ---- the one-step path for `"key" "value"` lines against the general one ---- */
+
+static uint32_t next_rand(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+/* Random text near the one-step path's edges: quoted pairs whose closing
+ * quote falls on either side of the 32-byte window, blanks of every kind
+ * (or none) between key and value, newlines, braces and quotes where they
+ * end or break a line, comments, unquoted tokens, and texts that end close
+ * to the 64 bytes the path needs. Sometimes damaged. */
+static size_t make_text(uint32_t *seed, char *out, size_t cap)
+{
+    /* Mostly blanks; the last three put a token or a brace between key and value. */
+    static const char *const blanks[] = {" ", "", "\t", "  ", "\r", " \t ", "\n", " // c\n", "x", "}", "{"};
+    static const char filler[] = "abcdefghij{}klmnop qrstuvwxyz0123456789_-*/.";
+    size_t o = 0;
+    int blocks = 1 + (int)(next_rand(seed) % 6);
+    for (int b = 0; b < blocks && o + 400 < cap; b++) {
+        out[o++] = '{';
+        out[o++] = next_rand(seed) % 2 ? '\n' : ' ';
+        int pairs = (int)(next_rand(seed) % 8);
+        for (int k = 0; k < pairs && o + 200 < cap; k++) {
+            for (int side = 0; side < 2; side++) {
+                if (next_rand(seed) % 16 == 0) { /* unquoted */
+                    int n = 1 + (int)(next_rand(seed) % 6);
+                    for (int i = 0; i < n; i++)
+                        out[o++] = (char)('a' + next_rand(seed) % 26);
+                } else {
+                    out[o++] = '"';
+                    int n = (int)(next_rand(seed) % (next_rand(seed) % 3 ? 16 : 40));
+                    for (int i = 0; i < n; i++) {
+                        uint32_t r = next_rand(seed) % 64;
+                        out[o++] = r == 0 ? '\n' : r == 1 ? '\t' : filler[r % (sizeof filler - 1)];
+                    }
+                    if (next_rand(seed) % 64 != 0) /* else a quote left open */
+                        out[o++] = '"';
+                }
+                uint32_t pick = next_rand(seed) % 8;
+                if (pick == 0)
+                    pick = 8 + next_rand(seed) % 3;
+                const char *blank = blanks[pick];
+                if (side == 1)
+                    blank = next_rand(seed) % 4 ? "\n" : blank;
+                memcpy(out + o, blank, strlen(blank));
+                o += strlen(blank);
+            }
+        }
+        if (next_rand(seed) % 32 != 0) /* else a block left open */
+            out[o++] = '}';
+        out[o++] = '\n';
+    }
+    return o;
+}
+
+static void parse_both(const char *whole, size_t size, unsigned flags)
+{
+    /* A buffer of exactly the text, so that a read past it is caught under
+     * the address sanitizer. */
+    char *text = malloc(size ? size : 1);
+    assert_non_null(text);
+    memcpy(text, whole, size);
+    bspkit_entities *ref = NULL, *got = NULL;
+    bspkit_error ref_err, got_err;
+    memset(&ref_err, 0, sizeof ref_err);
+    memset(&got_err, 0, sizeof got_err);
+    bk_entities_allow_fast_pairs(false);
+    bspkit_result ref_r = bspkit_entities_parse_ex(text, size, flags, &ref, &ref_err);
+    bk_entities_allow_fast_pairs(true);
+    bspkit_result got_r = bspkit_entities_parse_ex(text, size, flags, &got, &got_err);
+    assert_int_equal(got_r, ref_r);
+    if (ref_r != BSPKIT_OK) {
+        assert_int_equal(got_err.lump_offset, ref_err.lump_offset);
+        assert_string_equal(got_err.message, ref_err.message);
+        free(text);
+        return;
+    }
+    assert_int_equal(got->count, ref->count);
+    assert_int_equal(got->pair_count, ref->pair_count);
+    assert_int_equal(got->warning_count, ref->warning_count);
+    assert_int_equal(got->trailing_offset, ref->trailing_offset);
+    assert_int_equal(got->trailing_bytes, ref->trailing_bytes);
+    for (size_t i = 0; i < ref->count; i++) {
+        assert_int_equal(got->entities[i].first_pair, ref->entities[i].first_pair);
+        assert_int_equal(got->entities[i].num_pairs, ref->entities[i].num_pairs);
+        assert_int_equal(got->entities[i].line, ref->entities[i].line);
+        assert_int_equal(got->entities[i].offset, ref->entities[i].offset);
+    }
+    for (size_t i = 0; i < ref->pair_count; i++) {
+        const bspkit_keyvalue *a = &ref->pairs[i], *b = &got->pairs[i];
+        assert_int_equal(b->key_length, a->key_length);
+        assert_int_equal(b->value_length, a->value_length);
+        assert_memory_equal(b->key, a->key, a->key_length + 1);
+        assert_memory_equal(b->value, a->value, a->value_length + 1);
+    }
+    for (size_t i = 0; i < ref->warning_count; i++) {
+        assert_int_equal(got->warnings[i].line, ref->warnings[i].line);
+        assert_int_equal(got->warnings[i].offset, ref->warnings[i].offset);
+        assert_string_equal(got->warnings[i].message, ref->warnings[i].message);
+    }
+    bspkit_entities_free(ref);
+    bspkit_entities_free(got);
+    free(text);
+}
+
+static void test_one_step_pairs_match_general_path(void **state)
+{
+    (void)state;
+    enum { CAP = 8192 };
+    char *text = malloc(CAP);
+    assert_non_null(text);
+    uint32_t seed = 77;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = make_text(&seed, text, CAP);
+        /* Whole texts, and texts cut short so that they end near the
+         * one-step path's 64 bytes. */
+        size_t cut = trial % 4 == 0 ? next_rand(&seed) % (n + 1) : n;
+        parse_both(text, cut, 0);
+        parse_both(text, cut, BSPKIT_ENTITIES_LENIENT);
+    }
+    bk_entities_allow_fast_pairs(true);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_large_input),
+        cmocka_unit_test(test_one_step_pairs_match_general_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
