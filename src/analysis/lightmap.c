@@ -429,14 +429,18 @@ static bool rect_from_verts(const bspkit_surface *s, const bspkit_drawvert *dv, 
     if (s->first_vert < 0 || s->num_verts <= 0 || (uint64_t)s->first_vert + (uint64_t)s->num_verts > ndv)
         return false;
     double lo[2] = {side, side}, hi[2] = {0, 0};
+    /* Plain comparisons, not fmin/fmax calls: every value that reaches the
+     * result is finite, and a zero's sign cannot change the integer rectangle. */
+    bool finite = true;
     for (int32_t k = 0; k < s->num_verts; k++)
         for (int a = 0; a < 2; a++) {
             double u = dv[s->first_vert + k].lightmap[a] * side;
-            if (!isfinite(u))
-                return false;
-            lo[a] = fmin(lo[a], u);
-            hi[a] = fmax(hi[a], u);
+            finite &= isfinite(u);
+            lo[a] = u < lo[a] ? u : lo[a];
+            hi[a] = u > hi[a] ? u : hi[a];
         }
+    if (!finite)
+        return false;
     for (int a = 0; a < 2; a++) {
         double first = fmax(0.0, floor(lo[a])), end = fmin(side, ceil(hi[a]));
         if (end <= first)

@@ -976,6 +976,10 @@ static void check_surface(vctx *c, size_t i, const void *rec, void *arg)
         (uint64_t)s->first_index + (uint64_t)s->num_indexes > c->drawindexes.n)
         return; /* the span itself is reported from the table */
     const int32_t *idx = (const int32_t *)c->drawindexes.items + s->first_index;
+    /* All inside [0, num_verts) in one vectorised pass; the loop below finds the first that is not. */
+    if (indices_below((const uint32_t *)(const void *)idx, (size_t)s->num_indexes,
+                      s->num_verts > 0 ? (uint32_t)s->num_verts : 0, false))
+        return;
     for (int32_t k = 0; k < s->num_indexes; k++)
         if (idx[k] < 0 || idx[k] >= s->num_verts) {
             index_error(c, lump, i, "surface", "drawindex %" PRId64 " = %" PRId32 " outside its %" PRId32 " vertices",

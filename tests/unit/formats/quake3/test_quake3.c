@@ -22,6 +22,7 @@
 #include "bspkit/query.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* What to break in the built map. */
@@ -30,10 +31,14 @@ typedef enum damage {
     SURFACE_SHADER,   /* surface 0 names shader 9 of 2 */
     PATCH_SHAPE,      /* the patch claims 4 x 3 control points */
     INDEX_OUTSIDE,    /* a draw index 7 of a 3-vertex surface */
+    INDEX_AT_COUNT,   /* a draw index 3 of a 3-vertex surface: one past the last */
+    INDEX_NEGATIVE,   /* a draw index -1 */
     FOG_SIDE,         /* the fog's visible side 9 of a 6-sided brush */
     LIGHTMAP_PAGE,    /* surface 0 names lightmap page 3 of 1 */
     BRUSH_SHADER,     /* brush 0 names shader 4 of 2 */
     GRID_SHORT,       /* the light grid has 3 cells where the bounds give 4 */
+    RECT_FROM_VERTS,  /* surface 0 stores a 0 x 0 lightmap rectangle (newer q3map2) */
+    RECT_VERT_INF,    /* ... and one of its vertices an infinite lightmap coordinate */
 } damage;
 
 typedef struct spec {
@@ -91,18 +96,21 @@ static void lump_bytes(int lump, out *o, const spec *sp)
         break;
     case 10: /* draw vertices: a triangle, then the 3 x 3 patch */
         vertex(o, 0, 0, 0, 0, 0, 0.25f, 0.25f);
-        vertex(o, 64, 0, 0, 1, 0, 0.75f, 0.25f);
+        vertex(o, 64, 0, 0, 1, 0, sp->dmg == RECT_VERT_INF ? INFINITY : 0.75f, 0.25f);
         vertex(o, 0, 64, 0, 0, 1, 0.25f, 0.75f);
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 3; x++)
                 vertex(o, 32.0f * (float)x, 32.0f * (float)y, x == 1 && y == 1 ? 16.0f : 0, 0, 0, 0, 0);
         break;
-    case 11: i32(o, 0), i32(o, 2), i32(o, sp->dmg == INDEX_OUTSIDE ? 7 : 1); break; /* draw indices */
+    case 11: i32(o, 0), i32(o, 2), i32(o, sp->dmg == INDEX_OUTSIDE ? 7 : sp->dmg == INDEX_AT_COUNT ? 3 : sp->dmg == INDEX_NEGATIVE ? -1 : 1); break; /* draw indices */
     case 12: text(o, "textures/fogs/fog", 64), i32(o, 0), i32(o, sp->dmg == FOG_SIDE ? 9 : 4); break;
     case 13: /* surfaces */
         /* planar: shader, fog, type, firstVert, numVerts, firstIndex, numIndexes, lightmapNum, X, Y, W, H */
         i32(o, sp->dmg == SURFACE_SHADER ? 9 : 0), i32(o, 0), i32(o, 1), i32(o, 0), i32(o, 3), i32(o, 0), i32(o, 3);
-        i32(o, sp->dmg == LIGHTMAP_PAGE ? 3 : 0), i32(o, 16), i32(o, 16), i32(o, 64), i32(o, 64);
+        {
+            int32_t side = sp->dmg == RECT_FROM_VERTS || sp->dmg == RECT_VERT_INF ? 0 : 64;
+            i32(o, sp->dmg == LIGHTMAP_PAGE ? 3 : 0), i32(o, 16), i32(o, 16), i32(o, side), i32(o, side);
+        }
         for (int k = 0; k < 12; k++) /* lightmapOrigin, lightmapVecs */
             f32(o, k == 11 ? 1.0f : 0.0f);
         i32(o, 0), i32(o, 0);
@@ -329,6 +337,8 @@ static void test_validate(void **state)
         {SURFACE_SHADER, BSPKIT_Q3_SURFACES, "surface 0: shader 9 exceeds 2 shaders"},
         {PATCH_SHAPE, BSPKIT_Q3_SURFACES, "surface 1: patch of 4 x 3 control points"},
         {INDEX_OUTSIDE, BSPKIT_Q3_SURFACES, "drawindex 2 = 7 outside its 3 vertices"},
+        {INDEX_AT_COUNT, BSPKIT_Q3_SURFACES, "drawindex 2 = 3 outside its 3 vertices"},
+        {INDEX_NEGATIVE, BSPKIT_Q3_SURFACES, "drawindex 2 = -1 outside its 3 vertices"},
         {FOG_SIDE, BSPKIT_Q3_FOGS, "visibleSide 9 outside brush 0's 6 sides"},
         {LIGHTMAP_PAGE, BSPKIT_Q3_SURFACES, "lightmapNum 3 exceeds 1 lightmap pages"},
         {BRUSH_SHADER, BSPKIT_Q3_BRUSHES, "brush 0: shader 4 exceeds 2 shaders"},
@@ -404,6 +414,37 @@ static void test_queries(void **state)
     free(data);
 }
 
+/* A surface that stores a 0 x 0 rectangle gets the one its vertices'
+ * lightmap coordinates span: (0.25 .. 0.75) x 128 luxels is 64 x 64 at
+ * (32, 32). One infinite coordinate leaves it without a lightmap. */
+static void test_lightmap_from_vertices(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        spec sp = PLAIN;
+        sp.dmg = k ? RECT_VERT_INF : RECT_FROM_VERTS;
+        uint8_t *data;
+        size_t size;
+        bspkit_map *map = open_built(&sp, &data, &size);
+        const bspkit_face_lightmap *lm;
+        size_t n;
+        CHECK(bspkit_get_face_lightmaps(map, false, &lm, &n, ERR));
+        assert_int_equal(n, 2);
+        if (k) {
+            assert_false(lm[0].lit);
+        } else {
+            assert_true(lm[0].lit && lm[0].in_range);
+            assert_int_equal(lm[0].mins[0], 32);
+            assert_int_equal(lm[0].mins[1], 32);
+            assert_int_equal(lm[0].width, 64);
+            assert_int_equal(lm[0].height, 64);
+            assert_int_equal(lm[0].offset, (32 * 128 + 32) * 3);
+        }
+        bspkit_close(map);
+        free(data);
+    }
+}
+
 static void test_unchanged_save(void **state)
 {
     (void)state;
@@ -442,7 +483,7 @@ static void test_unchanged_save(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect),   cmocka_unit_test(test_records),        cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_detect),   cmocka_unit_test(test_records),        cmocka_unit_test(test_validate), cmocka_unit_test(test_lightmap_from_vertices),
         cmocka_unit_test(test_queries),  cmocka_unit_test(test_unchanged_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
