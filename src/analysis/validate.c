@@ -77,6 +77,9 @@ typedef struct vctx {
 
     /* Record counts that come from the directory, not from a decoder (no items). */
     varr dispinfo, clipverts;
+    /* Each reference target's record count for the fast checks, set once
+     * all kinds are loaded (see check_records_with). */
+    uint64_t target_n[BK_REF_TARGET_COUNT];
 
     bool have_vis;
     uint32_t vis_rows, vis_row_bytes;
@@ -260,6 +263,17 @@ static const varr *records_of(const vctx *c, int kind)
 static const varr *target_of(const vctx *c, int target)
 {
     return target == BK_REC_FACES ? c->tree_faces : records_of(c, target);
+}
+
+/* Fills c->target_n once every kind is loaded: a target's record count, or
+ * 2^32 when it failed to decode, so that every 32-bit index and span then
+ * fits and the fast checks need no sign tests. */
+static void count_targets(vctx *c)
+{
+    for (int t = 0; t < BK_REF_TARGET_COUNT; t++) {
+        const varr *v = target_of(c, t);
+        c->target_n[t] = v && v->ok && v->n < (UINT64_C(1) << 32) ? v->n : UINT64_C(1) << 32;
+    }
 }
 
 /* Names in messages: one record of a kind, and the records a reference points into. */
@@ -473,13 +487,7 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     const varr *a = records_of(c, kind);
     if (!a || !a->ok)
         return;
-    uint64_t tn[BK_REF_TARGET_COUNT];
-    for (int t = 0; t < BK_REF_TARGET_COUNT; t++) {
-        const varr *v = target_of(c, t);
-        /* 2^32 when the target failed to decode: every 32-bit index and
-         * span then fits, and the fast checks need no sign tests. */
-        tn[t] = v && v->ok && v->n < (UINT64_C(1) << 32) ? v->n : UINT64_C(1) << 32;
-    }
+    const uint64_t *tn = c->target_n;
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
     if (!before && !after && all_indices_fit(a, refs, nrefs, tn))
@@ -1428,6 +1436,7 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     /* Every lump is read below: compressed ones are decompressed together first. */
     bk_decompress_lumps(map);
     load_all(c);
+    count_targets(c);
     check_unfinished(c);
     check_records(c, EDGES, NULL, NULL, NULL);
     check_records(c, SURFEDGES, NULL, NULL, NULL);
