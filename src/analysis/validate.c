@@ -183,14 +183,24 @@ static bool loaded(vctx *c, bspkit_result r, const bspkit_error *e, int lump)
     return false;
 }
 
+/* An error for a call to fill on failure, as a cleared one with no lump
+ * or offset: every field loaded() reads is set and the 256-byte message
+ * emptied. Clearing the whole struct took longer than most of the calls. */
+static inline void no_error_yet(bspkit_error *e)
+{
+    e->code = BSPKIT_OK;
+    e->lump = -1;
+    e->offset = -1;
+    e->lump_offset = 0;
+    e->message[0] = '\0';
+}
+
 #define LOAD(c, arr, type, getter, lump_index)                                                   \
     do {                                                                                   \
         const type *items_ = NULL;                                                         \
         size_t n_ = 0;                                                                     \
         bspkit_error e_;                                                                   \
-        memset(&e_, 0, sizeof e_);                                                         \
-        e_.lump = -1;                                                                      \
-        e_.offset = -1;                                                                    \
+        no_error_yet(&e_);                                                                 \
         bspkit_result r_ = getter((c)->map, &items_, &n_, &e_);                            \
         (arr).items = items_;                                                              \
         (arr).item_size = sizeof(type);                                                    \
@@ -523,9 +533,7 @@ static light_data load_lighting(vctx *c, bool hdr)
     light_data ld = {false, 0, hdr ? "LIGHTING_HDR" : "LIGHTING"};
     const uint8_t *data = NULL;
     bspkit_error e;
-    memset(&e, 0, sizeof e);
-    e.lump = -1;
-    e.offset = -1;
+    no_error_yet(&e);
     bspkit_result r = bspkit_get_lighting(c->map, hdr, &data, &ld.size, &e);
     int lump = bk_map_lump_for(c->map, hdr ? BK_ROLE_LIGHTING_HDR : BK_ROLE_LIGHTING);
     ld.ok = loaded(c, r, &e, lump);
@@ -1221,9 +1229,7 @@ static void check_entities(vctx *c)
 {
     const bspkit_entities *ents = NULL;
     bspkit_error e;
-    memset(&e, 0, sizeof e);
-    e.lump = -1;
-    e.offset = -1;
+    no_error_yet(&e);
     if (!loaded(c, bspkit_get_entities(c->map, &ents, &e), &e, BSPKIT_S_ENTITIES) || !ents)
         return;
     for (size_t i = 0; i < ents->count; i++) {
@@ -1356,9 +1362,7 @@ static void load_all(vctx *c)
         const bspkit_r2_vertex *items = NULL;
         size_t n = 0;
         bspkit_error e;
-        memset(&e, 0, sizeof e);
-        e.lump = -1;
-        e.offset = -1;
+        no_error_yet(&e);
         bspkit_result r = bspkit_get_r2_vertices(c->map, lump, &items, &n, &e);
         c->r2_vertex[k] = (varr){items, r == BSPKIT_OK ? n : 0, sizeof *items, loaded(c, r, &e, lump)};
     }
@@ -1379,9 +1383,7 @@ static void load_all(vctx *c)
         LOAD(c, c->miptex, bspkit_miptex, bspkit_get_miptex, BSPKIT_Q_TEXTURES);
 
     bspkit_error e;
-    memset(&e, 0, sizeof e);
-    e.lump = -1;
-    e.offset = -1;
+    no_error_yet(&e);
     c->have_vis = loaded(c, bspkit_vis_dimensions(c->map, &c->vis_rows, &c->vis_row_bytes, &e), &e,
                          bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
     c->vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
