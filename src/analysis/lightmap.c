@@ -411,7 +411,8 @@ static bspkit_result load_geometry(lm_ctx *c, bspkit_error *err)
         bspkit_error ignore;
         /* RGBLIGHTING is optional colour on top of LIGHTING: a missing or
          * malformed one leaves the faces without rgb_offset. */
-        if (bspkit_bspx_lump(map, "RGBLIGHTING", &rgb, &rgb_size, &ignore) == BSPKIT_OK) {
+        if ((map->format.variant & BSPKIT_VARIANT_BSPX) && /* else no lookup (and no message formatted) */
+            bspkit_bspx_lump(map, "RGBLIGHTING", &rgb, &rgb_size, &ignore) == BSPKIT_OK) {
             c->has_rgb = true;
             c->rgb_size = rgb_size;
         }

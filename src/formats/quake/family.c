@@ -85,6 +85,17 @@ static bool v29_has_goldsrc_lumps(const uint8_t *d, size_t size)
     return lit >= 3;
 }
 
+/* The format's name, a constant: formatting it cost a good part of
+ * opening a small map. */
+static void set_name(bspkit_format *f, const char *name)
+{
+    size_t n = strlen(name);
+    if (n >= sizeof f->name)
+        n = sizeof f->name - 1;
+    memcpy(f->name, name, n);
+    f->name[n] = '\0';
+}
+
 static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bspkit_error *err)
 {
     if (size < Q_HEADER_SIZE)
@@ -95,7 +106,7 @@ static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bsp
         f->family = BSPKIT_FAMILY_QUAKE;
         f->version = 29;
         f->variant |= d[0] == 'B' ? BSPKIT_VARIANT_BSP2 : BSPKIT_VARIANT_2PSB;
-        snprintf(f->name, sizeof f->name, "Quake %.4s", (const char *)d);
+        set_name(f, d[0] == 'B' ? "Quake BSP2" : "Quake 2PSB");
     } else {
         f->version = (int32_t)rd_le32(d);
         if (f->version == 30) {
@@ -104,12 +115,10 @@ static bspkit_result detect(const uint8_t *d, size_t size, bspkit_format *f, bsp
             uint32_t o0 = rd_le32(d + 4), l0 = rd_le32(d + 8), o1 = rd_le32(d + 12), l1 = rd_le32(d + 16);
             if (!looks_like_entities(d, size, o0, l0) && looks_like_entities(d, size, o1, l1) && l0 % 20 == 0)
                 f->variant |= BSPKIT_VARIANT_BLUESHIFT;
-            snprintf(f->name, sizeof f->name, "GoldSrc BSP30%s",
-                     f->variant & BSPKIT_VARIANT_BLUESHIFT ? " (Blue Shift)" : "");
+            set_name(f, f->variant & BSPKIT_VARIANT_BLUESHIFT ? "GoldSrc BSP30 (Blue Shift)" : "GoldSrc BSP30");
         } else {
             f->family = v29_has_goldsrc_lumps(d, size) ? BSPKIT_FAMILY_GOLDSRC : BSPKIT_FAMILY_QUAKE;
-            snprintf(f->name, sizeof f->name, "%s BSP29",
-                     f->family == BSPKIT_FAMILY_GOLDSRC ? "GoldSrc (version 29)" : "Quake");
+            set_name(f, f->family == BSPKIT_FAMILY_GOLDSRC ? "GoldSrc (version 29) BSP29" : "Quake BSP29");
         }
     }
     /* BSPX: an extension directory after the last lump, 4-byte aligned. */

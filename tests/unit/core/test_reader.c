@@ -223,6 +223,7 @@ static void test_detect_goldsrc_and_blueshift(void **state)
     assert_int_equal(bspkit_open_memory(f.data, f.size, NULL, &map, &e), BSPKIT_OK);
     assert_int_equal(bspkit_map_format(map)->family, BSPKIT_FAMILY_GOLDSRC);
     assert_false(bspkit_map_format(map)->variant & BSPKIT_VARIANT_BLUESHIFT);
+    assert_string_equal(bspkit_map_format(map)->name, "GoldSrc BSP30");
     const bspkit_plane *p;
     size_t n;
     assert_int_equal(bspkit_get_planes(map, &p, &n, &e), BSPKIT_OK);
@@ -237,6 +238,7 @@ static void test_detect_goldsrc_and_blueshift(void **state)
     memcpy(f.data + 12, tmp, 8);
     assert_int_equal(bspkit_open_memory(f.data, f.size, NULL, &map, &e), BSPKIT_OK);
     assert_true(bspkit_map_format(map)->variant & BSPKIT_VARIANT_BLUESHIFT);
+    assert_string_equal(bspkit_map_format(map)->name, "GoldSrc BSP30 (Blue Shift)");
     assert_int_equal(bspkit_get_planes(map, &p, &n, &e), BSPKIT_OK);
     assert_int_equal(n, 1);
     assert_true(p[0].dist == 64.0f);
@@ -436,6 +438,7 @@ static void test_bsp2_records(void **state)
     assert_int_equal(bspkit_open_memory(f.data, f.size, NULL, &map, &e), BSPKIT_OK);
     assert_true(bspkit_map_format(map)->variant & BSPKIT_VARIANT_BSP2);
     assert_int_equal(bspkit_map_format(map)->family, BSPKIT_FAMILY_QUAKE);
+    assert_string_equal(bspkit_map_format(map)->name, "Quake BSP2");
     size_t n;
     const bspkit_node *nodes;
     assert_int_equal(bspkit_get_nodes(map, &nodes, &n, &e), BSPKIT_OK);
