@@ -1,6 +1,9 @@
 /* Fuzz target: entity text parsing, checking the documented shape of the
- * result on every input. */
+ * result on every input, and that the parser's one-step path for
+ * `"key" "value"` lines gives exactly what its general path gives. */
 #include "exercise.h"
+
+#include "core/entities.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +43,47 @@ static void check_entities(const char *text, size_t size, const bspkit_entities 
         exercise_fail("bspkit_entities_parse", "trailing bytes outside the text");
 }
 
+static bool same_text(const char *a, uint32_t na, const char *b, uint32_t nb)
+{
+    return na == nb && memcmp(a, b, na + 1u) == 0;
+}
+
+/* The same text parsed without the one-step path must give the same result. */
+static void check_same_without_fast_pairs(const char *text, size_t size, bspkit_result r, const bspkit_error *err,
+                                          const bspkit_entities *ents)
+{
+    bspkit_entities *ref = NULL;
+    bspkit_error ref_err;
+    memset(&ref_err, 0, sizeof ref_err);
+    bk_entities_allow_fast_pairs(false);
+    bspkit_result ref_r = bspkit_entities_parse(text, size, &ref, &ref_err);
+    bk_entities_allow_fast_pairs(true);
+    if (ref_r != r)
+        exercise_fail("bspkit_entities_parse", "one-step pairs change the result");
+    if (r != BSPKIT_OK) {
+        if (ref_err.lump_offset != err->lump_offset || strcmp(ref_err.message, err->message) != 0)
+            exercise_fail("bspkit_entities_parse", "one-step pairs change the error");
+        return;
+    }
+    bool same = ref->count == ents->count && ref->pair_count == ents->pair_count &&
+                ref->warning_count == ents->warning_count && ref->trailing_bytes == ents->trailing_bytes &&
+                ref->trailing_offset == ents->trailing_offset;
+    for (size_t i = 0; same && i < ref->count; i++)
+        same = ref->entities[i].first_pair == ents->entities[i].first_pair &&
+               ref->entities[i].num_pairs == ents->entities[i].num_pairs &&
+               ref->entities[i].line == ents->entities[i].line && ref->entities[i].offset == ents->entities[i].offset;
+    for (size_t i = 0; same && i < ref->pair_count; i++)
+        same = same_text(ref->pairs[i].key, ref->pairs[i].key_length, ents->pairs[i].key, ents->pairs[i].key_length) &&
+               same_text(ref->pairs[i].value, ref->pairs[i].value_length, ents->pairs[i].value,
+                         ents->pairs[i].value_length);
+    for (size_t i = 0; same && i < ref->warning_count; i++)
+        same = ref->warnings[i].line == ents->warnings[i].line && ref->warnings[i].offset == ents->warnings[i].offset &&
+               strcmp(ref->warnings[i].message, ents->warnings[i].message) == 0;
+    bspkit_entities_free(ref);
+    if (!same)
+        exercise_fail("bspkit_entities_parse", "one-step pairs change the entities");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
@@ -47,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bspkit_error err;
     memset(&err, 0, sizeof err);
     bspkit_result r = bspkit_entities_parse(text, size, &ents, &err);
+    check_same_without_fast_pairs(text, size, r, &err, ents);
     exercise_check_abort(NULL, "bspkit_entities_parse", r, &err);
     if (r == BSPKIT_OK) {
         if (ents == NULL)
