@@ -77,8 +77,8 @@ typedef struct vctx {
 
     /* Record counts that come from the directory, not from a decoder (no items). */
     varr dispinfo, clipverts;
-    /* Each reference target's record count for the fast checks, set once
-     * all kinds are loaded (see check_records_with). */
+    /* Each reference target's record count for the fast checks, set by
+     * count_targets once all kinds are loaded. */
     uint64_t target_n[BK_REF_TARGET_COUNT];
 
     bool have_vis;
@@ -392,9 +392,9 @@ static void check_ref(vctx *c, int kind, size_t i, const bk_ref *r, const void *
 typedef void (*record_check_fn)(vctx *c, size_t i, const void *rec, void *arg);
 
 /* Whether index `v` is "none" or fits `n` records, for a reference with
- * these flags (constant in each generated checker, so the tests fold away). */
-/* `n` is at most 2^32 (check_records_with clamps it) and every index field
- * is 32 bits wide, so one unsigned comparison also rejects negative values. */
+ * these flags (constant in each generated checker, so the tests fold away).
+ * `n` is at most 2^32 (count_targets clamps it) and every index field is
+ * 32 bits wide, so one unsigned comparison also rejects negative values. */
 static inline bool index_fits(int64_t v, unsigned flags, uint64_t n)
 {
     /* Bitwise, not short-circuit: the flags are constants, and an index
@@ -724,19 +724,24 @@ static void check_texdata(vctx *c)
 /* BSP tree                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Whether `v` lies in [first, first + count): one unsigned comparison, so
+ * children that are nodes or leafs at random cost no mispredicted branch. */
+static inline bool in_interval(int32_t v, int64_t first, uint64_t count)
+{
+    return (uint64_t)((int64_t)v - first) < count;
+}
+
 /* Node children >= 0 are nodes, < 0 leafs -(child + 1). */
 static void check_node_children(vctx *c, size_t i, const void *rec, void *arg)
 {
     (void)arg;
     const bspkit_node *n = rec;
-    /* A child is a node or a leaf at random, so it is tested branch-free:
-     * the good values are one interval, nodes [0, nodes) and leafs
-     * [-leafs, -1] (any negative value when the leafs did not decode). The
-     * loop below runs only for a node that is wrong. */
-    uint64_t below = c->leafs.ok && c->leafs.n < (UINT64_C(1) << 31) ? c->leafs.n : UINT64_C(1) << 31;
-    uint64_t span = c->nodes.n + below;
-    if ((uint64_t)((int64_t)n->children[0] + (int64_t)below) < span &&
-        (uint64_t)((int64_t)n->children[1] + (int64_t)below) < span)
+    /* The good children are one interval: leafs [-leafs, -1] (any negative
+     * value when the leafs did not decode) and nodes [0, nodes). The loop
+     * below runs only for a node that is wrong. */
+    int64_t below = c->leafs.ok && c->leafs.n < (UINT64_C(1) << 31) ? (int64_t)c->leafs.n : INT64_C(1) << 31;
+    uint64_t count = (uint64_t)below + c->nodes.n;
+    if (in_interval(n->children[0], -below, count) && in_interval(n->children[1], -below, count))
         return;
     for (int k = 0; k < 2; k++) {
         int32_t ch = n->children[k];
@@ -800,10 +805,9 @@ static void check_clipnode_children(vctx *c, size_t i, const void *rec, void *ar
 {
     (void)arg;
     const bspkit_clipnode *cn = rec;
-    /* As for nodes: the good values are the interval [-15, clipnodes). */
-    uint64_t span = c->clipnodes.n - Q_CONTENTS_MIN;
-    if ((uint64_t)((int64_t)cn->children[0] - Q_CONTENTS_MIN) < span &&
-        (uint64_t)((int64_t)cn->children[1] - Q_CONTENTS_MIN) < span)
+    /* As for nodes: the good children are the interval [-15, clipnodes). */
+    uint64_t count = c->clipnodes.n - Q_CONTENTS_MIN;
+    if (in_interval(cn->children[0], Q_CONTENTS_MIN, count) && in_interval(cn->children[1], Q_CONTENTS_MIN, count))
         return;
     for (int k = 0; k < 2; k++) {
         int32_t ch = cn->children[k];
