@@ -62,7 +62,6 @@ static const bspkit_texinfo *texinfo_of(const lm_ctx *c, const bspkit_face *f)
     return &c->texinfo[f->texinfo];
 }
 
-#if !defined(__SSE2__)
 /* floor() and ceil() for |x| < 2^31, by truncation: without SSE4.1 the
  * library calls cost more than the rest of a face's extents. */
 static inline int32_t floor_int(double x)
@@ -76,7 +75,6 @@ static inline int32_t ceil_int(double x)
     int32_t i = (int32_t)x;
     return i + (x > (double)i);
 }
-#endif
 
 #if defined(__SSE2__)
 /* Luxel grids from the projections' ranges, lanes 0 = s and 1 = t (float
@@ -312,17 +310,10 @@ static bool use_avx2(void)
 #endif
 }
 
-static bool face_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
-                         int32_t size[2])
-{
-#if BK_LM_AVX2
-    if (c->avx2)
-        return quake_extents_avx2(c, f, ti, mins, size);
-#endif
-    return quake_extents(c, f, ti, mins, size);
-}
-
-static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_face_lightmap *o)
+/* One face's entry. `avx2` is a constant at each call site, so each face
+ * loop below inlines one extents path. */
+static inline __attribute__((always_inline)) void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f,
+                                                             bspkit_face_lightmap *o, bool avx2)
 {
     bool rgb = c->rgb_luxels;
     o->bytes_per_luxel = rgb ? 3 : 1;
@@ -337,8 +328,15 @@ static void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f, bspkit_f
         offset = d->offset;
         size[0] = d->lmwidth;
         size[1] = d->lmheight;
-    } else if (!face_extents(c, f, ti, mins, size)) {
-        return;
+    } else {
+#if BK_LM_AVX2
+        bool ok = avx2 ? quake_extents_avx2(c, f, ti, mins, size) : quake_extents(c, f, ti, mins, size);
+#else
+        (void)avx2;
+        bool ok = quake_extents(c, f, ti, mins, size);
+#endif
+        if (!ok)
+            return;
     }
     if (offset < 0 || size[0] <= 0 || size[1] <= 0)
         return;
@@ -432,22 +430,42 @@ static bool rect_from_verts(const bspkit_surface *s, const bspkit_drawvert *dv, 
     double lo[2] = {side, side}, hi[2] = {0, 0};
     /* Plain comparisons, not fmin/fmax calls: every value that reaches the
      * result is finite, and a zero's sign cannot change the integer rectangle. */
+    const bspkit_drawvert *v = dv + s->first_vert;
+#if defined(__SSE2__)
+    /* Both axes at once; the same bounds as the scalar loop. */
+    const __m128d sidev = _mm_set1_pd(side), zero = _mm_setzero_pd();
+    __m128d lov = sidev, hiv = zero, finite = _mm_cmpeq_pd(zero, zero);
+    for (int32_t k = 0; k < s->num_verts; k++) {
+        const __m128 uv = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)v[k].lightmap));
+        const __m128d u = _mm_mul_pd(_mm_cvtps_pd(uv), sidev);
+        finite = _mm_and_pd(finite, _mm_cmpeq_pd(_mm_sub_pd(u, u), zero)); /* inf - inf and NaN are NaN */
+        lov = _mm_min_pd(u, lov);
+        hiv = _mm_max_pd(u, hiv);
+    }
+    if (_mm_movemask_pd(finite) != 3)
+        return false;
+    _mm_storeu_pd(lo, lov);
+    _mm_storeu_pd(hi, hiv);
+#else
     bool finite = true;
     for (int32_t k = 0; k < s->num_verts; k++)
         for (int a = 0; a < 2; a++) {
-            double u = dv[s->first_vert + k].lightmap[a] * side;
+            double u = v[k].lightmap[a] * side;
             finite &= isfinite(u);
             lo[a] = u < lo[a] ? u : lo[a];
             hi[a] = u > hi[a] ? u : hi[a];
         }
     if (!finite)
         return false;
+#endif
     for (int a = 0; a < 2; a++) {
-        double first = fmax(0.0, floor(lo[a])), end = fmin(side, ceil(hi[a]));
+        /* max(0, floor(lo)) as floor(max(lo, 0)), min(side, ceil(hi)) as
+         * ceil(min(hi, side)): the same integers, and both in int32 range. */
+        int32_t first = floor_int(lo[a] > 0 ? lo[a] : 0), end = ceil_int(hi[a] < side ? hi[a] : side);
         if (end <= first)
-            end = fmin(side, first + 1);
-        mins[a] = (int32_t)first;
-        size[a] = (int32_t)(end - first);
+            end = first + 1 < (int32_t)side ? first + 1 : (int32_t)side;
+        mins[a] = first;
+        size[a] = end - first;
     }
     return size[0] > 0 && size[1] > 0;
 }
@@ -493,6 +511,56 @@ static bspkit_result surface_lightmaps(bspkit_map *map, lm_set *set, bspkit_erro
     return BSPKIT_OK;
 }
 
+/* Each entry is cleared as it is filled: one pass over the memory, not two. */
+static inline __attribute__((always_inline)) void start_entry(const bspkit_face *f, bspkit_face_lightmap *o)
+{
+    memset(o, 0, sizeof *o);
+    o->offset = o->average_offset = o->rgb_offset = -1;
+    o->sets = 1;
+    o->styles = count_styles(f);
+}
+
+static inline __attribute__((always_inline)) void finish_entry(bspkit_face_lightmap *o)
+{
+    if (!o->lit) {
+        o->offset = o->average_offset = -1;
+        o->bytes = 0;
+    }
+}
+
+static void fill_source(const lm_ctx *c, const bspkit_face *faces, size_t n, bspkit_face_lightmap *items)
+{
+    for (size_t i = 0; i < n; i++) {
+        start_entry(&faces[i], &items[i]);
+        source_face(c, &faces[i], &items[i]);
+        finish_entry(&items[i]);
+    }
+}
+
+/* Quake-family faces, one loop per extents path (`flatten`): the extents
+ * are inlined into the loop, their constants loaded once per map, not per
+ * face. */
+__attribute__((flatten)) static void fill_quake(const lm_ctx *c, const bspkit_face *faces, size_t n, bspkit_face_lightmap *items)
+{
+    for (size_t i = 0; i < n; i++) {
+        start_entry(&faces[i], &items[i]);
+        quake_face(c, i, &faces[i], &items[i], false);
+        finish_entry(&items[i]);
+    }
+}
+
+#if BK_LM_AVX2
+__attribute__((target("avx2"), flatten)) static void fill_quake_avx2(const lm_ctx *c, const bspkit_face *faces,
+                                                                      size_t n, bspkit_face_lightmap *items)
+{
+    for (size_t i = 0; i < n; i++) {
+        start_entry(&faces[i], &items[i]);
+        quake_face(c, i, &faces[i], &items[i], true);
+        finish_entry(&items[i]);
+    }
+}
+#endif
+
 static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)
 {
     lm_set *set = bk_keep_alloc(map, 1, sizeof *set, -1, err);
@@ -531,25 +599,17 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     if ((r = load_geometry(&c, err)) != BSPKIT_OK)
         return r;
 
-    /* Each entry is cleared as it is filled: one pass over the memory, not two. */
     set->items = bk_keep_alloc_records(map, n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
     if (!set->items)
         return err->code;
-    for (size_t i = 0; i < n; i++) {
-        bspkit_face_lightmap *o = &set->items[i];
-        memset(o, 0, sizeof *o);
-        o->offset = o->average_offset = o->rgb_offset = -1;
-        o->sets = 1;
-        o->styles = count_styles(&faces[i]);
-        if (source)
-            source_face(&c, &faces[i], o);
-        else
-            quake_face(&c, i, &faces[i], o);
-        if (!o->lit) {
-            o->offset = o->average_offset = -1;
-            o->bytes = 0;
-        }
-    }
+    if (source)
+        fill_source(&c, faces, n, set->items);
+#if BK_LM_AVX2
+    else if (c.avx2)
+        fill_quake_avx2(&c, faces, n, set->items);
+#endif
+    else
+        fill_quake(&c, faces, n, set->items);
     set->count = n;
     return BSPKIT_OK;
 }

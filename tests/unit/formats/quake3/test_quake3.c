@@ -46,6 +46,7 @@ typedef struct spec {
     int lumps;       /* 17, or 18 with an ADVERTISEMENTS entry */
     bool banner;     /* bytes after the 17 entries, as older q3map2 writes */
     damage dmg;
+    const float *tri_lm; /* with RECT_FROM_VERTS: the triangle's lightmap coordinates (u, v) x 3, or NULL */
 } spec;
 
 static void vertex(out *o, float x, float y, float z, float s, float t, float lu, float lv)
@@ -95,9 +96,15 @@ static void lump_bytes(int lump, out *o, const spec *sp)
             i32(o, k), i32(o, k == 4 ? 1 : 0);
         break;
     case 10: /* draw vertices: a triangle, then the 3 x 3 patch */
-        vertex(o, 0, 0, 0, 0, 0, 0.25f, 0.25f);
-        vertex(o, 64, 0, 0, 1, 0, sp->dmg == RECT_VERT_INF ? INFINITY : 0.75f, 0.25f);
-        vertex(o, 0, 64, 0, 0, 1, 0.25f, 0.75f);
+        if (sp->tri_lm) {
+            vertex(o, 0, 0, 0, 0, 0, sp->tri_lm[0], sp->tri_lm[1]);
+            vertex(o, 64, 0, 0, 1, 0, sp->tri_lm[2], sp->tri_lm[3]);
+            vertex(o, 0, 64, 0, 0, 1, sp->tri_lm[4], sp->tri_lm[5]);
+        } else {
+            vertex(o, 0, 0, 0, 0, 0, 0.25f, 0.25f);
+            vertex(o, 64, 0, 0, 1, 0, sp->dmg == RECT_VERT_INF ? INFINITY : 0.75f, 0.25f);
+            vertex(o, 0, 64, 0, 0, 1, 0.25f, 0.75f);
+        }
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 3; x++)
                 vertex(o, 32.0f * (float)x, 32.0f * (float)y, x == 1 && y == 1 ? 16.0f : 0, 0, 0, 0, 0);
@@ -178,14 +185,14 @@ static bspkit_map *open_built(const spec *sp, uint8_t **data, size_t *size)
     return map;
 }
 
-static const spec PLAIN = {46, 17, false, NONE};
+static const spec PLAIN = {46, 17, false, NONE, NULL};
 
 static void test_detect(void **state)
 {
     (void)state;
     uint8_t *data;
     size_t size;
-    const spec cases[] = {{46, 17, false, NONE}, {46, 17, true, NONE}, {47, 18, false, NONE}};
+    const spec cases[] = {{46, 17, false, NONE, NULL}, {46, 17, true, NONE, NULL}, {47, 18, false, NONE, NULL}};
     const int lumps[] = {17, 17, 18};
     const char *names[] = {"Quake 3 IBSP 46", "Quake 3 IBSP 46", "Quake Live / RTCW IBSP 47"};
     for (int k = 0; k < 3; k++) {
@@ -445,10 +452,71 @@ static void test_lightmap_from_vertices(void **state)
     }
 }
 
+/* The rectangle from vertices against the formula written out with the C
+ * library: luxels floor(min) .. ceil(max) of coordinate x 128, clamped to
+ * the page, at least one luxel wide where the page leaves room. Corners
+ * outside the page, on luxel boundaries, between them and all equal. */
+static void test_lightmap_from_vertices_clamped(void **state)
+{
+    (void)state;
+    static const float pick[] = {0.0f, 1.0f, 0.5f, 0.25f, 0.2f, 0.999f, 1.5f, -0.001f, -0.5f, -3.0f,
+                                 7.0f,  1e30f, -1e30f, 1.0f / 128, 127.5f / 128, 0.0078f};
+    const size_t npick = sizeof pick / sizeof pick[0];
+    uint32_t rng = 12345;
+    for (int trial = 0; trial < 400; trial++) {
+        float uv[6];
+        for (int k = 0; k < 6; k++) {
+            rng = rng * 1103515245u + 12345u;
+            uv[k] = trial % 2 ? pick[(rng >> 16) % npick] : (float)((rng >> 8) % 4000) / 1000.0f - 1.0f;
+        }
+        if (trial == 0) /* all three corners on one point inside the page */
+            for (int k = 0; k < 6; k++)
+                uv[k] = 0.3f;
+        if (trial == 2) /* all three on the far edge: no luxel left */
+            for (int k = 0; k < 6; k++)
+                uv[k] = 1.0f;
+        spec sp = PLAIN;
+        sp.dmg = RECT_FROM_VERTS;
+        sp.tri_lm = uv;
+        uint8_t *data;
+        size_t size;
+        bspkit_map *map = open_built(&sp, &data, &size);
+        const bspkit_face_lightmap *lm;
+        size_t n;
+        CHECK(bspkit_get_face_lightmaps(map, false, &lm, &n, ERR));
+        assert_int_equal(n, 2);
+        double first[2], end[2];
+        for (int a = 0; a < 2; a++) {
+            double lo = 128, hi = 0;
+            for (int k = 0; k < 3; k++) {
+                double u = (double)uv[2 * k + a] * 128;
+                lo = fmin(lo, u);
+                hi = fmax(hi, u);
+            }
+            first[a] = fmax(0.0, floor(lo));
+            end[a] = fmin(128.0, ceil(hi));
+            if (end[a] <= first[a])
+                end[a] = fmin(128.0, first[a] + 1);
+        }
+        bool lit = end[0] > first[0] && end[1] > first[1];
+        assert_int_equal(lm[0].lit, lit);
+        if (lit) {
+            assert_int_equal(lm[0].mins[0], (int32_t)first[0]);
+            assert_int_equal(lm[0].mins[1], (int32_t)first[1]);
+            assert_int_equal(lm[0].width, (int32_t)(end[0] - first[0]));
+            assert_int_equal(lm[0].height, (int32_t)(end[1] - first[1]));
+            assert_int_equal(lm[0].offset, ((int64_t)first[1] * 128 + (int64_t)first[0]) * 3);
+            assert_true(lm[0].in_range);
+        }
+        bspkit_close(map);
+        free(data);
+    }
+}
+
 static void test_unchanged_save(void **state)
 {
     (void)state;
-    const spec cases[] = {{46, 17, true, NONE}, {47, 18, false, NONE}};
+    const spec cases[] = {{46, 17, true, NONE, NULL}, {47, 18, false, NONE, NULL}};
     for (int k = 0; k < 2; k++) {
         uint8_t *data;
         size_t size;
@@ -484,6 +552,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect),   cmocka_unit_test(test_records),        cmocka_unit_test(test_validate), cmocka_unit_test(test_lightmap_from_vertices),
+        cmocka_unit_test(test_lightmap_from_vertices_clamped),
         cmocka_unit_test(test_queries),  cmocka_unit_test(test_unchanged_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
