@@ -497,14 +497,19 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     const varr *a = records_of(c, kind);
     if (!a || !a->ok)
         return;
-    const uint64_t *tn = c->target_n;
+    /* Local copies: the reporting calls could change what `c` and `a`
+     * point at as far as the compiler knows, which would reload the counts,
+     * the array and the record size for every record. */
+    uint64_t tn[BK_REF_TARGET_COUNT];
+    memcpy(tn, c->target_n, sizeof tn);
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
     if (!before && !after && all_indices_fit(a, refs, nrefs, tn))
         return;
     const uint8_t *items = a->items;
-    for (size_t i = 0; i < a->n; i++) {
-        const uint8_t *rec = items + i * a->item_size;
+    const size_t n = a->n, item_size = a->item_size;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *rec = items + i * item_size;
         if (before)
             before(c, i, rec, arg);
         if (!hold(rec, i, tn))
@@ -549,41 +554,6 @@ static const bspkit_texinfo *face_texinfo(const vctx *c, const bspkit_face *f)
     return &((const bspkit_texinfo *)c->texinfo.items)[f->texinfo];
 }
 
-/* `lm` is the face's entry in bspkit_get_face_lightmaps(), which computes
- * how many bytes its samples take (NULL when that table could not be built). */
-/* `kind` names the face array; its lump and record name are looked up only for a problem. */
-static void check_face_lightmap(vctx *c, int kind, size_t i, const bspkit_face *f, const light_data *ld,
-                                const bspkit_face_lightmap *lm)
-{
-    /* Without any lighting data the engines draw the map fullbright and
-     * never follow the offsets, which compilers then leave at 0. */
-    if (f->light_offset == -1 || !ld->ok || ld->size == 0)
-        return;
-    if (!c->source) {
-        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
-        const bspkit_texinfo *ti = face_texinfo(c, f);
-        if (ti && (ti->flags & bk_map_no_lightmap_flags(c->map)))
-            return;
-    }
-    if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
-        index_error(c, lump_of(c, kind), i, record_name(c, kind), "light_offset %" PRId32 " outside %zu bytes of %s", f->light_offset,
-                    ld->size, ld->name);
-        return;
-    }
-    /* A lit entry without a size has extents no engine could use; nothing to compare. */
-    if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
-        return;
-    uint64_t need = lm->bytes;
-    if (need > ld->size - (size_t)f->light_offset) {
-        /* Only a warning: compilers round extents differently, and engines
-         * clamp reads, so a slightly short lump still loads. */
-        int lump = lump_of(c, kind);
-        add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
-                    "%s %zu: lightmap at %" PRId32 " needs %" PRIu64 " bytes, past %zu bytes of %s",
-                    record_name(c, kind), i, f->light_offset, need, ld->size, ld->name);
-    }
-}
-
 /* What the face checks after the table references need: the lighting the
  * faces point into and their lightmap geometry (`lms`, count `lm_n`, NULL
  * when unavailable); ld is NULL when the faces are not checked for lighting. */
@@ -592,25 +562,79 @@ typedef struct face_pass {
     const light_data *ld;
     const bspkit_face_lightmap *lms;
     size_t lm_n;
+    int32_t no_lightmap; /* texinfo flags of faces drawn without a lightmap */
 } face_pass;
 
-static void check_face(vctx *c, size_t i, const void *rec, void *arg)
+/* The problems, out of line: the per-face checks stay small enough to inline. */
+static __attribute__((noinline, cold)) void few_edges(vctx *c, const face_pass *fp, size_t i, const bspkit_face *f)
 {
-    const face_pass *fp = arg;
-    const bspkit_face *f = rec;
-    if (f->num_edges < 3 && f->first_edge >= 0 && f->num_edges >= 0 &&
-        span_ok(&c->surfedges, f->first_edge, f->num_edges) && f->dispinfo == -1) {
+    if (f->first_edge >= 0 && f->num_edges >= 0 && span_ok(&c->surfedges, f->first_edge, f->num_edges) &&
+        f->dispinfo == -1) {
         int lump = lump_of(c, fp->kind);
         add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
                     "%s %zu: only %" PRId32 " edges", record_name(c, fp->kind), i, f->num_edges);
     }
+}
+
+static __attribute__((noinline, cold)) void light_offset_outside(vctx *c, const face_pass *fp, size_t i,
+                                                                  const bspkit_face *f)
+{
+    index_error(c, lump_of(c, fp->kind), i, record_name(c, fp->kind), "light_offset %" PRId32 " outside %zu bytes of %s",
+                f->light_offset, fp->ld->size, fp->ld->name);
+}
+
+static __attribute__((noinline, cold)) void lightmap_short(vctx *c, const face_pass *fp, size_t i,
+                                                            const bspkit_face *f, uint64_t need)
+{
+    /* Only a warning: compilers round extents differently, and engines
+     * clamp reads, so a slightly short lump still loads. */
+    int lump = lump_of(c, fp->kind);
+    add_problem(c, BSPKIT_SEVERITY_WARNING, BSPKIT_ERR_INDEX, lump, (int64_t)i, rec_offset(c, lump, i),
+                "%s %zu: lightmap at %" PRId32 " needs %" PRIu64 " bytes, past %zu bytes of %s", record_name(c, fp->kind),
+                i, f->light_offset, need, fp->ld->size, fp->ld->name);
+}
+
+/* `lm` is the face's entry in bspkit_get_face_lightmaps(), which computes
+ * how many bytes its samples take (NULL when that table could not be built). */
+static inline __attribute__((always_inline)) void check_face_lightmap(vctx *c, const face_pass *fp, size_t i,
+                                                                      const bspkit_face *f,
+                                                                      const bspkit_face_lightmap *lm)
+{
+    const light_data *ld = fp->ld;
+    /* Without any lighting data the engines draw the map fullbright and
+     * never follow the offsets, which compilers then leave at 0. */
+    if (f->light_offset == -1 || !ld->ok || ld->size == 0)
+        return;
+    if (!c->source) {
+        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+        const bspkit_texinfo *ti = face_texinfo(c, f);
+        if (ti && (ti->flags & fp->no_lightmap))
+            return;
+    }
+    if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
+        light_offset_outside(c, fp, i, f);
+        return;
+    }
+    /* A lit entry without a size has extents no engine could use; nothing to compare. */
+    if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
+        return;
+    if (lm->bytes > ld->size - (size_t)f->light_offset)
+        lightmap_short(c, fp, i, f, lm->bytes);
+}
+
+static inline __attribute__((always_inline)) void check_face(vctx *c, size_t i, const void *rec, void *arg)
+{
+    const face_pass *fp = arg;
+    const bspkit_face *f = rec;
+    if (f->num_edges < 3)
+        few_edges(c, fp, i, f);
     if (fp->ld)
-        check_face_lightmap(c, fp->kind, i, f, fp->ld, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
+        check_face_lightmap(c, fp, i, f, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
 }
 
 static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
 {
-    face_pass fp = {kind, ld, lms, lm_n};
+    face_pass fp = {kind, ld, lms, lm_n, bk_map_no_lightmap_flags(c->map)};
     switch (kind) {
     case BK_REC_ORIG_FACES: check_records(c, ORIG_FACES, NULL, check_face, &fp); break;
     case BK_REC_HDR_FACES: check_records(c, HDR_FACES, NULL, check_face, &fp); break;
