@@ -26,26 +26,7 @@
  * * 4 far below 2^64. */
 #define MAX_LUXELS_PER_AXIS (1 << 20)
 
-/* Everything the geometry of one face needs, gathered once. */
-typedef struct lm_ctx {
-    bspkit_map *map;
-    const bspkit_texinfo *texinfo;
-    size_t texinfo_n;
-    const int32_t *surfedges;
-    size_t surfedges_n;
-    const bspkit_edge *edges;
-    size_t edges_n;
-    const bspkit_vec3 *verts;
-    size_t verts_n;
-    size_t light_size;
-    const bspkit_bspx_decoupled_lm *decoupled; /* NULL when absent */
-    size_t decoupled_n;
-    size_t rgb_size; /* bytes of RGBLIGHTING; 0 when absent */
-    bool has_rgb;
-    bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
-    int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
-    bool avx2;               /* quake_extents_avx2 may run */
-} lm_ctx;
+typedef bk_lightmap_faces lm_ctx;
 
 static int32_t count_styles(const bspkit_face *f)
 {
@@ -537,29 +518,78 @@ static void fill_source(const lm_ctx *c, const bspkit_face *faces, size_t n, bsp
     }
 }
 
-/* Quake-family faces, one loop per extents path (`flatten`): the extents
- * are inlined into the loop, their constants loaded once per map, not per
- * face. */
-__attribute__((flatten)) static void fill_quake(const lm_ctx *c, const bspkit_face *faces, size_t n, bspkit_face_lightmap *items)
+/* Quake-family faces first .. first + n, one loop per extents path
+ * (`flatten`): the extents are inlined into the loop, their constants
+ * loaded once per call, not per face. */
+__attribute__((flatten)) static void fill_quake(const lm_ctx *c, size_t first, size_t n, bspkit_face_lightmap *items)
 {
+    const bspkit_face *faces = c->faces + first;
     for (size_t i = 0; i < n; i++) {
         start_entry(&faces[i], &items[i]);
-        quake_face(c, i, &faces[i], &items[i], false);
+        quake_face(c, first + i, &faces[i], &items[i], false);
         finish_entry(&items[i]);
     }
 }
 
 #if BK_LM_AVX2
-__attribute__((target("avx2"), flatten)) static void fill_quake_avx2(const lm_ctx *c, const bspkit_face *faces,
-                                                                      size_t n, bspkit_face_lightmap *items)
+__attribute__((target("avx2"), flatten)) static void fill_quake_avx2(const lm_ctx *c, size_t first, size_t n,
+                                                                      bspkit_face_lightmap *items)
 {
+    const bspkit_face *faces = c->faces + first;
     for (size_t i = 0; i < n; i++) {
         start_entry(&faces[i], &items[i]);
-        quake_face(c, i, &faces[i], &items[i], true);
+        quake_face(c, first + i, &faces[i], &items[i], true);
         finish_entry(&items[i]);
     }
 }
 #endif
+
+void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, bspkit_face_lightmap *out)
+{
+#if BK_LM_AVX2
+    if (c->avx2) {
+        fill_quake_avx2(c, first, n, out);
+        return;
+    }
+#endif
+    fill_quake(c, first, n, out);
+}
+
+/* The faces and everything their entries read. */
+static bspkit_result prepare(bspkit_map *map, bool hdr, lm_ctx *c, bspkit_error *err)
+{
+    memset(c, 0, sizeof *c);
+    bspkit_result r = bspkit_get_faces(map, &c->faces, &c->faces_n, err);
+    if (r != BSPKIT_OK)
+        return r;
+    if (hdr) {
+        const bspkit_face *hf;
+        size_t hn;
+        if ((r = bspkit_get_hdr_faces(map, &hf, &hn, err)) != BSPKIT_OK)
+            return r;
+        if (hn > 0) {
+            c->faces = hf;
+            c->faces_n = hn;
+        }
+    }
+    /* Per map, not per face: the family's answers do not change. */
+    c->map = map;
+    c->rgb_luxels = (bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS) != 0;
+    c->no_lightmap = bk_map_no_lightmap_flags(map);
+    c->avx2 = use_avx2();
+    const uint8_t *light;
+    if ((r = bspkit_get_lighting(map, hdr, &light, &c->light_size, err)) != BSPKIT_OK)
+        return r;
+    return load_geometry(c, err);
+}
+
+bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bspkit_error *err)
+{
+    bspkit_family family = map->format.family;
+    if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE3)
+        return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bk_lightmap_faces_begin: not a Quake-family face map");
+    return prepare(map, false, c, err);
+}
 
 static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)
 {
@@ -573,44 +603,18 @@ static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **val
     if (map->format.family == BSPKIT_FAMILY_QUAKE3)
         return surface_lightmaps(map, set, err);
 
-    const bspkit_face *faces;
-    size_t n;
-    bspkit_result r = bspkit_get_faces(map, &faces, &n, err);
+    lm_ctx c;
+    bspkit_result r = prepare(map, hdr, &c, err);
     if (r != BSPKIT_OK)
         return r;
-    if (hdr) {
-        const bspkit_face *hf;
-        size_t hn;
-        if ((r = bspkit_get_hdr_faces(map, &hf, &hn, err)) != BSPKIT_OK)
-            return r;
-        if (hn > 0) {
-            faces = hf;
-            n = hn;
-        }
-    }
-    /* Per map, not per face: the family's answers do not change. */
-    lm_ctx c = {.map = map,
-                .rgb_luxels = (bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS) != 0,
-                .no_lightmap = bk_map_no_lightmap_flags(map),
-                .avx2 = use_avx2()};
-    const uint8_t *light;
-    if ((r = bspkit_get_lighting(map, hdr, &light, &c.light_size, err)) != BSPKIT_OK)
-        return r;
-    if ((r = load_geometry(&c, err)) != BSPKIT_OK)
-        return r;
-
-    set->items = bk_keep_alloc_records(map, n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
+    set->items = bk_keep_alloc_records(map, c.faces_n, sizeof *set->items, map->dec_lump[BK_REC_FACES], err);
     if (!set->items)
         return err->code;
     if (source)
-        fill_source(&c, faces, n, set->items);
-#if BK_LM_AVX2
-    else if (c.avx2)
-        fill_quake_avx2(&c, faces, n, set->items);
-#endif
+        fill_source(&c, c.faces, c.faces_n, set->items);
     else
-        fill_quake(&c, faces, n, set->items);
-    set->count = n;
+        bk_lightmap_faces_fill(&c, 0, c.faces_n, set->items);
+    set->count = c.faces_n;
     return BSPKIT_OK;
 }
 

@@ -1,12 +1,49 @@
-/* Lightmap geometry internals shared with the tests. */
+/* Lightmap geometry internals shared with validation and the tests. */
 #ifndef BSPKIT_ANALYSIS_LIGHTMAP_INTERNAL_H
 #define BSPKIT_ANALYSIS_LIGHTMAP_INTERNAL_H
 
+#include "bspkit/bspkit.h"
+#include "bspkit/bspx.h"
+#include "bspkit/lighting.h"
+
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether face extents may take the AVX2 path where the CPU has it (the
  * default). Tests turn it off to compare the two paths on one host; maps
  * already opened keep the tables they built. */
 void bk_lightmap_allow_avx2(bool allow);
+
+/* Quake-family faces' lightmap entries made a piece at a time, for a
+ * reader that looks at each once (validation): the entries
+ * bspkit_get_face_lightmaps(map, false, ...) holds, without keeping a table
+ * the size of the faces. Everything the geometry of one face needs,
+ * gathered once. */
+typedef struct bk_lightmap_faces {
+    bspkit_map *map;
+    const bspkit_face *faces;
+    size_t faces_n;
+    const bspkit_texinfo *texinfo;
+    size_t texinfo_n;
+    const int32_t *surfedges;
+    size_t surfedges_n;
+    const bspkit_edge *edges;
+    size_t edges_n;
+    const bspkit_vec3 *verts;
+    size_t verts_n;
+    size_t light_size;
+    const bspkit_bspx_decoupled_lm *decoupled; /* NULL when absent */
+    size_t decoupled_n;
+    size_t rgb_size; /* bytes of RGBLIGHTING; 0 when absent */
+    bool has_rgb;
+    bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
+    int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
+    bool avx2;               /* quake_extents_avx2 may run */
+} bk_lightmap_faces;
+
+/* Loads what the entries read; fails for Source and Quake 3 maps. */
+bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *faces, bspkit_error *err);
+/* Entries first .. first + n into out[0 .. n); first + n <= faces->faces_n. */
+void bk_lightmap_faces_fill(const bk_lightmap_faces *faces, size_t first, size_t n, bspkit_face_lightmap *out);
 
 #endif

@@ -19,6 +19,8 @@
 #include "core/surfedge.h"
 #include "core/vis_rle.h"
 
+#include "analysis/lightmap_internal.h"
+
 #include <inttypes.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -490,13 +492,14 @@ static bool all_indices_fit(const varr *a, const bk_ref *refs, size_t nrefs, con
 /* Every record of `kind`: `before`, its references in table order, `after`,
  * in one pass; `hold` is the kind's generated checker. Always inlined, so
  * each call site gets a loop specialised for its kind. */
-static inline __attribute__((always_inline)) void check_records_with(vctx *c, int kind, refs_hold_fn hold,
-                                                                     record_check_fn before, record_check_fn after,
-                                                                     void *arg)
+static inline __attribute__((always_inline)) void check_range_with(vctx *c, int kind, size_t first, size_t end,
+                                                                   refs_hold_fn hold, record_check_fn before,
+                                                                   record_check_fn after, void *arg)
 {
     const varr *a = records_of(c, kind);
     if (!a || !a->ok)
         return;
+    end = end < a->n ? end : a->n;
     /* Local copies: the reporting calls could change what `c` and `a`
      * point at as far as the compiler knows, which would reload the counts,
      * the array and the record size for every record. */
@@ -504,11 +507,11 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     memcpy(tn, c->target_n, sizeof tn);
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
-    if (!before && !after && all_indices_fit(a, refs, nrefs, tn))
+    if (!before && !after && first == 0 && end == a->n && all_indices_fit(a, refs, nrefs, tn))
         return;
     const uint8_t *items = a->items;
-    const size_t n = a->n, item_size = a->item_size;
-    for (size_t i = 0; i < n; i++) {
+    const size_t item_size = a->item_size;
+    for (size_t i = first; i < end; i++) {
         const uint8_t *rec = items + i * item_size;
         if (before)
             before(c, i, rec, arg);
@@ -520,8 +523,10 @@ static inline __attribute__((always_inline)) void check_records_with(vctx *c, in
     }
 }
 
-#define check_records(c, KIND, before, after, arg)                                                    \
-    check_records_with((c), BK_REC_##KIND, refs_hold_##KIND, (before), (after), (arg))
+/* Records first .. end of `kind` (end clamped to the count). */
+#define check_range(c, KIND, first, end, before, after, arg)                                          \
+    check_range_with((c), BK_REC_##KIND, (first), (end), refs_hold_##KIND, (before), (after), (arg))
+#define check_records(c, KIND, before, after, arg) check_range(c, KIND, 0, SIZE_MAX, before, after, arg)
 
 /* ------------------------------------------------------------------------ */
 /* Faces and lightmaps                                                       */
@@ -560,8 +565,8 @@ static const bspkit_texinfo *face_texinfo(const vctx *c, const bspkit_face *f)
 typedef struct face_pass {
     int kind;
     const light_data *ld;
-    const bspkit_face_lightmap *lms;
-    size_t lm_n;
+    const bspkit_face_lightmap *lms; /* the entries of faces lm_first .. lm_first + lm_n */
+    size_t lm_first, lm_n;
     int32_t no_lightmap; /* texinfo flags of faces drawn without a lightmap */
 } face_pass;
 
@@ -629,16 +634,45 @@ static inline __attribute__((always_inline)) void check_face(vctx *c, size_t i, 
     if (f->num_edges < 3)
         few_edges(c, fp, i, f);
     if (fp->ld)
-        check_face_lightmap(c, fp, i, f, fp->lms && i < fp->lm_n ? &fp->lms[i] : NULL);
+        check_face_lightmap(c, fp, i, f, fp->lms && i - fp->lm_first < fp->lm_n ? &fp->lms[i - fp->lm_first] : NULL);
 }
 
 static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
 {
-    face_pass fp = {kind, ld, lms, lm_n, bk_map_no_lightmap_flags(c->map)};
+    face_pass fp = {kind, ld, lms, 0, lm_n, bk_map_no_lightmap_flags(c->map)};
     switch (kind) {
     case BK_REC_ORIG_FACES: check_records(c, ORIG_FACES, NULL, check_face, &fp); break;
     case BK_REC_HDR_FACES: check_records(c, HDR_FACES, NULL, check_face, &fp); break;
     default: check_records(c, FACES, NULL, check_face, &fp); break;
+    }
+}
+
+/* Faces per piece of lightmap entries: small enough for the stack and the
+ * first-level cache. */
+#define FACE_PIECE 64
+
+/* Quake-family faces, their lightmap entries made a piece at a time as the
+ * checks reach them: the entries bspkit_get_face_lightmaps() keeps, without
+ * writing and reading back a table of 88 bytes a face. Entries that cannot
+ * be made (a lump they read failed to decode, reported elsewhere) skip the
+ * size check. */
+static void check_quake_faces(vctx *c, const light_data *ld)
+{
+    face_pass fp = {BK_REC_FACES, ld, NULL, 0, 0, bk_map_no_lightmap_flags(c->map)};
+    bk_lightmap_faces lf;
+    bspkit_error ignore;
+    if (bk_lightmap_faces_begin(c->map, &lf, &ignore) != BSPKIT_OK) {
+        check_records(c, FACES, NULL, check_face, &fp);
+        return;
+    }
+    bspkit_face_lightmap piece[FACE_PIECE];
+    for (size_t first = 0; first < lf.faces_n; first += FACE_PIECE) {
+        size_t n = lf.faces_n - first < FACE_PIECE ? lf.faces_n - first : FACE_PIECE;
+        bk_lightmap_faces_fill(&lf, first, n, piece);
+        fp.lms = piece;
+        fp.lm_first = first;
+        fp.lm_n = n;
+        check_range(c, FACES, first, first + n, NULL, check_face, &fp);
     }
 }
 
@@ -647,6 +681,10 @@ static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_fa
 static void check_all_faces(vctx *c)
 {
     light_data ldr = load_lighting(c, false);
+    if (!c->source) {
+        check_quake_faces(c, &ldr);
+        return;
+    }
     /* The sizes come from the faces' geometry alone, so the LDR table serves
      * FACES against either lighting lump. A table that cannot be built (a
      * lump it reads failed to decode, reported elsewhere) skips the size check. */
@@ -655,10 +693,6 @@ static void check_all_faces(vctx *c)
     bspkit_error ignore;
     if (bspkit_get_face_lightmaps(c->map, false, &lms, &lm_n, &ignore) != BSPKIT_OK)
         lms = NULL;
-    if (!c->source) {
-        check_faces(c, BK_REC_FACES, &ldr, lms, lm_n);
-        return;
-    }
     light_data hdr = load_lighting(c, true);
     const light_data *for_faces = &ldr;
     if (ldr.ok && ldr.size == 0 && hdr.ok && hdr.size > 0)

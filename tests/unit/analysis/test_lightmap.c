@@ -2,7 +2,8 @@
  * it) and the SSE2 path each give exactly the luxel grids of the scalar
  * rule written out here, over faces with odd and even corner counts,
  * vertices on and off the 16-texel grid, signed zeros, huge and non-finite
- * coordinates, and indices out of range. */
+ * coordinates, and indices out of range. Then validation's lightmap size
+ * check, whose entries are made a piece at a time, across the pieces' edges. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -110,6 +111,43 @@ static bool reference_extents(const bspkit_face *f, const int32_t *se, size_t ns
     return true;
 }
 
+/* A Quake map of these faces over one plane, with `light_size` bytes of
+ * (zero) lighting. */
+typedef struct face_set {
+    const bspkit_vec3 *v;
+    size_t nv;
+    const bspkit_edge *e;
+    size_t ne;
+    const int32_t *se;
+    size_t nse;
+    const bspkit_texinfo *ti;
+    size_t nti;
+    const bspkit_face *f;
+    size_t nf;
+} face_set;
+
+static uint8_t *build_faces(const face_set *fs, size_t light_size, size_t *size)
+{
+    bspkit_builder *b;
+    CHECK(bspkit_builder_new(BSPKIT_FAMILY_QUAKE, 29, &b, ERR));
+    bspkit_plane pl = {{0, 0, 1}, 0, 2};
+    uint8_t *light = calloc(1, light_size);
+    assert_non_null(light);
+    CHECK(bspkit_builder_set_planes(b, &pl, 1, ERR));
+    CHECK(bspkit_builder_set_vertexes(b, fs->v, fs->nv, ERR));
+    CHECK(bspkit_builder_set_edges(b, fs->e, fs->ne, ERR));
+    CHECK(bspkit_builder_set_surfedges(b, fs->se, fs->nse, ERR));
+    CHECK(bspkit_builder_set_texinfo(b, fs->ti, fs->nti, ERR));
+    CHECK(bspkit_builder_set_faces(b, fs->f, fs->nf, ERR));
+    CHECK(bspkit_builder_set_lighting(b, false, light, light_size, ERR));
+    bspkit_write_options wo = {0};
+    uint8_t *bytes;
+    CHECK(bspkit_builder_write(b, &wo, &bytes, size, ERR));
+    bspkit_builder_free(b);
+    free(light);
+    return bytes;
+}
+
 static void test_extents_both_paths(void **state)
 {
     (void)state;
@@ -173,22 +211,9 @@ static void test_extents_both_paths(void **state)
     se[nse++] = 1;
     se[nse++] = -1;
 
-    bspkit_builder *b;
-    CHECK(bspkit_builder_new(BSPKIT_FAMILY_QUAKE, 29, &b, ERR));
-    bspkit_plane pl = {{0, 0, 1}, 0, 2};
-    static uint8_t light[1 << 16];
-    CHECK(bspkit_builder_set_planes(b, &pl, 1, ERR));
-    CHECK(bspkit_builder_set_vertexes(b, v, VERTS, ERR));
-    CHECK(bspkit_builder_set_edges(b, e, EDGES, ERR));
-    CHECK(bspkit_builder_set_surfedges(b, se, nse, ERR));
-    CHECK(bspkit_builder_set_texinfo(b, ti, TEXINFOS, ERR));
-    CHECK(bspkit_builder_set_faces(b, f, FACES, ERR));
-    CHECK(bspkit_builder_set_lighting(b, false, light, sizeof light, ERR));
-    bspkit_write_options wo = {0};
-    uint8_t *bytes;
+    const face_set fs = {v, VERTS, e, EDGES, se, nse, ti, TEXINFOS, f, FACES};
     size_t size;
-    CHECK(bspkit_builder_write(b, &wo, &bytes, &size, ERR));
-    bspkit_builder_free(b);
+    uint8_t *bytes = build_faces(&fs, 1 << 16, &size);
 
     for (int pass = 0; pass < 2; pass++) {
         bk_lightmap_allow_avx2(pass == 0);
@@ -239,10 +264,142 @@ static void test_extents_both_paths(void **state)
     bspkit_free_buffer(bytes);
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A copy of `map` with a BSPX block holding one lump, as ericw-tools
+ * appends it: 4-byte aligned, "BSPX", the count, 32-byte entries (name,
+ * offset, size), the data. */
+static uint8_t *with_bspx_lump(const uint8_t *map, size_t map_size, const char *name, const uint8_t *data,
+                               size_t size, size_t *out_size)
+{
+    size_t start = (map_size + 3) & ~(size_t)3, at = start + 8 + 32;
+    uint8_t *out = calloc(1, at + size);
+    assert_non_null(out);
+    memcpy(out, map, map_size);
+    memcpy(out + start, "BSPX", 4);
+    put_le32(out + start + 4, 1);
+    strncpy((char *)out + start + 8, name, 24);
+    put_le32(out + start + 8 + 24, (uint32_t)at);
+    put_le32(out + start + 8 + 28, (uint32_t)size);
+    memcpy(out + at, data, size);
+    *out_size = at + size;
+    return out;
+}
+
+/* Validation's lightmap size check over 300 faces, the entries made a piece
+ * at a time: each face's lightmap ends exactly at the end of the lighting
+ * lump, except the chosen ones (around the pieces' edges) that need one byte
+ * more. The warnings must name exactly those, and the kept table must agree.
+ * Sizes come from the reference rule above, then (second round) from a BSPX
+ * DECOUPLED_LM lump that gives each face another size. */
+static void test_validate_sizes_across_pieces(void **state)
+{
+    (void)state;
+    enum { N = 300, LIGHT = 1 << 14 };
+    static const size_t short_ones[] = {0, 1, 62, 63, 64, 65, 127, 128, 129, 200, 255, 256, 299};
+    const size_t nshort = sizeof short_ones / sizeof short_ones[0];
+    static bspkit_vec3 v[4 * N];
+    static bspkit_edge e[4 * N + 1];
+    static int32_t se[4 * N];
+    static bspkit_face f[N];
+    static uint8_t decoupled[N * 40];
+    bspkit_texinfo ti[2];
+    memset(ti, 0, sizeof ti);
+    memset(f, 0, sizeof f);
+    ti[0].texture_vecs[0][0] = 1.0f; /* s = x, t = y */
+    ti[0].texture_vecs[1][1] = 1.0f;
+    ti[1] = ti[0];
+    ti[1].texture_vecs[0][3] = 7.5f; /* an offset, and a fraction of a luxel */
+    for (int round = 0; round < 2; round++) {
+        memset(decoupled, 0, sizeof decoupled);
+        for (size_t i = 0; i < N; i++) {
+            /* A rectangle of (1 .. 8) x (1 .. 8) luxels somewhere on z = 0. */
+            float x0 = (float)((int32_t)(next_u32() % 64) - 32) * 16.0f, y0 = (float)(next_u32() % 40) * 8.0f;
+            float w = (float)(1 + next_u32() % 8) * 16.0f - 3.0f, h = (float)(1 + next_u32() % 8) * 16.0f;
+            v[4 * i + 0] = (bspkit_vec3){x0, y0, 0};
+            v[4 * i + 1] = (bspkit_vec3){x0 + w, y0, 0};
+            v[4 * i + 2] = (bspkit_vec3){x0 + w, y0 + h, 0};
+            v[4 * i + 3] = (bspkit_vec3){x0, y0 + h, 0};
+            for (int k = 0; k < 4; k++) {
+                e[1 + 4 * i + (size_t)k].v[0] = (uint32_t)(4 * i + (size_t)k);
+                e[1 + 4 * i + (size_t)k].v[1] = (uint32_t)(4 * i + (size_t)(k + 1) % 4);
+                se[4 * i + (size_t)k] = (int32_t)(1 + 4 * i + (size_t)k);
+            }
+            f[i].first_edge = (int32_t)(4 * i);
+            f[i].num_edges = 4;
+            f[i].texinfo = (int32_t)(i % 2);
+            f[i].styles[0] = 0;
+            f[i].styles[1] = (uint8_t)(i % 3 == 0 ? 1 : 255); /* two styles on every third face */
+            f[i].styles[2] = f[i].styles[3] = 255;
+            f[i].dispinfo = -1;
+            int32_t mins[2], dim[2];
+            assert_true(reference_extents(&f[i], se, 4 * N, e, 4 * N + 1, v, 4 * N, &ti[i % 2], mins, dim));
+            if (round == 1) { /* DECOUPLED_LM: width, height (16 bits each), offset, then 8 floats */
+                dim[0] = (int32_t)(1 + (i * 7) % 5);
+                dim[1] = (int32_t)(1 + i % 3);
+                decoupled[40 * i] = (uint8_t)dim[0];
+                decoupled[40 * i + 2] = (uint8_t)dim[1];
+            }
+            int32_t need = dim[0] * dim[1] * (i % 3 == 0 ? 2 : 1);
+            bool is_short = false;
+            for (size_t k = 0; k < nshort; k++)
+                is_short |= short_ones[k] == i;
+            f[i].light_offset = LIGHT - need + (is_short ? 1 : 0);
+        }
+        const face_set fs = {v, 4 * N, e, 4 * N + 1, se, 4 * N, ti, 2, f, N};
+        size_t size;
+        uint8_t *bytes = build_faces(&fs, LIGHT, &size);
+        uint8_t *file = bytes;
+        if (round == 1)
+            file = with_bspx_lump(bytes, size, "DECOUPLED_LM", decoupled, sizeof decoupled, &size);
+
+        for (int pass = 0; pass < 2; pass++) {
+            bk_lightmap_allow_avx2(pass == 0);
+            bspkit_map *m;
+            CHECK(bspkit_open_memory(file, size, NULL, &m, ERR));
+            bspkit_report rep;
+            memset(&rep, 0, sizeof rep);
+            CHECK(bspkit_validate_ex(m, 0, &rep, ERR));
+            bool warned[N] = {false};
+            for (size_t k = 0; k < rep.count; k++)
+                if (strstr(rep.problems[k].message, "lightmap at") != NULL) {
+                    assert_true(rep.problems[k].record >= 0 && rep.problems[k].record < N);
+                    assert_false(warned[rep.problems[k].record]);
+                    warned[rep.problems[k].record] = true;
+                }
+            const bspkit_face_lightmap *lm;
+            size_t n;
+            CHECK(bspkit_get_face_lightmaps(m, false, &lm, &n, ERR));
+            assert_int_equal(n, N);
+            for (size_t i = 0; i < N; i++) {
+                bool is_short = false;
+                for (size_t k = 0; k < nshort; k++)
+                    is_short |= short_ones[k] == i;
+                if (warned[i] != is_short)
+                    fail_msg("round %d pass %d face %zu: warned %d, short %d", round, pass, i, warned[i], is_short);
+                assert_int_equal(lm[i].decoupled, round == 1);
+                if (round == 0)
+                    assert_int_equal(lm[i].in_range, !is_short);
+            }
+            bspkit_report_free(&rep);
+            bspkit_close(m);
+        }
+        bk_lightmap_allow_avx2(true);
+        if (file != bytes)
+            free(file);
+        bspkit_free_buffer(bytes);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_extents_both_paths),
+        cmocka_unit_test(test_validate_sizes_across_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
