@@ -92,29 +92,36 @@ static inline bool extents_grid(__m128d dlo, __m128d dhi, __m128 flov, __m128 fh
 }
 #endif
 
-/* Texture-space extents of a Quake/GoldSrc face, in luxels. False when an
- * index is out of range or the projection is not finite.
+/* The corner-projection bounds of a Quake/GoldSrc face, per axis (s, t):
+ * summed in double precision (lo, hi) and, when `floats`, in float (flo,
+ * fhi). False when an index on the way is out of range. `floats` is a
+ * constant at each call site (these are inlined).
  *
- * The projection is summed in double precision, as ericw-tools and
- * QuakeSpasm do; id's and Valve's tools and engines sum in float, and a
- * vertex on a 16-texel boundary can then land one luxel either way. Real
- * GoldSrc maps hold lightmaps of both sizes, so per axis the smaller of the
- * two grids is taken: it is the one every engine reads within. */
-static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
-                          int32_t size[2])
+ * The double sum is ericw-tools' and QuakeSpasm's; id's and Valve's tools
+ * and engines sum in float, and a vertex on a 16-texel boundary can then
+ * land one luxel either way. Real GoldSrc maps hold lightmaps of both
+ * sizes, so the extents take per axis the smaller of the two grids: it is
+ * the one every engine reads within. */
+#if defined(__SSE2__)
+/* Both axes at once, lane 0 = s and lane 1 = t (float lanes 2 and 3
+ * unused). Every lane operation is the scalar one, in the same order, so
+ * the results are the same bits; min/max keep the scalar form's operand
+ * order, which passes over a NaN projection. */
+static inline __attribute__((always_inline)) bool corner_bounds(const lm_ctx *c, const bspkit_face *f,
+                                                                const bspkit_texinfo *ti, bool floats, __m128d *lo,
+                                                                __m128d *hi, __m128 *flo, __m128 *fhi)
 {
     if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
         return false;
     const int32_t *se = c->surfedges + f->first_edge;
-#if defined(__SSE2__)
     const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
-    /* Both axes at once, lane 0 = s and lane 1 = t. Every lane operation is
-     * the scalar one, in the same order, so the results are the same bits;
-     * min/max keep the scalar form's operand order. */
     const __m128d d0 = _mm_setr_pd(s[0], t[0]), d1 = _mm_setr_pd(s[1], t[1]), d2 = _mm_setr_pd(s[2], t[2]),
                   d3 = _mm_setr_pd(s[3], t[3]);
-    const __m128 f0 = _mm_setr_ps(s[0], t[0], 0, 0), f1 = _mm_setr_ps(s[1], t[1], 0, 0),
-                 f2 = _mm_setr_ps(s[2], t[2], 0, 0), f3 = _mm_setr_ps(s[3], t[3], 0, 0);
+    __m128 f0 = _mm_setzero_ps(), f1 = f0, f2 = f0, f3 = f0;
+    if (floats) {
+        f0 = _mm_setr_ps(s[0], t[0], 0, 0), f1 = _mm_setr_ps(s[1], t[1], 0, 0);
+        f2 = _mm_setr_ps(s[2], t[2], 0, 0), f3 = _mm_setr_ps(s[3], t[3], 0, 0);
+    }
     __m128d dlo = _mm_set1_pd(INFINITY), dhi = _mm_set1_pd(-INFINITY);
     __m128 flov = _mm_set1_ps(INFINITY), fhiv = _mm_set1_ps(-INFINITY);
     for (int32_t k = 0; k < f->num_edges; k++) {
@@ -125,18 +132,29 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         __m128d dp = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(v->x), d0), _mm_mul_pd(_mm_set1_pd(v->y), d1)),
                                            _mm_mul_pd(_mm_set1_pd(v->z), d2)),
                                 d3);
-        __m128 fp = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(v->x), f0), _mm_mul_ps(_mm_set1_ps(v->y), f1)),
-                                          _mm_mul_ps(_mm_set1_ps(v->z), f2)),
-                               f3);
         dlo = _mm_min_pd(dp, dlo);
         dhi = _mm_max_pd(dp, dhi);
-        flov = _mm_min_ps(fp, flov);
-        fhiv = _mm_max_ps(fp, fhiv);
+        if (floats) {
+            __m128 fp = _mm_add_ps(
+                _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(v->x), f0), _mm_mul_ps(_mm_set1_ps(v->y), f1)),
+                           _mm_mul_ps(_mm_set1_ps(v->z), f2)),
+                f3);
+            flov = _mm_min_ps(fp, flov);
+            fhiv = _mm_max_ps(fp, fhiv);
+        }
     }
-    return extents_grid(dlo, dhi, flov, fhiv, mins, size);
+    *lo = dlo, *hi = dhi, *flo = flov, *fhi = fhiv;
+    return true;
+}
 #else
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    float flo[2] = {INFINITY, INFINITY}, fhi[2] = {-INFINITY, -INFINITY};
+static inline bool corner_bounds(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, bool floats,
+                                 double lo[2], double hi[2], float flo[2], float fhi[2])
+{
+    if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
+        return false;
+    const int32_t *se = c->surfedges + f->first_edge;
+    lo[0] = lo[1] = INFINITY, hi[0] = hi[1] = -INFINITY;
+    flo[0] = flo[1] = INFINITY, fhi[0] = fhi[1] = -INFINITY;
     for (int32_t k = 0; k < f->num_edges; k++) {
         int64_t vi = bk_surfedge_vertex(se[k], c->edges, c->edges_n, c->verts_n);
         if (vi < 0)
@@ -145,17 +163,37 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
         for (int axis = 0; axis < 2; axis++) {
             const float *tv = ti->texture_vecs[axis];
             double d = (double)v->x * tv[0] + (double)v->y * tv[1] + (double)v->z * tv[2] + tv[3];
-            /* Each step rounded to float, as the float-summing code does. */
-            float fs = v->x * tv[0];
-            fs = fs + (float)(v->y * tv[1]);
-            fs = fs + (float)(v->z * tv[2]);
-            fs = fs + tv[3];
             lo[axis] = d < lo[axis] ? d : lo[axis];
             hi[axis] = d > hi[axis] ? d : hi[axis];
-            flo[axis] = fs < flo[axis] ? fs : flo[axis];
-            fhi[axis] = fs > fhi[axis] ? fs : fhi[axis];
+            if (floats) {
+                /* Each step rounded to float, as the float-summing code does. */
+                float fs = v->x * tv[0];
+                fs = fs + (float)(v->y * tv[1]);
+                fs = fs + (float)(v->z * tv[2]);
+                fs = fs + tv[3];
+                flo[axis] = fs < flo[axis] ? fs : flo[axis];
+                fhi[axis] = fs > fhi[axis] ? fs : fhi[axis];
+            }
         }
     }
+    return true;
+}
+#endif
+
+/* Texture-space extents of a Quake/GoldSrc face, in luxels. False when an
+ * index is out of range or the projection is not finite. */
+static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t mins[2],
+                          int32_t size[2])
+{
+#if defined(__SSE2__)
+    __m128d lo, hi;
+    __m128 flo, fhi;
+    return corner_bounds(c, f, ti, true, &lo, &hi, &flo, &fhi) && extents_grid(lo, hi, flo, fhi, mins, size);
+#else
+    double lo[2], hi[2];
+    float flo[2], fhi[2];
+    if (!corner_bounds(c, f, ti, true, lo, hi, flo, fhi))
+        return false;
     for (int axis = 0; axis < 2; axis++) {
         /* Also rejects NaN (comparisons false) before any float-to-int conversion. */
         if (!(lo[axis] > -1e9 && hi[axis] < 1e9 && lo[axis] <= hi[axis] && flo[axis] > -1e9f && fhi[axis] < 1e9f &&
@@ -175,15 +213,15 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 }
 
 #if BK_LM_AVX2
-/* quake_extents with two vertices per step: the double lanes are (s, t) of
- * one vertex and (s, t) of the next, the float lanes likewise. Every lane
+/* corner_bounds two vertices per step: the double lanes are (s, t) of one
+ * vertex and (s, t) of the next, the float lanes likewise. Every lane
  * operation is the scalar one, in the same order (no fused multiply-add:
  * the target is AVX2 alone), so each projection is the same bits. The
  * scalar form's min/max operand order drops a NaN projection, so the two
  * halves combine into the same minimum and maximum in either order. */
-__attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, const bspkit_face *f,
-                                                               const bspkit_texinfo *ti, int32_t mins[2],
-                                                               int32_t size[2])
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) bool
+corner_bounds_avx2(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, bool floats, __m128d *lo,
+                   __m128d *hi, __m128 *flo, __m128 *fhi)
 {
     if (f->first_edge < 0 || f->num_edges <= 0 || (uint64_t)f->first_edge + (uint64_t)f->num_edges > c->surfedges_n)
         return false;
@@ -191,8 +229,11 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
     const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
     const __m256d d0 = _mm256_setr_pd(s[0], t[0], s[0], t[0]), d1 = _mm256_setr_pd(s[1], t[1], s[1], t[1]),
                   d2 = _mm256_setr_pd(s[2], t[2], s[2], t[2]), d3 = _mm256_setr_pd(s[3], t[3], s[3], t[3]);
-    const __m128 f0 = _mm_setr_ps(s[0], t[0], s[0], t[0]), f1 = _mm_setr_ps(s[1], t[1], s[1], t[1]),
-                 f2 = _mm_setr_ps(s[2], t[2], s[2], t[2]), f3 = _mm_setr_ps(s[3], t[3], s[3], t[3]);
+    __m128 f0 = _mm_setzero_ps(), f1 = f0, f2 = f0, f3 = f0;
+    if (floats) {
+        f0 = _mm_setr_ps(s[0], t[0], s[0], t[0]), f1 = _mm_setr_ps(s[1], t[1], s[1], t[1]);
+        f2 = _mm_setr_ps(s[2], t[2], s[2], t[2]), f3 = _mm_setr_ps(s[3], t[3], s[3], t[3]);
+    }
     __m256d dlo = _mm256_set1_pd(INFINITY), dhi = _mm256_set1_pd(-INFINITY);
     __m128 flov = _mm_set1_ps(INFINITY), fhiv = _mm_set1_ps(-INFINITY);
     const int32_t corners = f->num_edges;
@@ -210,9 +251,11 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
         __m128 x = _mm_shuffle_ps(xy, xy, _MM_SHUFFLE(1, 1, 0, 0)); /* xa xa xb xb */
         __m128 y = _mm_shuffle_ps(xy, xy, _MM_SHUFFLE(3, 3, 2, 2));
         __m128 z = _mm_shuffle_ps(zz, zz, _MM_SHUFFLE(1, 1, 0, 0));
-        __m128 fp = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, f0), _mm_mul_ps(y, f1)), _mm_mul_ps(z, f2)), f3);
-        flov = _mm_min_ps(fp, flov);
-        fhiv = _mm_max_ps(fp, fhiv);
+        if (floats) {
+            __m128 fp = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, f0), _mm_mul_ps(y, f1)), _mm_mul_ps(z, f2)), f3);
+            flov = _mm_min_ps(fp, flov);
+            fhiv = _mm_max_ps(fp, fhiv);
+        }
         __m256d dp = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(x), d0),
                                                                _mm256_mul_pd(_mm256_cvtps_pd(y), d1)),
                                                  _mm256_mul_pd(_mm256_cvtps_pd(z), d2)),
@@ -220,10 +263,22 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
         dlo = _mm256_min_pd(dp, dlo);
         dhi = _mm256_max_pd(dp, dhi);
     }
-    __m128d lo = _mm_min_pd(_mm256_extractf128_pd(dlo, 1), _mm256_castpd256_pd128(dlo));
-    __m128d hi = _mm_max_pd(_mm256_extractf128_pd(dhi, 1), _mm256_castpd256_pd128(dhi));
-    flov = _mm_min_ps(_mm_movehl_ps(flov, flov), flov);
-    fhiv = _mm_max_ps(_mm_movehl_ps(fhiv, fhiv), fhiv);
+    *lo = _mm_min_pd(_mm256_extractf128_pd(dlo, 1), _mm256_castpd256_pd128(dlo));
+    *hi = _mm_max_pd(_mm256_extractf128_pd(dhi, 1), _mm256_castpd256_pd128(dhi));
+    *flo = _mm_min_ps(_mm_movehl_ps(flov, flov), flov);
+    *fhi = _mm_max_ps(_mm_movehl_ps(fhiv, fhiv), fhiv);
+    return true;
+}
+
+/* quake_extents on the AVX2 path. */
+__attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, const bspkit_face *f,
+                                                               const bspkit_texinfo *ti, int32_t mins[2],
+                                                               int32_t size[2])
+{
+    __m128d lo, hi;
+    __m128 flov, fhiv;
+    if (!corner_bounds_avx2(c, f, ti, true, &lo, &hi, &flov, &fhiv))
+        return false;
     /* extents_grid's steps on all four ranges at once: lanes s and t of
      * the double sums, then s and t of the float sums (widened exactly);
      * AVX's floor and ceil are exact, as the truncation there is. */
@@ -265,9 +320,11 @@ static bool cpu_has_avx2(void)
 }
 #endif
 
+#if BK_LM_AVX2
 /* 0: not yet asked, 1: no, 2: yes. Any thread may settle it; all get the
  * same answer. */
 static atomic_int avx2_state;
+#endif
 static atomic_bool avx2_refused; /* bk_lightmap_allow_avx2(false) */
 
 void bk_lightmap_allow_avx2(bool allow)
@@ -334,6 +391,85 @@ static inline __attribute__((always_inline)) void quake_face(const lm_ctx *c, si
         o->rgb_offset = offset * 3;
         o->rgb_in_range = range_ok((uint64_t)o->rgb_offset, luxels * 3, c->rgb_size);
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Screening for validation                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The double-precision luxel grid of a face alone, as the entry computes
+ * it before choosing per axis the smaller of it and the float grid: an
+ * entry is never larger. False where the entry's extents fail too (an index
+ * out of range, a range out of bounds or NaN). */
+static inline bool grid_from_double(double lo_s, double lo_t, double hi_s, double hi_t, int32_t size[2])
+{
+    if (!(lo_s > -1e9 && hi_s < 1e9 && lo_s <= hi_s && lo_t > -1e9 && hi_t < 1e9 && lo_t <= hi_t))
+        return false;
+    size[0] = ceil_int(hi_s / 16.0) - floor_int(lo_s / 16.0) + 1;
+    size[1] = ceil_int(hi_t / 16.0) - floor_int(lo_t / 16.0) + 1;
+    return true;
+}
+
+static bool double_grid(const lm_ctx *c, const bspkit_face *f, const bspkit_texinfo *ti, int32_t size[2])
+{
+    double l[2], h[2];
+#if defined(__SSE2__)
+    __m128d lo, hi;
+    __m128 unused_lo, unused_hi;
+    if (!corner_bounds(c, f, ti, false, &lo, &hi, &unused_lo, &unused_hi))
+        return false;
+    _mm_storeu_pd(l, lo);
+    _mm_storeu_pd(h, hi);
+#else
+    float unused_lo[2], unused_hi[2];
+    if (!corner_bounds(c, f, ti, false, l, h, unused_lo, unused_hi))
+        return false;
+#endif
+    return grid_from_double(l[0], l[1], h[0], h[1], size);
+}
+
+#if BK_LM_AVX2
+__attribute__((target("avx2"))) static bool double_grid_avx2(const lm_ctx *c, const bspkit_face *f,
+                                                             const bspkit_texinfo *ti, int32_t size[2])
+{
+    __m128d lo, hi;
+    __m128 unused_lo, unused_hi;
+    if (!corner_bounds_avx2(c, f, ti, false, &lo, &hi, &unused_lo, &unused_hi))
+        return false;
+    double l[2], h[2];
+    _mm_storeu_pd(l, lo);
+    _mm_storeu_pd(h, hi);
+    return grid_from_double(l[0], l[1], h[0], h[1], size);
+}
+#endif
+
+/* Whether face i's entry could need more bytes than the lighting lump has
+ * after its light offset. False only where the entry is not lit or fits:
+ * with the double grid's size, which the entry's never exceeds. A face
+ * sized by DECOUPLED_LM is left to its entry. `avx2` is a constant at each
+ * call site, as in quake_face. */
+static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
+                                                                    bool avx2)
+{
+    const bspkit_texinfo *ti = texinfo_of(c, f);
+    int32_t styles = count_styles(f);
+    if (!ti || (ti->flags & c->no_lightmap) || styles == 0)
+        return false;
+    if (c->decoupled && i < c->decoupled_n)
+        return true;
+    if (f->light_offset < 0)
+        return false;
+    int32_t size[2];
+#if BK_LM_AVX2
+    bool ok = avx2 ? double_grid_avx2(c, f, ti, size) : double_grid(c, f, ti, size);
+#else
+    (void)avx2;
+    bool ok = double_grid(c, f, ti, size);
+#endif
+    if (!ok)
+        return false;
+    uint64_t need = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)styles * (c->rgb_luxels ? 3u : 1u);
+    return (uint64_t)f->light_offset > c->light_size || need > c->light_size - (uint64_t)f->light_offset;
 }
 
 static void source_face(const lm_ctx *c, const bspkit_face *f, bspkit_face_lightmap *o)
@@ -553,6 +689,32 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, 
     }
 #endif
     fill_quake(c, first, n, out);
+}
+
+__attribute__((flatten)) static void screen_quake(const lm_ctx *c, size_t first, size_t n, bool *may)
+{
+    for (size_t i = 0; i < n; i++)
+        may[i] = face_may_overflow(c, first + i, &c->faces[first + i], false);
+}
+
+#if BK_LM_AVX2
+__attribute__((target("avx2"), flatten)) static void screen_quake_avx2(const lm_ctx *c, size_t first, size_t n,
+                                                                        bool *may)
+{
+    for (size_t i = 0; i < n; i++)
+        may[i] = face_may_overflow(c, first + i, &c->faces[first + i], true);
+}
+#endif
+
+void bk_lightmap_faces_screen(const bk_lightmap_faces *c, size_t first, size_t n, bool *may)
+{
+#if BK_LM_AVX2
+    if (c->avx2) {
+        screen_quake_avx2(c, first, n, may);
+        return;
+    }
+#endif
+    screen_quake(c, first, n, may);
 }
 
 /* The faces and everything their entries read. */

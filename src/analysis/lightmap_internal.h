@@ -45,5 +45,10 @@ typedef struct bk_lightmap_faces {
 bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *faces, bspkit_error *err);
 /* Entries first .. first + n into out[0 .. n); first + n <= faces->faces_n. */
 void bk_lightmap_faces_fill(const bk_lightmap_faces *faces, size_t first, size_t n, bspkit_face_lightmap *out);
+/* may[k] for face first + k: false only when its entry is not lit or its
+ * bytes fit in the lighting lump after its light offset; true may be
+ * either (the entry then decides). Cheaper than the entries: the double
+ * grid alone, no entry written. */
+void bk_lightmap_faces_screen(const bk_lightmap_faces *faces, size_t first, size_t n, bool *may);
 
 #endif

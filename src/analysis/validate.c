@@ -567,6 +567,7 @@ typedef struct face_pass {
     const light_data *ld;
     const bspkit_face_lightmap *lms; /* the entries of faces lm_first .. lm_first + lm_n */
     size_t lm_first, lm_n;
+    const bool *lm_made; /* NULL, or which of those entries were made (the rest fit or are not lit) */
     int32_t no_lightmap; /* texinfo flags of faces drawn without a lightmap */
 } face_pass;
 
@@ -627,6 +628,15 @@ static inline __attribute__((always_inline)) void check_face_lightmap(vctx *c, c
         lightmap_short(c, fp, i, f, lm->bytes);
 }
 
+/* Face i's lightmap entry in the pass, NULL when there is none to check. */
+static inline const bspkit_face_lightmap *lightmap_entry(const face_pass *fp, size_t i)
+{
+    size_t k = i - fp->lm_first; /* wraps past lm_n below lm_first */
+    if (!fp->lms || k >= fp->lm_n || (fp->lm_made && !fp->lm_made[k]))
+        return NULL;
+    return &fp->lms[k];
+}
+
 static inline __attribute__((always_inline)) void check_face(vctx *c, size_t i, const void *rec, void *arg)
 {
     const face_pass *fp = arg;
@@ -634,12 +644,12 @@ static inline __attribute__((always_inline)) void check_face(vctx *c, size_t i, 
     if (f->num_edges < 3)
         few_edges(c, fp, i, f);
     if (fp->ld)
-        check_face_lightmap(c, fp, i, f, fp->lms && i - fp->lm_first < fp->lm_n ? &fp->lms[i - fp->lm_first] : NULL);
+        check_face_lightmap(c, fp, i, f, lightmap_entry(fp, i));
 }
 
 static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
 {
-    face_pass fp = {kind, ld, lms, 0, lm_n, bk_map_no_lightmap_flags(c->map)};
+    face_pass fp = {kind, ld, lms, 0, lm_n, NULL, bk_map_no_lightmap_flags(c->map)};
     switch (kind) {
     case BK_REC_ORIG_FACES: check_records(c, ORIG_FACES, NULL, check_face, &fp); break;
     case BK_REC_HDR_FACES: check_records(c, HDR_FACES, NULL, check_face, &fp); break;
@@ -651,14 +661,15 @@ static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_fa
  * first-level cache. */
 #define FACE_PIECE 64
 
-/* Quake-family faces, their lightmap entries made a piece at a time as the
- * checks reach them: the entries bspkit_get_face_lightmaps() keeps, without
- * writing and reading back a table of 88 bytes a face. Entries that cannot
- * be made (a lump they read failed to decode, reported elsewhere) skip the
- * size check. */
+/* Quake-family faces, a piece at a time: first screened (the double grid
+ * alone tells most faces fit), then an entry made only for each face that
+ * may not, which the check reads. No table of 88 bytes a face is written
+ * and read back, and the float grid is computed only where it can matter.
+ * Entries that cannot be made (a lump they read failed to decode, reported
+ * elsewhere) skip the size check. */
 static void check_quake_faces(vctx *c, const light_data *ld)
 {
-    face_pass fp = {BK_REC_FACES, ld, NULL, 0, 0, bk_map_no_lightmap_flags(c->map)};
+    face_pass fp = {BK_REC_FACES, ld, NULL, 0, 0, NULL, bk_map_no_lightmap_flags(c->map)};
     bk_lightmap_faces lf;
     bspkit_error ignore;
     if (bk_lightmap_faces_begin(c->map, &lf, &ignore) != BSPKIT_OK) {
@@ -666,12 +677,17 @@ static void check_quake_faces(vctx *c, const light_data *ld)
         return;
     }
     bspkit_face_lightmap piece[FACE_PIECE];
+    bool made[FACE_PIECE];
     for (size_t first = 0; first < lf.faces_n; first += FACE_PIECE) {
         size_t n = lf.faces_n - first < FACE_PIECE ? lf.faces_n - first : FACE_PIECE;
-        bk_lightmap_faces_fill(&lf, first, n, piece);
+        bk_lightmap_faces_screen(&lf, first, n, made);
+        for (size_t k = 0; k < n; k++)
+            if (made[k])
+                bk_lightmap_faces_fill(&lf, first + k, 1, &piece[k]);
         fp.lms = piece;
         fp.lm_first = first;
         fp.lm_n = n;
+        fp.lm_made = made;
         check_range(c, FACES, first, first + n, NULL, check_face, &fp);
     }
 }

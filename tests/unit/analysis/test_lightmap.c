@@ -16,6 +16,7 @@
 #include "bspkit/lighting.h"
 #include "bspkit/write.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +127,10 @@ typedef struct face_set {
     size_t nf;
 } face_set;
 
-static uint8_t *build_faces(const face_set *fs, size_t light_size, size_t *size)
+static uint8_t *build_faces(const face_set *fs, bool goldsrc, size_t light_size, size_t *size)
 {
     bspkit_builder *b;
-    CHECK(bspkit_builder_new(BSPKIT_FAMILY_QUAKE, 29, &b, ERR));
+    CHECK(bspkit_builder_new(goldsrc ? BSPKIT_FAMILY_GOLDSRC : BSPKIT_FAMILY_QUAKE, goldsrc ? 30 : 29, &b, ERR));
     bspkit_plane pl = {{0, 0, 1}, 0, 2};
     uint8_t *light = calloc(1, light_size);
     assert_non_null(light);
@@ -184,7 +185,7 @@ static void test_extents_both_paths(void **state)
         f[i].texinfo = (int32_t)(next_u32() % TEXINFOS);
         f[i].styles[0] = 0;
         f[i].styles[1] = f[i].styles[2] = f[i].styles[3] = 255;
-        f[i].light_offset = 0;
+        f[i].light_offset = (int32_t)(next_u32() % (1 << 16)); /* some lightmaps then run past the lump */
         f[i].dispinfo = -1;
         for (int32_t k = 0; k < corners; k++) {
             /* Edge 0 is never walked; now and then an edge past the end. */
@@ -213,7 +214,7 @@ static void test_extents_both_paths(void **state)
 
     const face_set fs = {v, VERTS, e, EDGES, se, nse, ti, TEXINFOS, f, FACES};
     size_t size;
-    uint8_t *bytes = build_faces(&fs, 1 << 16, &size);
+    uint8_t *bytes = build_faces(&fs, false, 1 << 16, &size);
 
     for (int pass = 0; pass < 2; pass++) {
         bk_lightmap_allow_avx2(pass == 0);
@@ -258,6 +259,24 @@ static void test_extents_both_paths(void **state)
         /* Both outcomes are exercised, not just one. */
         assert_true(lit > FACES / 4);
         assert_true(unlit > FACES / 20);
+
+        /* Validation's screen: "fits" only where the entry is unlit or fits. */
+        bk_lightmap_faces lf;
+        CHECK(bk_lightmap_faces_begin(m, &lf, ERR));
+        assert_int_equal(lf.faces_n, FACES);
+        static bool may[FACES];
+        bk_lightmap_faces_screen(&lf, 0, FACES, may);
+        size_t cleared = 0, overflowing = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool fits = !lm[i].lit || lm[i].bytes <= (1u << 16) - (uint64_t)rf[i].light_offset;
+            overflowing += !fits;
+            cleared += !may[i];
+            if (!may[i] && !fits)
+                fail_msg("pass %d face %zu: screened as fitting, but %" PRIu64 " bytes at %d", pass, i, lm[i].bytes,
+                         rf[i].light_offset);
+        }
+        assert_true(overflowing > FACES / 20);
+        assert_true(cleared > FACES / 4);
         bspkit_close(m);
     }
     bk_lightmap_allow_avx2(true);
@@ -295,7 +314,8 @@ static uint8_t *with_bspx_lump(const uint8_t *map, size_t map_size, const char *
  * lump, except the chosen ones (around the pieces' edges) that need one byte
  * more. The warnings must name exactly those, and the kept table must agree.
  * Sizes come from the reference rule above, then (second round) from a BSPX
- * DECOUPLED_LM lump that gives each face another size. */
+ * DECOUPLED_LM lump that gives each face another size, then (third) the
+ * reference rule in a GoldSrc map, three bytes a luxel. */
 static void test_validate_sizes_across_pieces(void **state)
 {
     (void)state;
@@ -314,7 +334,7 @@ static void test_validate_sizes_across_pieces(void **state)
     ti[0].texture_vecs[1][1] = 1.0f;
     ti[1] = ti[0];
     ti[1].texture_vecs[0][3] = 7.5f; /* an offset, and a fraction of a luxel */
-    for (int round = 0; round < 2; round++) {
+    for (int round = 0; round < 3; round++) {
         memset(decoupled, 0, sizeof decoupled);
         for (size_t i = 0; i < N; i++) {
             /* A rectangle of (1 .. 8) x (1 .. 8) luxels somewhere on z = 0. */
@@ -344,7 +364,7 @@ static void test_validate_sizes_across_pieces(void **state)
                 decoupled[40 * i] = (uint8_t)dim[0];
                 decoupled[40 * i + 2] = (uint8_t)dim[1];
             }
-            int32_t need = dim[0] * dim[1] * (i % 3 == 0 ? 2 : 1);
+            int32_t need = dim[0] * dim[1] * (i % 3 == 0 ? 2 : 1) * (round == 2 ? 3 : 1); /* GoldSrc: RGB */
             bool is_short = false;
             for (size_t k = 0; k < nshort; k++)
                 is_short |= short_ones[k] == i;
@@ -352,7 +372,7 @@ static void test_validate_sizes_across_pieces(void **state)
         }
         const face_set fs = {v, 4 * N, e, 4 * N + 1, se, 4 * N, ti, 2, f, N};
         size_t size;
-        uint8_t *bytes = build_faces(&fs, LIGHT, &size);
+        uint8_t *bytes = build_faces(&fs, round == 2, LIGHT, &size);
         uint8_t *file = bytes;
         if (round == 1)
             file = with_bspx_lump(bytes, size, "DECOUPLED_LM", decoupled, sizeof decoupled, &size);
@@ -382,7 +402,7 @@ static void test_validate_sizes_across_pieces(void **state)
                 if (warned[i] != is_short)
                     fail_msg("round %d pass %d face %zu: warned %d, short %d", round, pass, i, warned[i], is_short);
                 assert_int_equal(lm[i].decoupled, round == 1);
-                if (round == 0)
+                if (round != 1)
                     assert_int_equal(lm[i].in_range, !is_short);
             }
             bspkit_report_free(&rep);
