@@ -1,7 +1,10 @@
 /* Fuzz target: visibility run-length decoding. The first two bytes give the
  * row size (little-endian); the rest is decoded row after row, and every row
- * the library accepts is compared with a direct reading of the format. */
+ * the library accepts is compared with a direct reading of the format. The
+ * validator's walk (rows counted, not written) must give the decoder's
+ * answer and consumed count for every row, accepted or not. */
 #include "exercise.h"
+#include "core/vis_rle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,6 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bspkit_result r = bspkit_vis_decompress(src + pos, src_size - pos, row, row_bytes, &consumed);
         if (r != BSPKIT_OK && r != BSPKIT_ERR_VISIBILITY && r != BSPKIT_ERR_ARGUMENT)
             exercise_fail("bspkit_vis_decompress", "unexpected result code");
+        size_t walked = 0;
+        if (bk_vis_walk(src + pos, src_size - pos, row_bytes, &walked) != r || walked != consumed)
+            exercise_fail("bk_vis_walk", "differs from bspkit_vis_decompress");
         if (r != BSPKIT_OK)
             break;
         if (consumed > src_size - pos)

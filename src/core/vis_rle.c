@@ -65,6 +65,19 @@ bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t
     return rle_row(src, src_size, dst, row_bytes, consumed);
 }
 
+#if defined(__SSE2__)
+/* What 16 code bytes v add to a row (their zero mask z, the previous 16's
+ * zp), given no zero follows a zero and none ends the block: the byte after
+ * each zero is a count, the zeros add nothing, every other byte adds 1.
+ * The two 8-byte sums are in the low 16 bits of each half. */
+static inline __m128i block_adds(__m128i v, __m128i z, __m128i zp)
+{
+    const __m128i after_zero = _mm_or_si128(_mm_slli_si128(z, 1), _mm_srli_si128(zp, 15));
+    const __m128i literal = _mm_andnot_si128(_mm_or_si128(z, after_zero), _mm_set1_epi8(1));
+    return _mm_sad_epu8(_mm_or_si128(_mm_and_si128(v, after_zero), literal), _mm_setzero_si128());
+}
+#endif
+
 bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes, size_t *consumed)
 {
     if (consumed)
@@ -83,11 +96,29 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
     const __m128i zero = _mm_setzero_si128();
     while (out < row_bytes && src_size - in >= 64) {
         const uint8_t *b = src + in;
-        uint64_t m = 0;
-        for (int q = 0; q < 4; q++)
-            m |= (uint64_t)(unsigned)_mm_movemask_epi8(
-                     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q)), zero))
-                 << (16 * q);
+        const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)b),
+                      v1 = _mm_loadu_si128((const __m128i *)(const void *)(b + 16)),
+                      v2 = _mm_loadu_si128((const __m128i *)(const void *)(b + 32)),
+                      v3 = _mm_loadu_si128((const __m128i *)(const void *)(b + 48));
+        const __m128i z0 = _mm_cmpeq_epi8(v0, zero), z1 = _mm_cmpeq_epi8(v1, zero), z2 = _mm_cmpeq_epi8(v2, zero),
+                      z3 = _mm_cmpeq_epi8(v3, zero);
+        uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(z0) | (uint64_t)(unsigned)_mm_movemask_epi8(z1) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(z2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(z3) << 48;
+        /* The whole block in one step where that is plain: no zero right
+         * after a zero (a count of 0), none in the last byte (its count is
+         * in the next block), and the row not ending inside it. Then each
+         * zero's count is the byte after it and every other byte is a
+         * literal: per byte the count, 1 or 0, summed with psadbw. */
+        if ((m & (m << 1)) == 0 && !(m >> 63)) {
+            __m128i adds = _mm_add_epi64(_mm_add_epi64(block_adds(v0, z0, zero), block_adds(v1, z1, z0)),
+                                         _mm_add_epi64(block_adds(v2, z2, z1), block_adds(v3, z3, z2)));
+            size_t total = (size_t)_mm_cvtsi128_si32(adds) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(adds, 8));
+            if (total < row_bytes - out) {
+                out += total;
+                in += 64;
+                continue;
+            }
+        }
         size_t pos = 0; /* the block's first byte not yet counted */
         for (;;) {
             size_t k = m ? (size_t)__builtin_ctzll(m) : 64; /* the next zero, or the block's end */

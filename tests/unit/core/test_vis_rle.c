@@ -1,7 +1,8 @@
 /* The run-length decoder against a plain byte-at-a-time reference written
  * from the format notes, on rows mixing long literal spans (bulk path) and
  * short ones (bytewise path), whole and truncated; and the walk that only
- * checks a row against the decoder's result and consumed count. */
+ * checks a row against the decoder's result and consumed count, also over
+ * a lump of rows compressed as vis compilers do. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -95,6 +96,62 @@ static void test_decoder_and_walk_match_reference(void **state)
     assert_true(decoded > 200); /* most trials decode a whole row */
 }
 
+/* Rows as vis compilers write them (id's CompressVis: a nonzero byte as
+ * itself, a run of zero bytes as 0 and its length, at most 255 per pair,
+ * never 0), one after another in a lump: each row walked from its start
+ * must end exactly where the next begins. Densities from sparse to full
+ * give blocks of 64 code bytes with many runs, few runs and none, rows
+ * that end inside a block and rows longer than several blocks. */
+static size_t compress_row(const uint8_t *row, size_t n, uint8_t *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[o++] = row[i];
+        if (row[i])
+            continue;
+        size_t rep = 1;
+        while (i + 1 < n && row[i + 1] == 0 && rep < 255)
+            i++, rep++;
+        out[o++] = (uint8_t)rep;
+    }
+    return o;
+}
+
+static void test_walk_compiled_rows(void **state)
+{
+    (void)state;
+    enum { ROWS = 300, MAX_ROW = 2048 };
+    static uint8_t lump[ROWS * 2 * MAX_ROW + 64];
+    static size_t start[ROWS + 1];
+    static size_t row_len[ROWS];
+    uint8_t row[MAX_ROW];
+    uint32_t seed = 77;
+    size_t at = 0;
+    for (int r = 0; r < ROWS; r++) {
+        size_t n = 1 + next(&seed) % (r % 4 == 0 ? MAX_ROW : 200);
+        unsigned density = next(&seed) % 101; /* percent of nonzero bytes */
+        for (size_t i = 0; i < n; i++)
+            row[i] = next(&seed) % 100 < density ? (uint8_t)(1 + next(&seed) % 255) : 0;
+        start[r] = at;
+        row_len[r] = n;
+        at += compress_row(row, n, lump + at);
+    }
+    start[ROWS] = at;
+    /* A tail of other data after the last row, as in a real lump. */
+    for (int k = 0; k < 64; k++)
+        lump[at + (size_t)k] = (uint8_t)(next(&seed) % 3);
+    size_t whole_blocks = 0;
+    for (int r = 0; r < ROWS; r++) {
+        size_t used = 0;
+        assert_int_equal(bk_vis_walk(lump + start[r], at + 64 - start[r], row_len[r], &used), BSPKIT_OK);
+        if (used != start[r + 1] - start[r])
+            fail_msg("row %d (%zu bytes): walked %zu code bytes, compressed to %zu", r, row_len[r], used,
+                     start[r + 1] - start[r]);
+        whole_blocks += used / 64;
+    }
+    assert_true(whole_blocks > 500); /* many blocks inside rows, not only rows' ends */
+}
+
 static void test_walk_arguments(void **state)
 {
     (void)state;
@@ -110,6 +167,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decoder_and_walk_match_reference),
+        cmocka_unit_test(test_walk_compiled_rows),
         cmocka_unit_test(test_walk_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
