@@ -327,6 +327,7 @@ static void test_validate_sizes_across_pieces(void **state)
     static int32_t se[4 * N];
     static bspkit_face f[N];
     static uint8_t decoupled[N * 40];
+    static int32_t expected_styles[N];
     bspkit_texinfo ti[2];
     memset(ti, 0, sizeof ti);
     memset(f, 0, sizeof f);
@@ -352,19 +353,24 @@ static void test_validate_sizes_across_pieces(void **state)
             f[i].first_edge = (int32_t)(4 * i);
             f[i].num_edges = 4;
             f[i].texinfo = (int32_t)(i % 2);
-            f[i].styles[0] = 0;
-            f[i].styles[1] = (uint8_t)(i % 3 == 0 ? 1 : 255); /* two styles on every third face */
-            f[i].styles[2] = f[i].styles[3] = 255;
+            /* 1 to 4 styles, the count the styles before the first 255 */
+            int32_t styles = 1 + (int32_t)(i % 4);
+            for (int k = 0; k < 4; k++)
+                f[i].styles[k] = k < styles ? (uint8_t)(k * 2 + (i % 7 == 0 ? 200 : 0)) : 255;
+            if (i % 11 == 5)
+                f[i].styles[styles > 1 ? 1 : 2] = 255; /* a gap: what follows it is not counted */
+            styles = f[i].styles[1] == 255 ? 1 : styles;
             f[i].dispinfo = -1;
             int32_t mins[2], dim[2];
             assert_true(reference_extents(&f[i], se, 4 * N, e, 4 * N + 1, v, 4 * N, &ti[i % 2], mins, dim));
             if (round == 1) { /* DECOUPLED_LM: width, height (16 bits each), offset, then 8 floats */
-                dim[0] = (int32_t)(1 + (i * 7) % 5);
+                dim[0] = (int32_t)(2 + (i * 7) % 5); /* at least 2 bytes: a short one still starts inside the lump */
                 dim[1] = (int32_t)(1 + i % 3);
                 decoupled[40 * i] = (uint8_t)dim[0];
                 decoupled[40 * i + 2] = (uint8_t)dim[1];
             }
-            int32_t need = dim[0] * dim[1] * (i % 3 == 0 ? 2 : 1) * (round == 2 ? 3 : 1); /* GoldSrc: RGB */
+            int32_t need = dim[0] * dim[1] * styles * (round == 2 ? 3 : 1); /* GoldSrc: RGB */
+            expected_styles[i] = styles;
             bool is_short = false;
             for (size_t k = 0; k < nshort; k++)
                 is_short |= short_ones[k] == i;
@@ -402,6 +408,7 @@ static void test_validate_sizes_across_pieces(void **state)
                 if (warned[i] != is_short)
                     fail_msg("round %d pass %d face %zu: warned %d, short %d", round, pass, i, warned[i], is_short);
                 assert_int_equal(lm[i].decoupled, round == 1);
+                assert_int_equal(lm[i].styles, expected_styles[i]);
                 if (round != 1)
                     assert_int_equal(lm[i].in_range, !is_short);
             }
