@@ -67,8 +67,8 @@ bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t
 
 #if defined(__SSE2__)
 /* What 16 code bytes v add to a row (their zero mask z, the previous 16's
- * zp), given no zero follows a zero and none ends the block: the byte after
- * each zero is a count, the zeros add nothing, every other byte adds 1.
+ * zp), given no zero follows a zero: the byte after each zero is a count,
+ * the zeros add nothing, every other byte adds 1.
  * The two 8-byte sums are in the low 16 bits of each half. */
 static inline __m128i block_adds(__m128i v, __m128i z, __m128i zp)
 {
@@ -105,17 +105,18 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
         uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(z0) | (uint64_t)(unsigned)_mm_movemask_epi8(z1) << 16 |
                      (uint64_t)(unsigned)_mm_movemask_epi8(z2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(z3) << 48;
         /* The whole block in one step where that is plain: no zero right
-         * after a zero (a count of 0), none in the last byte (its count is
-         * in the next block), and the row not ending inside it. Then each
-         * zero's count is the byte after it and every other byte is a
-         * literal: per byte the count, 1 or 0, summed with psadbw. */
-        if ((m & (m << 1)) == 0 && !(m >> 63)) {
+         * after a zero (a count of 0) and the row not ending inside it.
+         * Then each zero's count is the byte after it and every other byte
+         * is a literal: per byte the count, 1 or 0, summed with psadbw. A
+         * zero in the last byte adds nothing here; the next block starts
+         * with it, and takes its count. */
+        if ((m & (m << 1)) == 0) {
             __m128i adds = _mm_add_epi64(_mm_add_epi64(block_adds(v0, z0, zero), block_adds(v1, z1, z0)),
                                          _mm_add_epi64(block_adds(v2, z2, z1), block_adds(v3, z3, z2)));
             size_t total = (size_t)_mm_cvtsi128_si32(adds) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(adds, 8));
             if (total < row_bytes - out) {
                 out += total;
-                in += 64;
+                in += 64 - (size_t)(m >> 63);
                 continue;
             }
         }
