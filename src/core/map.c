@@ -456,14 +456,14 @@ void bspkit_close(bspkit_map *map)
     }
     bk_raw_free(map, map->path);
     for (int i = 0; i < BK_REC_COUNT; i++)
-        bk_raw_free(map, map->arrays[i].items);
-    bk_raw_free(map, map->miptex.items);
+        bk_raw_free(map, map->arrays[i].owned);
+    bk_raw_free(map, map->miptex.owned);
     if (map->game_lump_bytes) {
         for (size_t i = 0; i < map->game_lumps.count; i++)
             bk_raw_free(map, map->game_lump_bytes[i].owned);
         bk_raw_free(map, map->game_lump_bytes);
     }
-    bk_raw_free(map, map->game_lumps.items);
+    bk_raw_free(map, map->game_lumps.owned);
     for (bk_kept *k = map->kept, *next; k; k = next) {
         next = k->next;
         bk_raw_free(map, k);
@@ -726,6 +726,15 @@ bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data
     return bk_lump_bytes(map, index, data, size, err);
 }
 
+/* Whether records of schema `sc` at `bytes` can be read where they are:
+ * little-endian records on a little-endian host, laid out as the native
+ * struct byte for byte, at an address aligned for it. */
+static bool in_place(const bspkit_map *map, const bk_schema *sc, const uint8_t *bytes)
+{
+    return BK_HOST_LE && !map->format.big_endian && sc->fit && sc->fit() == BK_FIT_SAME &&
+           sc->record_size == sc->native_size && (uintptr_t)bytes % sc->native_align == 0;
+}
+
 bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
                            bspkit_error *err)
 {
@@ -750,11 +759,17 @@ bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **i
             }
             if (c->result == BSPKIT_OK) {
                 size_t n = size / l->layout.record_size;
-                c->items = records_alloc(map, n, l->layout.native_size, lump, &e);
-                if (!c->items) {
+                const bk_schema *sc = l->layout.schema;
+                if (sc && l->layout.decode == sc->decode && in_place(map, sc, bytes)) {
+                    /* The lump's bytes stay with the map (mapped, borrowed
+                     * or cached) and are the native records already. */
+                    c->items = bytes;
+                    c->count = n;
+                } else if (!(c->owned = records_alloc(map, n, l->layout.native_size, lump, &e))) {
                     c->result = e.code;
                 } else {
-                    l->layout.decode(bytes, n, map->format.big_endian, c->items);
+                    l->layout.decode(bytes, n, map->format.big_endian, c->owned);
+                    c->items = c->owned;
                     c->count = n;
                 }
             }

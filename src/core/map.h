@@ -92,7 +92,8 @@ typedef struct bk_array_cache {
     bool done;
     bspkit_result result;
     const bspkit_error *error; /* the failure (bk_keep_error), NULL while result is OK */
-    void *items;
+    const void *items;         /* owned, or the lump's own bytes (records read in place) */
+    void *owned;               /* what close frees; NULL when items are the lump's bytes */
     size_t count;
 } bk_array_cache;
 

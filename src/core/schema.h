@@ -104,6 +104,11 @@ typedef struct bk_schema {
     void (*swap)(uint8_t *data, size_t count);
     /* The dump table: fields named as in the format documents. */
     const bspkit_field *(*dump_fields)(size_t *count);
+    /* BK_FIT_SAME when a little-endian file record is the native one byte
+     * for byte (core/schema.h, id##_fit), and the native alignment: such
+     * records can be read in place. */
+    int (*fit)(void);
+    size_t native_align;
 } bk_schema;
 
 /* ---- per-kind pieces ----------------------------------------------------- */
@@ -784,6 +789,7 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
         *count = sizeof fields_ / sizeof fields_[0];                                                   \
         return fields_;                                                                                \
     }                                                                                                  \
-    const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_swap, id##_dump_fields}
+    const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_swap, id##_dump_fields,     \
+                          id##_fit, _Alignof(T)}
 
 #endif

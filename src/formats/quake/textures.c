@@ -97,7 +97,7 @@ bspkit_result bk_decode_miptex(bspkit_map *map, bspkit_error *err)
             t->palette = d + at + 2;
         }
     }
-    map->miptex.items = tex;
+    map->miptex.items = map->miptex.owned = tex;
     map->miptex.count = count;
     return BSPKIT_OK;
 fail:

@@ -137,7 +137,7 @@ bspkit_result bk_decode_game_lumps(bspkit_map *map, bspkit_error *err)
         g->offset = (uint32_t)ofs;
     }
     map->game_lumps_relative = relative;
-    map->game_lumps.items = gl;
+    map->game_lumps.items = map->game_lumps.owned = gl;
     map->game_lumps.count = (size_t)count;
     return BSPKIT_OK;
 fail:

@@ -807,20 +807,47 @@ static void test_memory_limit(void **state)
 {
     (void)state;
     buf L[15] = {0};
-    for (int i = 0; i < 1000; i++)
-        put32(&L[13], (uint32_t)i, false); /* 1000 surfedges = 4000 decoded bytes */
+    for (int i = 0; i < 1000; i++) {
+        put32(&L[13], (uint32_t)i, false); /* 1000 surfedges: read where they are */
+        put32(&L[12], (uint32_t)i, false); /* 1000 edges of two 16-bit indices: 8000 decoded bytes */
+    }
     buf f = make_q(30, L);
     bspkit_options opts = {0};
     opts.max_memory = 1000;
     bspkit_map *map;
     bspkit_error e;
     assert_int_equal(bspkit_open_memory(f.data, f.size, &opts, &map, &e), BSPKIT_OK);
-    const int32_t *se;
+    const bspkit_edge *edges;
     size_t n;
-    assert_int_equal(bspkit_get_surfedges(map, &se, &n, &e), BSPKIT_ERR_LIMIT);
-    assert_int_equal(e.lump, BSPKIT_Q_SURFEDGES);
+    assert_int_equal(bspkit_get_edges(map, &edges, &n, &e), BSPKIT_ERR_LIMIT);
+    assert_int_equal(e.lump, BSPKIT_Q_EDGES);
     assert_true(bspkit_map_memory_used(map) <= 1000);
+    /* Surfedges need no memory: the lump's own bytes are the records (a
+     * 4-byte-aligned lump of a little-endian map on a little-endian host). */
+    uint64_t used = bspkit_map_memory_used(map);
+    const int32_t *se;
+    const uint8_t *raw;
+    size_t raw_size;
+    assert_int_equal(bspkit_get_surfedges(map, &se, &n, &e), BSPKIT_OK);
+    assert_int_equal(n, 1000);
+    assert_int_equal(se[999], 999);
+    assert_int_equal(bspkit_map_memory_used(map), used);
+    assert_int_equal(bspkit_lump_bytes(map, BSPKIT_Q_SURFEDGES, &raw, &raw_size, &e), BSPKIT_OK);
+    assert_ptr_equal((const void *)se, (const void *)raw);
     bspkit_close(map);
+    /* The same bytes one byte off alignment: copied out, the same values. */
+    uint8_t *shifted = malloc(f.size + 1);
+    assert_non_null(shifted);
+    memcpy(shifted + 1, f.data, f.size);
+    assert_int_equal(bspkit_open_memory(shifted + 1, f.size, NULL, &map, &e), BSPKIT_OK);
+    assert_int_equal(bspkit_get_surfedges(map, &se, &n, &e), BSPKIT_OK);
+    assert_int_equal(n, 1000);
+    assert_true(((uintptr_t)(const void *)se & 3) == 0);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(se[i], (int32_t)i);
+    assert_true(bspkit_map_memory_used(map) >= 4000);
+    bspkit_close(map);
+    free(shifted);
     opts.max_file_size = f.size - 1;
     assert_int_equal(bspkit_open_memory(f.data, f.size, &opts, &map, &e), BSPKIT_ERR_LIMIT);
     free(f.data);
