@@ -461,6 +461,29 @@ __attribute__((target("avx2"))) static bool double_grid_avx2(const lm_ctx *c, co
  * with the double grid's size, which the entry's never exceeds. A face
  * sized by DECOUPLED_LM is left to its entry. `avx2` is a constant at each
  * call site, as in quake_face. */
+/* Luxels of any face with texinfo `ti` at most, from the extent of all
+ * vertexes: a face's projections along a row span at most the sum over the
+ * axes of |coefficient| x extent, and its grid at most that / 16 + 3
+ * columns (floor and ceil add one each, the grid one more). The margin
+ * covers the double sums' rounding many times over. UINT64_MAX when the
+ * row is not finite or the bound is of no use. */
+static inline uint64_t luxel_bound(const lm_ctx *c, const bspkit_texinfo *ti)
+{
+    double cols[2];
+    for (int axis = 0; axis < 2; axis++) {
+        const float *v = ti->texture_vecs[axis];
+        double span = 0, magnitude = fabs((double)v[3]);
+        for (int k = 0; k < 3; k++) {
+            span += fabs((double)v[k]) * c->verts_range[k];
+            magnitude += fabs((double)v[k]) * c->verts_magnitude[k];
+        }
+        cols[axis] = (span + 1e-9 * magnitude + 1e-6) / 16.0 + 3.0;
+    }
+    if (!(cols[0] < 1e6 && cols[1] < 1e6)) /* also NaN */
+        return UINT64_MAX;
+    return (uint64_t)cols[0] * (uint64_t)cols[1];
+}
+
 static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
                                                                     bool avx2)
 {
@@ -472,6 +495,14 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
         return true;
     if (f->light_offset < 0)
         return false;
+    uint64_t per_luxel = (uint64_t)styles * (c->rgb_luxels ? 3u : 1u);
+    /* Most faces' lightmaps end far before the lump does: the bound from
+     * all vertexes' extent clears them without visiting their corners. */
+    if (c->luxel_bound && (uint64_t)f->light_offset <= c->light_size) {
+        uint64_t bound = c->luxel_bound[ti - c->texinfo];
+        if (bound <= (c->light_size - (uint64_t)f->light_offset) / per_luxel)
+            return false;
+    }
     int32_t size[2];
 #if BK_LM_AVX2
     bool ok = avx2 ? double_grid_avx2(c, f, ti, size) : double_grid(c, f, ti, size);
@@ -481,7 +512,7 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
 #endif
     if (!ok)
         return false;
-    uint64_t need = (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)styles * (c->rgb_luxels ? 3u : 1u);
+    uint64_t need = (uint64_t)size[0] * (uint64_t)size[1] * per_luxel;
     return (uint64_t)f->light_offset > c->light_size || need > c->light_size - (uint64_t)f->light_offset;
 }
 
@@ -758,12 +789,84 @@ static bspkit_result prepare(bspkit_map *map, bool hdr, lm_ctx *c, bspkit_error 
     return load_geometry(c, err);
 }
 
+/* The vertexes' extent and largest magnitude per axis; false when a
+ * coordinate is not finite. */
+static bool vertex_bounds(const bspkit_vec3 *v, size_t n, double range[3], double magnitude[3])
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    bool finite = true;
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Four vertexes (48 bytes) per step as three vectors, whose lanes hold
+     * the axes x y z x, y z x y and z x y z. */
+    if (n >= 4) {
+        const float *f = &v[0].x;
+        __m128 lo0 = _mm_loadu_ps(f), lo1 = _mm_loadu_ps(f + 4), lo2 = _mm_loadu_ps(f + 8);
+        __m128 hi0 = lo0, hi1 = lo1, hi2 = lo2;
+        __m128 ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+        const __m128 zero = _mm_setzero_ps();
+        for (; i + 4 <= n; i += 4) {
+            const __m128 a = _mm_loadu_ps(f + 3 * i), b = _mm_loadu_ps(f + 3 * i + 4), c = _mm_loadu_ps(f + 3 * i + 8);
+            /* inf - inf and NaN are NaN: not equal to zero */
+            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(a, a), zero),
+                                           _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(b, b), zero),
+                                                      _mm_cmpeq_ps(_mm_sub_ps(c, c), zero))));
+            lo0 = _mm_min_ps(lo0, a), lo1 = _mm_min_ps(lo1, b), lo2 = _mm_min_ps(lo2, c);
+            hi0 = _mm_max_ps(hi0, a), hi1 = _mm_max_ps(hi1, b), hi2 = _mm_max_ps(hi2, c);
+        }
+        finite = _mm_movemask_ps(ok) == 15;
+        float l[12], h[12];
+        _mm_storeu_ps(l, lo0), _mm_storeu_ps(l + 4, lo1), _mm_storeu_ps(l + 8, lo2);
+        _mm_storeu_ps(h, hi0), _mm_storeu_ps(h + 4, hi1), _mm_storeu_ps(h + 8, hi2);
+        for (int k = 0; k < 12; k++) { /* lane k holds axis k % 3 */
+            lo[k % 3] = l[k] < lo[k % 3] ? l[k] : lo[k % 3];
+            hi[k % 3] = h[k] > hi[k % 3] ? h[k] : hi[k % 3];
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        const float p[3] = {v[i].x, v[i].y, v[i].z};
+        for (int k = 0; k < 3; k++) {
+            finite &= p[k] - p[k] == 0.0f;
+            lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+            hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+        }
+    }
+    if (!finite || n == 0)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        range[k] = (double)hi[k] - (double)lo[k];
+        magnitude[k] = fmax(fabs((double)lo[k]), fabs((double)hi[k]));
+    }
+    return true;
+}
+
 bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bspkit_error *err)
 {
     bspkit_family family = map->format.family;
     if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE3)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bk_lightmap_faces_begin: not a Quake-family face map");
-    return prepare(map, false, c, err);
+    bspkit_result r = prepare(map, false, c, err);
+    if (r == BSPKIT_OK)
+        c->verts_bounded = vertex_bounds(c->verts, c->verts_n, c->verts_range, c->verts_magnitude);
+    /* Without the table (no memory) every face takes the exact screen. */
+    if (r == BSPKIT_OK && c->verts_bounded && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t)) {
+        bspkit_error ignore;
+        uint64_t *b = bk_alloc(map, c->texinfo_n * sizeof *b, map->dec_lump[BK_REC_TEXINFO], &ignore);
+        if (b) {
+            for (size_t t = 0; t < c->texinfo_n; t++)
+                b[t] = luxel_bound(c, &c->texinfo[t]);
+            c->luxel_bound = b;
+        }
+    }
+    return r;
+}
+
+void bk_lightmap_faces_end(bk_lightmap_faces *c)
+{
+    if (c->luxel_bound)
+        bk_free(c->map, (void *)c->luxel_bound, c->texinfo_n * sizeof *c->luxel_bound);
+    c->luxel_bound = NULL;
 }
 
 static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)

@@ -39,10 +39,19 @@ typedef struct bk_lightmap_faces {
     bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
     int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
     bool avx2;               /* quake_extents_avx2 may run */
+    /* Validation's screen (bk_lightmap_faces_begin): the vertexes' extent
+     * along each axis and largest magnitude, when every coordinate is
+     * finite (verts_bounded), and from them per texinfo the most luxels a
+     * face of it can have (NULL when not made). */
+    bool verts_bounded;
+    double verts_range[3], verts_magnitude[3];
+    const uint64_t *luxel_bound;
 } bk_lightmap_faces;
 
-/* Loads what the entries read; fails for Source and Quake 3 maps. */
+/* Loads what the entries read; fails for Source and Quake 3 maps.
+ * bk_lightmap_faces_end gives back what it allocated. */
 bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *faces, bspkit_error *err);
+void bk_lightmap_faces_end(bk_lightmap_faces *faces);
 /* Entries first .. first + n into out[0 .. n); first + n <= faces->faces_n. */
 void bk_lightmap_faces_fill(const bk_lightmap_faces *faces, size_t first, size_t n, bspkit_face_lightmap *out);
 /* may[k] for face first + k: false only when its entry is not lit or its

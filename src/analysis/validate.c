@@ -690,6 +690,7 @@ static void check_quake_faces(vctx *c, const light_data *ld)
         fp.lm_made = made;
         check_range(c, FACES, first, first + n, NULL, check_face, &fp);
     }
+    bk_lightmap_faces_end(&lf);
 }
 
 /* Source stores LDR and HDR lighting separately; HDR-only maps keep the

@@ -277,6 +277,7 @@ static void test_extents_both_paths(void **state)
         }
         assert_true(overflowing > FACES / 20);
         assert_true(cleared > FACES / 4);
+        bk_lightmap_faces_end(&lf);
         bspkit_close(m);
     }
     bk_lightmap_allow_avx2(true);
@@ -307,6 +308,23 @@ static uint8_t *with_bspx_lump(const uint8_t *map, size_t map_size, const char *
     memcpy(out + at, data, size);
     *out_size = at + size;
     return out;
+}
+
+/* Validates `m`; warned[i] for each face i (of n) warned that its lightmap
+ * runs past the lighting lump, each at most once. */
+static void short_lightmaps(bspkit_map *m, bool *warned, size_t n)
+{
+    bspkit_report rep;
+    memset(&rep, 0, sizeof rep);
+    CHECK(bspkit_validate_ex(m, 0, &rep, ERR));
+    memset(warned, 0, n * sizeof *warned);
+    for (size_t k = 0; k < rep.count; k++)
+        if (strstr(rep.problems[k].message, "lightmap at") != NULL) {
+            assert_true(rep.problems[k].record >= 0 && (size_t)rep.problems[k].record < n);
+            assert_false(warned[rep.problems[k].record]);
+            warned[rep.problems[k].record] = true;
+        }
+    bspkit_report_free(&rep);
 }
 
 /* Validation's lightmap size check over 300 faces, the entries made a piece
@@ -387,16 +405,8 @@ static void test_validate_sizes_across_pieces(void **state)
             bk_lightmap_allow_avx2(pass == 0);
             bspkit_map *m;
             CHECK(bspkit_open_memory(file, size, NULL, &m, ERR));
-            bspkit_report rep;
-            memset(&rep, 0, sizeof rep);
-            CHECK(bspkit_validate_ex(m, 0, &rep, ERR));
-            bool warned[N] = {false};
-            for (size_t k = 0; k < rep.count; k++)
-                if (strstr(rep.problems[k].message, "lightmap at") != NULL) {
-                    assert_true(rep.problems[k].record >= 0 && rep.problems[k].record < N);
-                    assert_false(warned[rep.problems[k].record]);
-                    warned[rep.problems[k].record] = true;
-                }
+            bool warned[N];
+            short_lightmaps(m, warned, N);
             const bspkit_face_lightmap *lm;
             size_t n;
             CHECK(bspkit_get_face_lightmaps(m, false, &lm, &n, ERR));
@@ -412,7 +422,6 @@ static void test_validate_sizes_across_pieces(void **state)
                 if (round != 1)
                     assert_int_equal(lm[i].in_range, !is_short);
             }
-            bspkit_report_free(&rep);
             bspkit_close(m);
         }
         bk_lightmap_allow_avx2(true);
@@ -422,11 +431,99 @@ static void test_validate_sizes_across_pieces(void **state)
     }
 }
 
+/* Validation clears most faces from a bound made of all vertexes' extent,
+ * so here the extent is one face's: every face of a map is the same quad
+ * (a diamond with fractional corners, a few units across, each extreme at
+ * one corner; its corners anywhere among eleven vertexes, the others
+ * inside it), each with its own texinfo
+ * (axis-aligned or turned, scaled, offset by fractions of a luxel) and 1
+ * to 4 styles, and its lightmap ends exactly at the lump's end or one byte
+ * past it. 200 such maps, Quake and GoldSrc in turn; the warnings must be
+ * exactly the short faces, by the reference rule. */
+static void test_validate_sizes_tight_bounds(void **state)
+{
+    (void)state;
+    enum { N = 24, NV = 11, LIGHT = 1 << 14 };
+    bspkit_vec3 v[NV];
+    bspkit_edge e[5];
+    int32_t se[4];
+    bspkit_face f[N];
+    bspkit_texinfo ti[N];
+    size_t warned_total = 0;
+    for (int map = 0; map < 200; map++) {
+        bool goldsrc = map % 2;
+        memset(f, 0, sizeof f);
+        memset(ti, 0, sizeof ti);
+        float x0 = (float)(int32_t)(next_u32() % 4096) / 64.0f - 32.0f, y0 = (float)(next_u32() % 4096) / 64.0f;
+        float w = 0.01f + (float)(next_u32() % 3000) / 64.0f, h = 0.01f + (float)(next_u32() % 3000) / 64.0f;
+        uint32_t slot[4]; /* where the corners go among the vertexes */
+        for (int k = 0; k < 4; k++) {
+            bool taken;
+            do {
+                slot[k] = next_u32() % NV;
+                taken = false;
+                for (int j = 0; j < k; j++)
+                    taken |= slot[j] == slot[k];
+            } while (taken);
+        }
+        for (int k = 0; k < NV; k++) /* inside the quad */
+            v[k] = (bspkit_vec3){x0 + w * 0.5f, y0 + h * 0.5f, 0};
+        /* A diamond: each extreme of x and y at one corner only. */
+        v[slot[0]] = (bspkit_vec3){x0 + w * 0.5f, y0, 0};
+        v[slot[1]] = (bspkit_vec3){x0 + w, y0 + h * 0.5f, 0};
+        v[slot[2]] = (bspkit_vec3){x0 + w * 0.5f, y0 + h, 0};
+        v[slot[3]] = (bspkit_vec3){x0, y0 + h * 0.5f, 0};
+        for (int k = 0; k < 4; k++) {
+            e[1 + k].v[0] = slot[k];
+            e[1 + k].v[1] = slot[(k + 1) % 4];
+            se[k] = 1 + k;
+        }
+        bool is_short[N];
+        for (int i = 0; i < N; i++) {
+            float scale = (float)(1 + next_u32() % 8) / 4.0f, turn = (next_u32() % 3 == 0) ? 0.6f : 0.0f;
+            float c = turn ? 0.8f : 1.0f;
+            ti[i].texture_vecs[0][0] = c * scale, ti[i].texture_vecs[0][1] = turn * scale;
+            ti[i].texture_vecs[1][0] = -turn * scale, ti[i].texture_vecs[1][1] = c * scale;
+            ti[i].texture_vecs[0][3] = (float)(int32_t)(next_u32() % 512) / 16.0f - 16.0f;
+            ti[i].texture_vecs[1][3] = (float)(int32_t)(next_u32() % 512) / 16.0f - 16.0f;
+            f[i].first_edge = 0;
+            f[i].num_edges = 4;
+            f[i].texinfo = i;
+            int32_t styles = 1 + (int32_t)(next_u32() % 4);
+            for (int k = 0; k < 4; k++)
+                f[i].styles[k] = k < styles ? (uint8_t)k : 255;
+            f[i].dispinfo = -1;
+            int32_t mins[2], dim[2];
+            assert_true(reference_extents(&f[i], se, 4, e, 5, v, NV, &ti[i], mins, dim));
+            int32_t need = dim[0] * dim[1] * styles * (goldsrc ? 3 : 1);
+            is_short[i] = next_u32() % 2;
+            f[i].light_offset = LIGHT - need + (is_short[i] ? 1 : 0);
+            assert_true(f[i].light_offset > 0 && f[i].light_offset < LIGHT);
+        }
+        const face_set fs = {v, NV, e, 5, se, 4, ti, N, f, N};
+        size_t size;
+        uint8_t *bytes = build_faces(&fs, goldsrc, LIGHT, &size);
+        bspkit_map *m;
+        CHECK(bspkit_open_memory(bytes, size, NULL, &m, ERR));
+        bool warned[N];
+        short_lightmaps(m, warned, N);
+        for (int i = 0; i < N; i++) {
+            if (warned[i] != is_short[i])
+                fail_msg("map %d face %d: warned %d, short %d", map, i, warned[i], is_short[i]);
+            warned_total += warned[i];
+        }
+        bspkit_close(m);
+        bspkit_free_buffer(bytes);
+    }
+    assert_true(warned_total > 200 * N / 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_extents_both_paths),
         cmocka_unit_test(test_validate_sizes_across_pieces),
+        cmocka_unit_test(test_validate_sizes_tight_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
