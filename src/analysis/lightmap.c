@@ -456,11 +456,6 @@ __attribute__((target("avx2"))) static bool double_grid_avx2(const lm_ctx *c, co
 }
 #endif
 
-/* Whether face i's entry could need more bytes than the lighting lump has
- * after its light offset. False only where the entry is not lit or fits:
- * with the double grid's size, which the entry's never exceeds. A face
- * sized by DECOUPLED_LM is left to its entry. `avx2` is a constant at each
- * call site, as in quake_face. */
 /* Luxels of any face with texinfo `ti` at most, from the extent of all
  * vertexes: a face's projections along a row span at most the sum over the
  * axes of |coefficient| x extent, and its grid at most that / 16 + 3
@@ -484,6 +479,11 @@ static inline uint64_t luxel_bound(const lm_ctx *c, const bspkit_texinfo *ti)
     return (uint64_t)cols[0] * (uint64_t)cols[1];
 }
 
+/* Whether face i's entry could need more bytes than the lighting lump has
+ * after its light offset. False only where the entry is not lit or fits:
+ * by its texinfo's luxel bound, or else by the double grid's size, neither
+ * of which the entry's ever exceeds. A face sized by DECOUPLED_LM is left
+ * to its entry. `avx2` is a constant at each call site, as in quake_face. */
 static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
                                                                     bool avx2)
 {

@@ -600,8 +600,9 @@ static __attribute__((noinline, cold)) void lightmap_short(vctx *c, const face_p
                 i, f->light_offset, need, fp->ld->size, fp->ld->name);
 }
 
-/* `lm` is the face's entry in bspkit_get_face_lightmaps(), which computes
- * how many bytes its samples take (NULL when that table could not be built). */
+/* `lm` is the face's lightmap entry, as bspkit_get_face_lightmaps() gives
+ * it (how many bytes its samples take); NULL when there is nothing to
+ * compare: the entries could not be made, or the screen found the face fits. */
 static inline __attribute__((always_inline)) void check_face_lightmap(vctx *c, const face_pass *fp, size_t i,
                                                                       const bspkit_face *f,
                                                                       const bspkit_face_lightmap *lm)
@@ -661,9 +662,9 @@ static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_fa
  * first-level cache. */
 #define FACE_PIECE 64
 
-/* Quake-family faces, a piece at a time: first screened (the double grid
- * alone tells most faces fit), then an entry made only for each face that
- * may not, which the check reads. No table of 88 bytes a face is written
+/* Quake-family faces, a piece at a time: first screened (a bound from all
+ * vertexes' extent, then the double grid alone, tell most faces fit), then
+ * an entry made only for each face that may not, which the check reads. No table of 88 bytes a face is written
  * and read back, and the float grid is computed only where it can matter.
  * Entries that cannot be made (a lump they read failed to decode, reported
  * elsewhere) skip the size check. */
