@@ -462,17 +462,17 @@ __attribute__((target("avx2"))) static bool double_grid_avx2(const lm_ctx *c, co
  * columns (floor and ceil add one each, the grid one more). The margin
  * covers the double sums' rounding many times over. UINT64_MAX when the
  * row is not finite or the bound is of no use. */
-static inline uint64_t luxel_bound(const lm_ctx *c, const bspkit_texinfo *ti)
+static inline uint64_t luxel_bound(const bspkit_texinfo *ti, const double range[3], const double magnitude[3])
 {
     double cols[2];
     for (int axis = 0; axis < 2; axis++) {
         const float *v = ti->texture_vecs[axis];
-        double span = 0, magnitude = fabs((double)v[3]);
+        double span = 0, magnitude_sum = fabs((double)v[3]);
         for (int k = 0; k < 3; k++) {
-            span += fabs((double)v[k]) * c->verts_range[k];
-            magnitude += fabs((double)v[k]) * c->verts_magnitude[k];
+            span += fabs((double)v[k]) * range[k];
+            magnitude_sum += fabs((double)v[k]) * magnitude[k];
         }
-        cols[axis] = (span + 1e-9 * magnitude + 1e-6) / 16.0 + 3.0;
+        cols[axis] = (span + 1e-9 * magnitude_sum + 1e-6) / 16.0 + 3.0;
     }
     if (!(cols[0] < 1e6 && cols[1] < 1e6)) /* also NaN */
         return UINT64_MAX;
@@ -698,29 +698,46 @@ static void fill_source(const lm_ctx *c, const bspkit_face *faces, size_t n, bsp
     }
 }
 
-/* Quake-family faces first .. first + n, one loop per extents path
- * (`flatten`): the extents are inlined into the loop, their constants
- * loaded once per call, not per face. */
-__attribute__((flatten)) static void fill_quake(const lm_ctx *c, size_t first, size_t n, bspkit_face_lightmap *items)
+/* Quake-family faces first .. first + n: their entries, or (screen) may[]
+ * as face_may_overflow gives it. `avx2` is a constant in each wrapper
+ * below, each compiled for its target and flattened, so the extents are
+ * inlined into the loop and their constants loaded once per call. */
+static inline __attribute__((always_inline)) void quake_faces(const lm_ctx *c, size_t first, size_t n, bool screen,
+                                                              bspkit_face_lightmap *items, bool *may, bool avx2)
 {
     const bspkit_face *faces = c->faces + first;
     for (size_t i = 0; i < n; i++) {
+        if (screen) {
+            may[i] = face_may_overflow(c, first + i, &faces[i], avx2);
+            continue;
+        }
         start_entry(&faces[i], &items[i]);
-        quake_face(c, first + i, &faces[i], &items[i], false);
+        quake_face(c, first + i, &faces[i], &items[i], avx2);
         finish_entry(&items[i]);
     }
+}
+
+__attribute__((flatten)) static void fill_quake(const lm_ctx *c, size_t first, size_t n, bspkit_face_lightmap *items)
+{
+    quake_faces(c, first, n, false, items, NULL, false);
+}
+
+__attribute__((flatten)) static void screen_quake(const lm_ctx *c, size_t first, size_t n, bool *may)
+{
+    quake_faces(c, first, n, true, NULL, may, false);
 }
 
 #if BK_LM_AVX2
 __attribute__((target("avx2"), flatten)) static void fill_quake_avx2(const lm_ctx *c, size_t first, size_t n,
                                                                       bspkit_face_lightmap *items)
 {
-    const bspkit_face *faces = c->faces + first;
-    for (size_t i = 0; i < n; i++) {
-        start_entry(&faces[i], &items[i]);
-        quake_face(c, first + i, &faces[i], &items[i], true);
-        finish_entry(&items[i]);
-    }
+    quake_faces(c, first, n, false, items, NULL, true);
+}
+
+__attribute__((target("avx2"), flatten)) static void screen_quake_avx2(const lm_ctx *c, size_t first, size_t n,
+                                                                        bool *may)
+{
+    quake_faces(c, first, n, true, NULL, may, true);
 }
 #endif
 
@@ -734,21 +751,6 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, 
 #endif
     fill_quake(c, first, n, out);
 }
-
-__attribute__((flatten)) static void screen_quake(const lm_ctx *c, size_t first, size_t n, bool *may)
-{
-    for (size_t i = 0; i < n; i++)
-        may[i] = face_may_overflow(c, first + i, &c->faces[first + i], false);
-}
-
-#if BK_LM_AVX2
-__attribute__((target("avx2"), flatten)) static void screen_quake_avx2(const lm_ctx *c, size_t first, size_t n,
-                                                                        bool *may)
-{
-    for (size_t i = 0; i < n; i++)
-        may[i] = face_may_overflow(c, first + i, &c->faces[first + i], true);
-}
-#endif
 
 void bk_lightmap_faces_screen(const bk_lightmap_faces *c, size_t first, size_t n, bool *may)
 {
@@ -847,15 +849,16 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
     if (family == BSPKIT_FAMILY_SOURCE || family == BSPKIT_FAMILY_QUAKE3)
         return bk_fail(err, BSPKIT_ERR_ARGUMENT, -1, -1, -1, "bk_lightmap_faces_begin: not a Quake-family face map");
     bspkit_result r = prepare(map, false, c, err);
-    if (r == BSPKIT_OK)
-        c->verts_bounded = vertex_bounds(c->verts, c->verts_n, c->verts_range, c->verts_magnitude);
-    /* Without the table (no memory) every face takes the exact screen. */
-    if (r == BSPKIT_OK && c->verts_bounded && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t)) {
+    double range[3], magnitude[3];
+    /* Without the table (a coordinate not finite, or no memory) every face
+     * takes the exact screen. */
+    if (r == BSPKIT_OK && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t) &&
+        vertex_bounds(c->verts, c->verts_n, range, magnitude)) {
         bspkit_error ignore;
         uint64_t *b = bk_alloc(map, c->texinfo_n * sizeof *b, map->dec_lump[BK_REC_TEXINFO], &ignore);
         if (b) {
             for (size_t t = 0; t < c->texinfo_n; t++)
-                b[t] = luxel_bound(c, &c->texinfo[t]);
+                b[t] = luxel_bound(&c->texinfo[t], range, magnitude);
             c->luxel_bound = b;
         }
     }

@@ -39,12 +39,9 @@ typedef struct bk_lightmap_faces {
     bool rgb_luxels;         /* 3-byte luxels (BK_TRAIT_RGB_LIGHTMAPS) */
     int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
     bool avx2;               /* quake_extents_avx2 may run */
-    /* Validation's screen (bk_lightmap_faces_begin): the vertexes' extent
-     * along each axis and largest magnitude, when every coordinate is
-     * finite (verts_bounded), and from them per texinfo the most luxels a
-     * face of it can have (NULL when not made). */
-    bool verts_bounded;
-    double verts_range[3], verts_magnitude[3];
+    /* Validation's screen (bk_lightmap_faces_begin): per texinfo the most
+     * luxels a face of it can have, from all vertexes' extent (NULL when
+     * not made). */
     const uint64_t *luxel_bound;
 } bk_lightmap_faces;
 

@@ -732,7 +732,7 @@ bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data
 static bool in_place(const bspkit_map *map, const bk_schema *sc, const uint8_t *bytes)
 {
     return BK_HOST_LE && !map->format.big_endian && sc->fit && sc->fit() == BK_FIT_SAME &&
-           sc->record_size == sc->native_size && (uintptr_t)bytes % sc->native_align == 0;
+           (uintptr_t)bytes % sc->native_align == 0;
 }
 
 bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
