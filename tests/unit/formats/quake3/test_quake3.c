@@ -421,6 +421,17 @@ static void test_queries(void **state)
     free(data);
 }
 
+/* The built map's lightmap entries, one per surface (two). */
+static const bspkit_face_lightmap *built_lightmaps(const spec *sp, bspkit_map **map, uint8_t **data)
+{
+    size_t size, n;
+    *map = open_built(sp, data, &size);
+    const bspkit_face_lightmap *lm;
+    CHECK(bspkit_get_face_lightmaps(*map, false, &lm, &n, ERR));
+    assert_int_equal(n, 2);
+    return lm;
+}
+
 /* A surface that stores a 0 x 0 rectangle gets the one its vertices'
  * lightmap coordinates span: (0.25 .. 0.75) x 128 luxels is 64 x 64 at
  * (32, 32). One infinite coordinate leaves it without a lightmap. */
@@ -431,12 +442,8 @@ static void test_lightmap_from_vertices(void **state)
         spec sp = PLAIN;
         sp.dmg = k ? RECT_VERT_INF : RECT_FROM_VERTS;
         uint8_t *data;
-        size_t size;
-        bspkit_map *map = open_built(&sp, &data, &size);
-        const bspkit_face_lightmap *lm;
-        size_t n;
-        CHECK(bspkit_get_face_lightmaps(map, false, &lm, &n, ERR));
-        assert_int_equal(n, 2);
+        bspkit_map *map;
+        const bspkit_face_lightmap *lm = built_lightmaps(&sp, &map, &data);
         if (k) {
             assert_false(lm[0].lit);
         } else {
@@ -479,12 +486,8 @@ static void test_lightmap_from_vertices_clamped(void **state)
         sp.dmg = RECT_FROM_VERTS;
         sp.tri_lm = uv;
         uint8_t *data;
-        size_t size;
-        bspkit_map *map = open_built(&sp, &data, &size);
-        const bspkit_face_lightmap *lm;
-        size_t n;
-        CHECK(bspkit_get_face_lightmaps(map, false, &lm, &n, ERR));
-        assert_int_equal(n, 2);
+        bspkit_map *map;
+        const bspkit_face_lightmap *lm = built_lightmaps(&sp, &map, &data);
         double first[2], end[2];
         for (int a = 0; a < 2; a++) {
             double lo = 128, hi = 0;
