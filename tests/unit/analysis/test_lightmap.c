@@ -445,7 +445,7 @@ static void test_validate_sizes_tight_bounds(void **state)
     (void)state;
     enum { N = 24, NV = 11, LIGHT = 1 << 14 };
     bspkit_vec3 v[NV];
-    bspkit_edge e[5];
+    bspkit_edge e[5] = {{{0, 0}}}; /* edge 0 is never walked, but it is written */
     int32_t se[4];
     bspkit_face f[N];
     bspkit_texinfo ti[N];
