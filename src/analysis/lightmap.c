@@ -28,18 +28,6 @@
 
 typedef bk_lightmap_faces lm_ctx;
 
-/* The styles before the first 255 (at most 4), without a branch per
- * style: 1 to 4 styles are all common, so a loop's exit is mispredicted. */
-static inline int32_t count_styles(const bspkit_face *f)
-{
-    uint32_t w = (uint32_t)f->styles[0] | (uint32_t)f->styles[1] << 8 | (uint32_t)f->styles[2] << 16 |
-                 (uint32_t)f->styles[3] << 24;
-    uint32_t x = ~w; /* a 255 style is now a zero byte */
-    /* The lowest zero byte's top bit (higher bits may be false alarms). */
-    uint32_t first_zero = (x - 0x01010101u) & ~x & 0x80808080u;
-    return (int32_t)(__builtin_ctzll((uint64_t)first_zero | (UINT64_C(1) << 32)) / 8);
-}
-
 static const bspkit_texinfo *texinfo_of(const lm_ctx *c, const bspkit_face *f)
 {
     if (f->texinfo < 0 || (size_t)f->texinfo >= c->texinfo_n)
@@ -488,7 +476,7 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
                                                                     bool avx2)
 {
     const bspkit_texinfo *ti = texinfo_of(c, f);
-    int32_t styles = count_styles(f);
+    int32_t styles = bk_face_style_count(f);
     if (!ti || (ti->flags & c->no_lightmap) || styles == 0)
         return false;
     if (c->decoupled && i < c->decoupled_n)
@@ -500,7 +488,7 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
      * all vertexes' extent clears them without visiting their corners. */
     if (c->luxel_bound && (uint64_t)f->light_offset <= c->light_size) {
         uint64_t bound = c->luxel_bound[ti - c->texinfo];
-        if (bound <= (c->light_size - (uint64_t)f->light_offset) / per_luxel)
+        if (bound <= UINT64_MAX / 12 && bound * per_luxel <= c->light_size - (uint64_t)f->light_offset)
             return false;
     }
     int32_t size[2];
@@ -678,7 +666,7 @@ static inline __attribute__((always_inline)) void start_entry(const bspkit_face 
     memset(o, 0, sizeof *o);
     o->offset = o->average_offset = o->rgb_offset = -1;
     o->sets = 1;
-    o->styles = count_styles(f);
+    o->styles = bk_face_style_count(f);
 }
 
 static inline __attribute__((always_inline)) void finish_entry(bspkit_face_lightmap *o)

@@ -57,4 +57,36 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *faces, size_t first, size_t
  * grid alone, no entry written. */
 void bk_lightmap_faces_screen(const bk_lightmap_faces *faces, size_t first, size_t n, bool *may);
 
+/* How many of the face's four style slots are used: those before the first
+ * 255 (the engines stop there), without a branch per style: 1 to 4 styles
+ * are all common, so a loop's exit is mispredicted. */
+static inline int32_t bk_face_style_count(const bspkit_face *f)
+{
+    uint32_t w = (uint32_t)f->styles[0] | (uint32_t)f->styles[1] << 8 | (uint32_t)f->styles[2] << 16 |
+                 (uint32_t)f->styles[3] << 24;
+    uint32_t x = ~w; /* a 255 style is now a zero byte */
+    /* The lowest zero byte's top bit (higher bits may be false alarms). */
+    uint32_t first_zero = (x - 0x01010101u) & ~x & 0x80808080u;
+    return (int32_t)(__builtin_ctzll((uint64_t)first_zero | (UINT64_C(1) << 32)) / 8);
+}
+
+/* The cheap first step of the screen, for a face whose texinfo (index
+ * `texinfo`, in range) is lit and whose light offset lies inside the
+ * lighting lump: false when its entry is surely not lit or fits, by the
+ * texinfo's luxel bound; true when bk_lightmap_faces_screen is to decide. */
+static inline bool bk_lightmap_face_needs_screen(const bk_lightmap_faces *c, size_t i, const bspkit_face *f,
+                                                 size_t texinfo)
+{
+    int32_t styles = bk_face_style_count(f);
+    if (styles == 0 || f->light_offset < 0)
+        return false;
+    if ((c->decoupled && i < c->decoupled_n) || !c->luxel_bound || texinfo >= c->texinfo_n ||
+        (uint64_t)f->light_offset > c->light_size)
+        return true;
+    uint64_t per_luxel = (uint64_t)styles * (c->rgb_luxels ? 3u : 1u), bound = c->luxel_bound[texinfo];
+    /* bound * per_luxel <= room is bound <= room / per_luxel, without a
+     * division; a bound of UINT64_MAX ("none") is left to the screen. */
+    return !(bound <= UINT64_MAX / 12 && bound * per_luxel <= c->light_size - (uint64_t)f->light_offset);
+}
+
 #endif

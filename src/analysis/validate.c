@@ -567,7 +567,6 @@ typedef struct face_pass {
     const light_data *ld;
     const bspkit_face_lightmap *lms; /* the entries of faces lm_first .. lm_first + lm_n */
     size_t lm_first, lm_n;
-    const bool *lm_made; /* NULL, or which of those entries were made (the rest fit or are not lit) */
     int32_t no_lightmap; /* texinfo flags of faces drawn without a lightmap */
 } face_pass;
 
@@ -633,7 +632,7 @@ static inline __attribute__((always_inline)) void check_face_lightmap(vctx *c, c
 static inline const bspkit_face_lightmap *lightmap_entry(const face_pass *fp, size_t i)
 {
     size_t k = i - fp->lm_first; /* wraps past lm_n below lm_first */
-    if (!fp->lms || k >= fp->lm_n || (fp->lm_made && !fp->lm_made[k]))
+    if (!fp->lms || k >= fp->lm_n)
         return NULL;
     return &fp->lms[k];
 }
@@ -650,7 +649,7 @@ static inline __attribute__((always_inline)) void check_face(vctx *c, size_t i, 
 
 static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_face_lightmap *lms, size_t lm_n)
 {
-    face_pass fp = {kind, ld, lms, 0, lm_n, NULL, bk_map_no_lightmap_flags(c->map)};
+    face_pass fp = {kind, ld, lms, 0, lm_n, bk_map_no_lightmap_flags(c->map)};
     switch (kind) {
     case BK_REC_ORIG_FACES: check_records(c, ORIG_FACES, NULL, check_face, &fp); break;
     case BK_REC_HDR_FACES: check_records(c, HDR_FACES, NULL, check_face, &fp); break;
@@ -658,39 +657,72 @@ static void check_faces(vctx *c, int kind, const light_data *ld, const bspkit_fa
     }
 }
 
-/* Faces per piece of lightmap entries: small enough for the stack and the
- * first-level cache. */
-#define FACE_PIECE 64
+/* What a Quake-family face's size check reads: the lightmap geometry, and
+ * the face pass for its reports. */
+typedef struct quake_face_pass {
+    face_pass fp;
+    const bk_lightmap_faces *lf;
+} quake_face_pass;
 
-/* Quake-family faces, a piece at a time: first screened (a bound from all
- * vertexes' extent, then the double grid alone, tell most faces fit), then
- * an entry made only for each face that may not, which the check reads. No table of 88 bytes a face is written
- * and read back, and the float grid is computed only where it can matter.
- * Entries that cannot be made (a lump they read failed to decode, reported
- * elsewhere) skip the size check. */
+/* The exact size check of one face the cheap bound did not clear: the
+ * screen's double grid, then the entry where that may not fit. */
+static __attribute__((noinline)) void quake_face_size(vctx *c, const quake_face_pass *qp, size_t i,
+                                                      const bspkit_face *f)
+{
+    bool may = false;
+    bk_lightmap_faces_screen(qp->lf, i, 1, &may);
+    if (!may)
+        return;
+    bspkit_face_lightmap lm;
+    bk_lightmap_faces_fill(qp->lf, i, 1, &lm);
+    if (lm.lit && lm.width > 0 && lm.height > 0 && lm.bytes > qp->fp.ld->size - (size_t)f->light_offset)
+        lightmap_short(c, &qp->fp, i, f, lm.bytes);
+}
+
+/* check_face for Quake-family faces with lighting to check against: the
+ * same reports in the same order. The texinfo is looked up once, and the
+ * size check costs a bound comparison for most faces (the texinfo's luxel
+ * bound from all vertexes' extent); only the rest take the exact screen,
+ * and an entry is made only where that may not fit. */
+static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size_t i, const void *rec, void *arg)
+{
+    const quake_face_pass *qp = arg;
+    const bspkit_face *f = rec;
+    if (f->num_edges < 3)
+        few_edges(c, &qp->fp, i, f);
+    /* Without any lighting data the engines draw the map fullbright and
+     * never follow the offsets (the caller checked there is some). */
+    if (f->light_offset == -1)
+        return;
+    const bspkit_texinfo *ti = face_texinfo(c, f);
+    /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+    if (ti && (ti->flags & qp->fp.no_lightmap))
+        return;
+    if (f->light_offset < 0 || (size_t)f->light_offset >= qp->fp.ld->size) {
+        light_offset_outside(c, &qp->fp, i, f);
+        return;
+    }
+    /* Without a texinfo no entry is lit. */
+    if (ti && bk_lightmap_face_needs_screen(qp->lf, i, f, (size_t)f->texinfo))
+        quake_face_size(c, qp, i, f);
+}
+
+/* Quake-family faces: check_face's reports, with lightmap sizes from the
+ * geometry a face at a time (check_quake_face), so no table of 88 bytes a
+ * face is written and read back. When the geometry cannot be loaded (a
+ * lump it reads failed to decode, reported elsewhere) the size check is
+ * skipped. */
 static void check_quake_faces(vctx *c, const light_data *ld)
 {
-    face_pass fp = {BK_REC_FACES, ld, NULL, 0, 0, NULL, bk_map_no_lightmap_flags(c->map)};
+    face_pass fp = {BK_REC_FACES, ld, NULL, 0, 0, bk_map_no_lightmap_flags(c->map)};
     bk_lightmap_faces lf;
     bspkit_error ignore;
-    if (bk_lightmap_faces_begin(c->map, &lf, &ignore) != BSPKIT_OK) {
+    if (!ld->ok || ld->size == 0 || bk_lightmap_faces_begin(c->map, &lf, &ignore) != BSPKIT_OK) {
         check_records(c, FACES, NULL, check_face, &fp);
         return;
     }
-    bspkit_face_lightmap piece[FACE_PIECE];
-    bool made[FACE_PIECE];
-    for (size_t first = 0; first < lf.faces_n; first += FACE_PIECE) {
-        size_t n = lf.faces_n - first < FACE_PIECE ? lf.faces_n - first : FACE_PIECE;
-        bk_lightmap_faces_screen(&lf, first, n, made);
-        for (size_t k = 0; k < n; k++)
-            if (made[k])
-                bk_lightmap_faces_fill(&lf, first + k, 1, &piece[k]);
-        fp.lms = piece;
-        fp.lm_first = first;
-        fp.lm_n = n;
-        fp.lm_made = made;
-        check_range(c, FACES, first, first + n, NULL, check_face, &fp);
-    }
+    quake_face_pass qp = {fp, &lf};
+    check_records(c, FACES, NULL, check_quake_face, &qp);
     bk_lightmap_faces_end(&lf);
 }
 

@@ -449,7 +449,7 @@ static void test_validate_sizes_tight_bounds(void **state)
     int32_t se[4];
     bspkit_face f[N];
     bspkit_texinfo ti[N];
-    size_t warned_total = 0;
+    size_t warned_total = 0, bound_cleared = 0, bound_kept = 0;
     for (int map = 0; map < 200; map++) {
         bool goldsrc = map % 2;
         memset(f, 0, sizeof f);
@@ -512,10 +512,38 @@ static void test_validate_sizes_tight_bounds(void **state)
                 fail_msg("map %d face %d: warned %d, short %d", map, i, warned[i], is_short[i]);
             warned_total += warned[i];
         }
+        /* The bound step before the screen, over light offsets across the
+         * lump: it may clear a face only where the reference size fits. */
+        bk_lightmap_faces lf;
+        CHECK(bk_lightmap_faces_begin(m, &lf, ERR));
+        assert_non_null(lf.luxel_bound);
+        for (int i = 0; i < N; i++) {
+            int32_t mins[2], dim[2];
+            assert_true(reference_extents(&f[i], se, 4, e, 5, v, NV, &ti[i], mins, dim));
+            int64_t need = (int64_t)dim[0] * dim[1] * (1 + (int64_t)(f[i].styles[1] != 255) +
+                                                       (f[i].styles[2] != 255) + (f[i].styles[3] != 255)) *
+                           (goldsrc ? 3 : 1);
+            bspkit_face g = lf.faces[i];
+            for (int32_t o = (int32_t)(next_u32() % 61); o < LIGHT; o += 61) {
+                g.light_offset = o;
+                if (bk_lightmap_face_needs_screen(&lf, (size_t)i, &g, (size_t)i)) {
+                    bound_kept++;
+                } else {
+                    bound_cleared++;
+                    if (need > LIGHT - o)
+                        fail_msg("map %d face %d: cleared by the bound at %d, but needs %lld bytes", map, i, o,
+                                 (long long)need);
+                }
+            }
+        }
+        bk_lightmap_faces_end(&lf);
         bspkit_close(m);
         bspkit_free_buffer(bytes);
     }
     assert_true(warned_total > 200 * N / 4);
+    /* Both answers are given: most offsets leave room, the last ones do not. */
+    assert_true(bound_cleared > bound_kept);
+    assert_true(bound_kept > 200 * N);
 }
 
 int main(void)
