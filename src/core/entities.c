@@ -434,7 +434,7 @@ void bspkit_entities_free(bspkit_entities *ents)
 {
     if (!ents)
         return;
-    ent_storage *st = ents->storage_;
+    ent_storage *st = ents->storage_; /* in the same block as ents */
     if (st) {
         free(st->arena);
         free(st->warnings);
@@ -442,16 +442,18 @@ void bspkit_entities_free(bspkit_entities *ents)
             free(st->blocks[i]);
         free(st->blocks);
     }
-    free(st);
     free(ents->entities);
     free(ents->pairs);
     free(ents);
 }
 
-/* Gives back the slack of a doubled array; keeps the old block if realloc fails. */
-static void *shrink(void *ptr, size_t count, size_t elem)
+/* Gives back the slack of an array of `cap` elements holding `count` when
+ * it is worth a call (an eighth and a page); keeps the old block if realloc
+ * fails. */
+static void *shrink(void *ptr, size_t count, size_t cap, size_t elem)
 {
-    if (!ptr || count == 0)
+    size_t slack = cap - count;
+    if (!ptr || count == 0 || slack < cap / 8 || slack * elem < 4096)
         return ptr;
     void *p = realloc(ptr, count * elem);
     return p ? p : ptr;
@@ -491,25 +493,32 @@ const char *bk_entities_keep_string(bspkit_entities *ents, const char *s)
     return copy;
 }
 
-/* The '"' bytes of p[0..n), sixteen at a time where SSE2 is there. */
-static size_t count_quotes(const uint8_t *p, size_t n)
+/* The '"' and '{' bytes of p[0..n), sixteen at a time where SSE2 is there. */
+static void count_marks(const uint8_t *p, size_t n, size_t *quotes, size_t *opens)
 {
-    size_t count = 0, i = 0;
+    size_t q = 0, o = 0, i = 0;
 #if defined(__SSE2__)
     /* Per-byte counters (a match is -1, subtracted), summed before any can
      * pass 255. */
-    const __m128i quote = _mm_set1_epi8('"'), zero = _mm_setzero_si128();
+    const __m128i quote = _mm_set1_epi8('"'), open = _mm_set1_epi8('{'), zero = _mm_setzero_si128();
     while (i + 16 <= n) {
-        __m128i acc = zero;
-        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), quote));
-        __m128i sums = _mm_sad_epu8(acc, zero);
-        count += (size_t)_mm_cvtsi128_si32(sums) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+        __m128i qacc = zero, oacc = zero;
+        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            qacc = _mm_sub_epi8(qacc, _mm_cmpeq_epi8(v, quote));
+            oacc = _mm_sub_epi8(oacc, _mm_cmpeq_epi8(v, open));
+        }
+        __m128i qs = _mm_sad_epu8(qacc, zero), os = _mm_sad_epu8(oacc, zero);
+        q += (size_t)_mm_cvtsi128_si32(qs) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(qs, 8));
+        o += (size_t)_mm_cvtsi128_si32(os) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(os, 8));
     }
 #endif
-    for (; i < n; i++)
-        count += p[i] == '"';
-    return count;
+    for (; i < n; i++) {
+        q += p[i] == '"';
+        o += p[i] == '{';
+    }
+    *quotes = q;
+    *opens = o;
 }
 
 bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags, const char *source,
@@ -529,15 +538,18 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
             len = (size_t)(nul - base);
     }
 
-    bspkit_entities *ents = calloc(1, sizeof *ents);
-    ent_storage *st = calloc(1, sizeof *st);
+    /* The list and its private storage in one block. */
+    struct list_block {
+        bspkit_entities ents;
+        ent_storage st;
+    } *block = calloc(1, sizeof *block);
+    bspkit_entities *ents = block ? &block->ents : NULL;
+    ent_storage *st = block ? &block->st : NULL;
     if (ents)
         ents->storage_ = st;
-    if (!ents || !st || len > SIZE_MAX - 2 || !(st->arena = malloc(len + 2)) ||
+    if (!ents || len > SIZE_MAX - 2 || !(st->arena = malloc(len + 2)) ||
         (source && !(source = bk_entities_keep_string(ents, source)))) {
         bspkit_entities_free(ents);
-        if (!ents)
-            free(st);
         return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
     }
     st->cap = len + 2;
@@ -547,24 +559,31 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
         .lenient = (flags & BSPKIT_ENTITIES_LENIENT) != 0, .err = err, .source = source,
         .base_offset = base_offset,
     };
-    /* Every quoted pair has four quotes: sized once for them, the pair
-     * array is not copied as it grows (unquoted tokens can still grow it). */
-    size_t quoted_pairs = count_quotes(base, len) / 4;
-    if (quoted_pairs > 64) {
-        ents->pairs = malloc(quoted_pairs * sizeof *ents->pairs);
-        if (!ents->pairs) {
-            bspkit_entities_free(ents);
-            return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
-        }
-        ps.pair_cap = quoted_pairs;
+    /* Every quoted pair has four quotes and every block one '{': both
+     * arrays are sized once for those and not copied as they grow (only
+     * unquoted tokens can still grow the pairs, and only lenient reading,
+     * which may end a block early, the entities). */
+    size_t quotes, opens;
+    count_marks(base, len, &quotes, &opens);
+    if (quotes >= 4) {
+        ents->pairs = malloc(quotes / 4 * sizeof *ents->pairs);
+        ps.pair_cap = quotes / 4;
+    }
+    if (opens > 0) {
+        ents->entities = malloc(opens * sizeof *ents->entities);
+        ps.ent_cap = opens;
+    }
+    if ((quotes >= 4 && !ents->pairs) || (opens > 0 && !ents->entities)) {
+        bspkit_entities_free(ents);
+        return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
     }
     bspkit_result r = parse_text(&ps);
     if (r != BSPKIT_OK) {
         bspkit_entities_free(ents);
         return r;
     }
-    ents->entities = shrink(ents->entities, ents->count, sizeof *ents->entities);
-    ents->pairs = shrink(ents->pairs, ents->pair_count, sizeof *ents->pairs);
+    ents->entities = shrink(ents->entities, ents->count, ps.ent_cap, sizeof *ents->entities);
+    ents->pairs = shrink(ents->pairs, ents->pair_count, ps.pair_cap, sizeof *ents->pairs);
     *out = ents;
     return BSPKIT_OK;
 }
@@ -588,7 +607,8 @@ static bool reserve(void **items, size_t *cap, size_t count, size_t more, size_t
 bspkit_result bk_entities_append(bspkit_entities *dst, bspkit_entities *src, bspkit_error *err)
 {
     ent_storage *ds = dst->storage_, *ss = src->storage_;
-    /* The capacities of dst's arrays are their counts after parsing (shrunk). */
+    /* dst's arrays hold at least their counts; taken as exactly that, they
+     * are at worst reallocated once more than needed. */
     size_t ent_cap = dst->count, pair_cap = dst->pair_count;
     void *ents = dst->entities, *pairs = dst->pairs;
     bool ok = reserve(&ents, &ent_cap, dst->count, src->count, sizeof *dst->entities);
