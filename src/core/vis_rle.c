@@ -104,23 +104,48 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
                       z3 = _mm_cmpeq_epi8(v3, zero);
         uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(z0) | (uint64_t)(unsigned)_mm_movemask_epi8(z1) << 16 |
                      (uint64_t)(unsigned)_mm_movemask_epi8(z2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(z3) << 48;
-        /* The whole block in one step where that is plain: no zero right
-         * after a zero (a count of 0) and the row not ending inside it.
-         * Then each zero's count is the byte after it and every other byte
-         * is a literal: per byte the count, 1 or 0, summed with psadbw. A
-         * zero in the last byte adds nothing here; the next block starts
-         * with it, and takes its count. */
+        /* Where no zero follows a zero (a count of 0), each zero's count is
+         * the byte after it and every other byte is a literal: per byte the
+         * count, 1 or 0, summed per 8 bytes with psadbw. A zero in the last
+         * byte adds nothing here; the next block starts with it, and takes
+         * its count. */
+        size_t pos = 0; /* the block's first byte not yet counted */
         if ((m & (m << 1)) == 0) {
-            __m128i adds = _mm_add_epi64(_mm_add_epi64(block_adds(v0, z0, zero), block_adds(v1, z1, z0)),
-                                         _mm_add_epi64(block_adds(v2, z2, z1), block_adds(v3, z3, z2)));
-            size_t total = (size_t)_mm_cvtsi128_si32(adds) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(adds, 8));
-            if (total < row_bytes - out) {
+            const __m128i r0 = block_adds(v0, z0, zero), r1 = block_adds(v1, z1, z0), r2 = block_adds(v2, z2, z1),
+                          r3 = block_adds(v3, z3, z2);
+            /* The eight sums (at most 2040 each) as 16-bit lanes, then their
+             * running totals. */
+            const __m128i sums = _mm_packs_epi32(_mm_packs_epi32(r0, r1), _mm_packs_epi32(r2, r3));
+            __m128i run = _mm_add_epi16(sums, _mm_slli_si128(sums, 2));
+            run = _mm_add_epi16(run, _mm_slli_si128(run, 4));
+            run = _mm_add_epi16(run, _mm_slli_si128(run, 8));
+            const size_t total = (size_t)_mm_extract_epi16(run, 7), need = row_bytes - out;
+            if (total < need) { /* the row goes on past the block */
                 out += total;
                 in += 64 - (size_t)(m >> 63);
                 continue;
             }
+            /* The row ends in the first group of 8 bytes whose running total
+             * reaches it (need <= total <= 16320): counted up to that group
+             * at once, the bytes are walked from there. */
+            const unsigned reach =
+                (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi16(run, _mm_set1_epi16((short)(need - 1))));
+            const unsigned g = (unsigned)__builtin_ctz(reach) / 2;
+            if (g > 0) {
+                uint16_t upto[8];
+                _mm_storeu_si128((__m128i *)(void *)upto, run);
+                out += upto[g - 1];
+                pos = 8 * (size_t)g;
+                if ((m >> (pos - 1)) & 1) { /* the group starts with the count of the zero before it */
+                    out += b[pos++];
+                    if (out >= row_bytes) {
+                        in += pos;
+                        continue;
+                    }
+                }
+                m &= ~((UINT64_C(1) << pos) - 1);
+            }
         }
-        size_t pos = 0; /* the block's first byte not yet counted */
         for (;;) {
             size_t k = m ? (size_t)__builtin_ctzll(m) : 64; /* the next zero, or the block's end */
             size_t lit = k - pos;
