@@ -453,6 +453,23 @@ __attribute__((target("avx2"))) static bool double_grid_avx2(const lm_ctx *c, co
 static inline uint64_t luxel_bound(const bspkit_texinfo *ti, const double range[3], const double magnitude[3])
 {
     double cols[2];
+#if defined(__SSE2__)
+    /* Both rows at once (lane 0 = s, lane 1 = t), each lane the scalar
+     * sums below in the same order. */
+    const __m128d sign = _mm_set1_pd(-0.0);
+    const float *s = ti->texture_vecs[0], *t = ti->texture_vecs[1];
+    __m128d span = _mm_setzero_pd(), magnitude_sum = _mm_andnot_pd(sign, _mm_setr_pd(s[3], t[3]));
+    for (int k = 0; k < 3; k++) {
+        const __m128d a = _mm_andnot_pd(sign, _mm_setr_pd(s[k], t[k]));
+        span = _mm_add_pd(span, _mm_mul_pd(a, _mm_set1_pd(range[k])));
+        magnitude_sum = _mm_add_pd(magnitude_sum, _mm_mul_pd(a, _mm_set1_pd(magnitude[k])));
+    }
+    const __m128d c = _mm_add_pd(
+        _mm_div_pd(_mm_add_pd(_mm_add_pd(span, _mm_mul_pd(_mm_set1_pd(1e-9), magnitude_sum)), _mm_set1_pd(1e-6)),
+                   _mm_set1_pd(16.0)),
+        _mm_set1_pd(3.0));
+    _mm_storeu_pd(cols, c);
+#else
     for (int axis = 0; axis < 2; axis++) {
         const float *v = ti->texture_vecs[axis];
         double span = 0, magnitude_sum = fabs((double)v[3]);
@@ -462,9 +479,12 @@ static inline uint64_t luxel_bound(const bspkit_texinfo *ti, const double range[
         }
         cols[axis] = (span + 1e-9 * magnitude_sum + 1e-6) / 16.0 + 3.0;
     }
+#endif
     if (!(cols[0] < 1e6 && cols[1] < 1e6)) /* also NaN */
         return UINT64_MAX;
-    return (uint64_t)cols[0] * (uint64_t)cols[1];
+    /* Signed conversions: both are below 1e6, and the unsigned ones cost
+     * a branch each. */
+    return (uint64_t)(int64_t)cols[0] * (uint64_t)(int64_t)cols[1];
 }
 
 /* Whether face i's entry could need more bytes than the lighting lump has
