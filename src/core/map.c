@@ -450,7 +450,9 @@ void bspkit_close(bspkit_map *map)
 {
     if (!map)
         return;
-    for (int i = 0; i < BK_MAX_LUMPS; i++) {
+    /* Only the directory's lumps ever hold blocks. */
+    int lumps = map->lump_count < BK_MAX_LUMPS ? map->lump_count : BK_MAX_LUMPS;
+    for (int i = 0; i < lumps; i++) {
         bk_raw_free(map, map->bytes[i].owned);
         bk_raw_free(map, map->lumps[i].external);
     }

@@ -193,6 +193,13 @@ typedef struct decoupled_set {
 
 static bspkit_result build_decoupled(bspkit_map *map, const void **value, bspkit_error *err)
 {
+    /* Without a BSPX block (the variant is set exactly when there is one)
+     * the set is empty: nothing to allocate. */
+    static const decoupled_set none = {NULL, 0};
+    if (!(map->format.variant & BSPKIT_VARIANT_BSPX)) {
+        *value = &none;
+        return BSPKIT_OK;
+    }
     decoupled_set *set = bk_keep_alloc(map, 1, sizeof *set, -1, err);
     if (!set)
         return err ? err->code : BSPKIT_ERR_NOMEM;
