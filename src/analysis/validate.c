@@ -64,8 +64,10 @@ typedef struct vctx {
     unsigned flags;   /* BSPKIT_VALIDATE_* */
     const bspkit_format *fmt;
 
+    /* Directory entries, read on first use (lump_info): most validations
+     * only need one to place a problem. 0: not read yet, 1: read, 2: none. */
     bspkit_lump_info info[BSPKIT_MAX_LUMPS];
-    bool info_ok[BSPKIT_MAX_LUMPS];
+    uint8_t info_state[BSPKIT_MAX_LUMPS];
 
 
     varr planes, vertexes, edges, surfedges, faces, orig_faces, hdr_faces, nodes, leafs, models,
@@ -132,13 +134,23 @@ static void add_problem(vctx *c, bspkit_severity sev, bspkit_result code, int lu
     va_end(ap);
 }
 
+/* Lump `lump`'s directory entry, or NULL when the map has no such lump. */
+static const bspkit_lump_info *lump_info(vctx *c, int lump)
+{
+    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || lump >= bspkit_lump_count(c->map))
+        return NULL;
+    if (c->info_state[lump] == 0)
+        c->info_state[lump] = bspkit_get_lump_info(c->map, lump, &c->info[lump]) == BSPKIT_OK ? 1 : 2;
+    return c->info_state[lump] == 1 ? &c->info[lump] : NULL;
+}
+
 /* Absolute file offset of record `rec` of `lump`, or -1 when the lump is
  * compressed (no file byte corresponds to it) or not a record array. */
-static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
+static int64_t rec_offset(vctx *c, int lump, uint64_t rec)
 {
-    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
+    const bspkit_lump_info *li = lump_info(c, lump);
+    if (!li)
         return -1;
-    const bspkit_lump_info *li = &c->info[lump];
     /* No byte of the map file holds a compressed record or one read from a file beside it. */
     if (li->compressed || li->record_size == 0 || bspkit_lump_external_path(c->map, lump))
         return -1;
@@ -146,19 +158,18 @@ static int64_t rec_offset(const vctx *c, int lump, uint64_t rec)
 }
 
 /* Byte `ofs` inside an uncompressed lump, as an absolute file offset. */
-static int64_t byte_offset(const vctx *c, int lump, uint64_t ofs)
+static int64_t byte_offset(vctx *c, int lump, uint64_t ofs)
 {
-    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump] || c->info[lump].compressed ||
-        bspkit_lump_external_path(c->map, lump))
+    const bspkit_lump_info *li = lump_info(c, lump);
+    if (!li || li->compressed || bspkit_lump_external_path(c->map, lump))
         return -1;
-    return (int64_t)c->info[lump].offset + (int64_t)ofs;
+    return (int64_t)li->offset + (int64_t)ofs;
 }
 
-static uint32_t lump_size(const vctx *c, int lump)
+static uint32_t lump_size(vctx *c, int lump)
 {
-    if (lump < 0 || lump >= BSPKIT_MAX_LUMPS || !c->info_ok[lump])
-        return 0;
-    return c->info[lump].uncompressed_length;
+    const bspkit_lump_info *li = lump_info(c, lump);
+    return li ? li->uncompressed_length : 0;
 }
 
 #if defined(__GNUC__)
@@ -1321,7 +1332,7 @@ static void check_r2_mesh(vctx *c, size_t i, const void *rec, void *arg)
     for (uint64_t k = first; k < first + n; k++)
         if (base + idx[k] >= verts->n) {
             index_error(c, lump, i, "mesh", "mesh index %" PRIu64 " (%" PRIu32 ") + vertex_offset %" PRIu64
-                        " exceeds %zu records of %s", k, idx[k], base, verts->n, c->info_ok[vlump] ? c->info[vlump].name : "its vertex lump");
+                        " exceeds %zu records of %s", k, idx[k], base, verts->n, lump_info(c, vlump) ? lump_info(c, vlump)->name : "its vertex lump");
             return;
         }
 }
@@ -1427,9 +1438,6 @@ static void check_limits(vctx *c)
 
 static void load_all(vctx *c)
 {
-    for (int i = 0; i < BSPKIT_MAX_LUMPS && i < bspkit_lump_count(c->map); i++)
-        c->info_ok[i] = bspkit_get_lump_info(c->map, i, &c->info[i]) == BSPKIT_OK;
-
     /* Each record kind the map's family stores; the others stay "not loaded",
      * which every check skips. */
 #define LOAD_KIND(arr, type, getter, kind)                                                             \
@@ -1486,9 +1494,10 @@ static void load_all(vctx *c)
         c->dispinfo.ok = bspkit_lump_record_count(c->map, BSPKIT_S_DISPINFO, &n) == BSPKIT_OK;
         c->dispinfo.n = (size_t)n;
         /* CLIPPORTALVERTS is a plain array of 12-byte vectors. */
-        if (c->info_ok[BSPKIT_S_CLIPPORTALVERTS]) {
+        const bspkit_lump_info *clipverts = lump_info(c, BSPKIT_S_CLIPPORTALVERTS);
+        if (clipverts) {
             c->clipverts.ok = true;
-            c->clipverts.n = c->info[BSPKIT_S_CLIPPORTALVERTS].uncompressed_length / 12u;
+            c->clipverts.n = clipverts->uncompressed_length / 12u;
         }
     }
     if (c->quake)
@@ -1499,9 +1508,10 @@ static void load_all(vctx *c)
     c->have_vis = loaded(c, bspkit_vis_dimensions(c->map, &c->vis_rows, &c->vis_row_bytes, &e), &e,
                          bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
     c->vis_size = lump_size(c, bk_map_lump_for(c->map, BK_ROLE_VISIBILITY));
-    if (c->quake3 && c->info_ok[BSPKIT_Q3_LIGHTMAPS]) {
+    const bspkit_lump_info *lightmaps = c->quake3 ? lump_info(c, BSPKIT_Q3_LIGHTMAPS) : NULL;
+    if (lightmaps) {
         const uint64_t page = 3u * BSPKIT_Q3_LIGHTMAP_PAGE_SIZE * BSPKIT_Q3_LIGHTMAP_PAGE_SIZE;
-        uint64_t bytes = c->info[BSPKIT_Q3_LIGHTMAPS].length;
+        uint64_t bytes = lightmaps->length;
         c->lightmap_pages = bytes / page;
         c->lightmap_pages_known = bytes % page == 0;
         if (!c->lightmap_pages_known)
