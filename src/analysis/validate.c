@@ -27,6 +27,7 @@
 #endif
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,6 @@ typedef struct vctx {
 
     /* Directory entries, read on first use (lump_info): most validations
      * only need one to place a problem. 0: not read yet, 1: read, 2: none. */
-    bspkit_lump_info info[BSPKIT_MAX_LUMPS];
     uint8_t info_state[BSPKIT_MAX_LUMPS];
 
 
@@ -90,6 +90,10 @@ typedef struct vctx {
     uint32_t vis_size; /* bytes of the visibility lump */
     bool lightmap_pages_known; /* Quake 3: LIGHTMAPS is a whole number of pages */
     uint64_t lightmap_pages;
+
+    /* Last: an entry is written before it is read (info_state), so the
+     * context is cleared only up to here. */
+    bspkit_lump_info info[BSPKIT_MAX_LUMPS];
 } vctx;
 
 /* ------------------------------------------------------------------------ */
@@ -1544,9 +1548,10 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
         return BSPKIT_ERR_ARGUMENT;
     }
 
-    vctx *c = calloc(1, sizeof *c);
+    vctx *c = malloc(sizeof *c);
     if (!c)
         goto nomem;
+    memset(c, 0, offsetof(vctx, info));
     c->map = map;
     c->rep = report;
     c->flags = flags;
