@@ -165,7 +165,17 @@ bspkit_result bk_read_directory(bspkit_map *map, bspkit_error *err)
     if (!map->family_ops)
         return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, 0, -1, "no reader for the %s family",
                        bspkit_family_name(map->format.family));
-    map->lump_count = map->format.lump_count;
+    int n = map->format.lump_count;
+    if (n <= 0 || n > BK_MAX_LUMPS)
+        return bk_fail(err, BSPKIT_ERR_UNSUPPORTED, -1, 0, -1, "%d lumps in the directory", n);
+    /* Both tables in one cleared block: an entry of each per lump. */
+    _Static_assert(sizeof(bk_lump) % _Alignof(bk_bytes_cache) == 0, "the bytes table follows the lumps aligned");
+    bk_lump *lumps = bk_raw_alloc(map, (size_t)n * (sizeof(bk_lump) + sizeof(bk_bytes_cache)), true);
+    if (!lumps)
+        return bk_fail(err, BSPKIT_ERR_NOMEM, -1, -1, -1, "out of memory");
+    map->lumps = lumps;
+    map->bytes = (bk_bytes_cache *)(void *)(lumps + n);
+    map->lump_count = n;
     map->family_ops->read_directory(map);
     for (int d = 0; d < BK_REC_COUNT; d++)
         map->dec_lump[d] = -1;

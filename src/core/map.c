@@ -450,12 +450,11 @@ void bspkit_close(bspkit_map *map)
 {
     if (!map)
         return;
-    /* Only the directory's lumps ever hold blocks. */
-    int lumps = map->lump_count < BK_MAX_LUMPS ? map->lump_count : BK_MAX_LUMPS;
-    for (int i = 0; i < lumps; i++) {
+    for (int i = 0; i < map->lump_count; i++) {
         bk_raw_free(map, map->bytes[i].owned);
         bk_raw_free(map, map->lumps[i].external);
     }
+    bk_raw_free(map, map->lumps); /* and bytes, in the same block */
     bk_raw_free(map, map->path);
     for (int i = 0; i < BK_REC_COUNT; i++)
         bk_raw_free(map, map->arrays[i].owned);

@@ -110,9 +110,11 @@ struct bspkit_map {
     bspkit_options opts; /* defaults resolved */
     uint64_t memory_used;
 
+    /* lump_count entries each, in one block allocated when the directory is
+     * read (NULL before): a Quake map clears 15 of them, not BK_MAX_LUMPS. */
     int lump_count;
-    bk_lump lumps[BK_MAX_LUMPS];
-    bk_bytes_cache bytes[BK_MAX_LUMPS];
+    bk_lump *lumps;
+    bk_bytes_cache *bytes;
     bk_array_cache arrays[BK_REC_COUNT];
     int dec_lump[BK_REC_COUNT]; /* the lump each decoded slot comes from in this map, or -1 */
 
