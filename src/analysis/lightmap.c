@@ -713,14 +713,16 @@ static void fill_source(const lm_ctx *c, const bspkit_face *faces, size_t n, bsp
 static inline __attribute__((always_inline)) void quake_faces(const lm_ctx *c, size_t first, size_t n, bool screen,
                                                               bspkit_face_lightmap *items, bool *may, bool avx2)
 {
-    const bspkit_face *faces = c->faces + first;
+    /* Indexed from c->faces itself: a map without faces has none (NULL),
+     * and no pointer is made from it. */
     for (size_t i = 0; i < n; i++) {
+        const bspkit_face *f = &c->faces[first + i];
         if (screen) {
-            may[i] = face_may_overflow(c, first + i, &faces[i], avx2);
+            may[i] = face_may_overflow(c, first + i, f, avx2);
             continue;
         }
-        start_entry(&faces[i], &items[i]);
-        quake_face(c, first + i, &faces[i], &items[i], avx2);
+        start_entry(f, &items[i]);
+        quake_face(c, first + i, f, &items[i], avx2);
         finish_entry(&items[i]);
     }
 }
