@@ -124,11 +124,11 @@ bspkit_result bspkit_detect(const void *data, size_t size, bspkit_format *out, b
 static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
 {
     bk_lump *l = &map->lumps[i];
-    const char *name = bk_lump_name(map, i);
+    /* The lump's name goes only into messages: looked up for one. */
     if (!l->external && l->length && !range_ok(l->offset, l->length, map->size))
         return bk_fail(err, BSPKIT_ERR_LUMP_RANGE, i, l->offset, -1,
-                       "%s (lump %d): offset %u + length %u runs past the end of the %zu-byte file", name, i,
-                       l->offset, l->length, map->size);
+                       "%s (lump %d): offset %u + length %u runs past the end of the %zu-byte file",
+                       bk_lump_name(map, i), i, l->offset, l->length, map->size);
     l->uncompressed_length = l->length;
     if (!l->external && l->length && map->family_ops->lump_may_be_compressed(map, i) &&
         bk_is_lzma(map->data + l->offset, l->length)) {
@@ -136,11 +136,11 @@ static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
         if (!bk_lzma_sizes(map->data + l->offset, l->length, &actual, &packed))
             return bk_fail(err, BSPKIT_ERR_COMPRESSION, i, l->offset, 0,
                            "%s (lump %d): LZMA header at offset %u claims %u compressed bytes but the lump holds %u",
-                           name, i, l->offset, packed, l->length - BK_LZMA_HEADER_SIZE);
+                           bk_lump_name(map, i), i, l->offset, packed, l->length - BK_LZMA_HEADER_SIZE);
         if (l->fourcc && l->fourcc != actual)
             return bk_fail(err, BSPKIT_ERR_COMPRESSION, i, l->offset, 0,
-                           "%s (lump %d): directory says %u uncompressed bytes, LZMA header says %u", name, i,
-                           l->fourcc, actual);
+                           "%s (lump %d): directory says %u uncompressed bytes, LZMA header says %u",
+                           bk_lump_name(map, i), i, l->fourcc, actual);
         l->compressed = true;
         l->uncompressed_length = actual;
         map->format.variant |= BSPKIT_VARIANT_COMPRESSED;
@@ -151,10 +151,11 @@ static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
             return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, i, -1, -1,
                            "%s (lump %d, version %d): external file %s: %u bytes is not a multiple of the %u-byte "
                            "record",
-                           name, i, (int)l->version, l->external, l->uncompressed_length, l->layout.record_size);
+                           bk_lump_name(map, i), i, (int)l->version, l->external, l->uncompressed_length,
+                           l->layout.record_size);
         return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, i, l->offset, -1,
-                       "%s (lump %d, version %d): %u bytes is not a multiple of the %u-byte record", name, i,
-                       (int)l->version, l->uncompressed_length, l->layout.record_size);
+                       "%s (lump %d, version %d): %u bytes is not a multiple of the %u-byte record",
+                       bk_lump_name(map, i), i, (int)l->version, l->uncompressed_length, l->layout.record_size);
     }
     return BSPKIT_OK;
 }

@@ -593,6 +593,8 @@ void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const cha
         c->size = length;
         return;
     }
+    if (!what)
+        what = bk_lump_name(map, lump);
     /* The limit is checked before anything is allocated. */
     bspkit_error e;
     bk_error_clear(&e);
@@ -713,7 +715,7 @@ bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, si
     bk_bytes_cache *c = &map->bytes[index];
     if (!c->done) {
         const bk_lump *l = &map->lumps[index];
-        bk_fill_bytes_cache(map, c, index, bk_lump_name(map, index), l->offset, l->length, l->compressed,
+        bk_fill_bytes_cache(map, c, index, NULL, l->offset, l->length, l->compressed,
                             l->uncompressed_length);
     }
     return bk_cached_bytes(c, data, size, err);

@@ -211,7 +211,9 @@ const char *bk_lump_key(const bspkit_map *map, int index);
 /* Absolute file offset of byte `ofs` of lump `index`, or -1 if compressed. */
 int64_t bk_file_offset(const bspkit_map *map, int index, uint64_t ofs);
 /* Fill a bytes cache from a stored range: borrowed when stored plainly,
- * decompressed into an owned buffer (after the size limit check) otherwise. */
+ * decompressed into an owned buffer (after the size limit check) otherwise.
+ * `what` names the range in messages; NULL: the lump's name, looked up
+ * only when there is something to say. */
 void bk_fill_bytes_cache(bspkit_map *map, bk_bytes_cache *c, int lump, const char *what, uint32_t offset,
                          uint32_t length, bool compressed, uint32_t uncompressed_length);
 /* Decompresses the LZMA lumps not yet read, several at once on the
