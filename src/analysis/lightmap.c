@@ -496,21 +496,12 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
                                                                     bool avx2)
 {
     const bspkit_texinfo *ti = texinfo_of(c, f);
-    int32_t styles = bk_face_style_count(f);
-    if (!ti || (ti->flags & c->no_lightmap) || styles == 0)
+    /* Most faces' lightmaps end far before the lump does: the bound from
+     * all vertexes' extent clears them without visiting their corners. */
+    if (!ti || (ti->flags & c->no_lightmap) || !bk_lightmap_face_needs_screen(c, i, f, (size_t)(ti - c->texinfo)))
         return false;
     if (c->decoupled && i < c->decoupled_n)
         return true;
-    if (f->light_offset < 0)
-        return false;
-    uint64_t per_luxel = (uint64_t)styles * (c->rgb_luxels ? 3u : 1u);
-    /* Most faces' lightmaps end far before the lump does: the bound from
-     * all vertexes' extent clears them without visiting their corners. */
-    if (c->luxel_bound && (uint64_t)f->light_offset <= c->light_size) {
-        uint64_t bound = c->luxel_bound[ti - c->texinfo];
-        if (bound <= UINT64_MAX / 12 && bound * per_luxel <= c->light_size - (uint64_t)f->light_offset)
-            return false;
-    }
     int32_t size[2];
 #if BK_LM_AVX2
     bool ok = avx2 ? double_grid_avx2(c, f, ti, size) : double_grid(c, f, ti, size);
@@ -520,6 +511,7 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
 #endif
     if (!ok)
         return false;
+    uint64_t per_luxel = (uint64_t)bk_face_style_count(f) * (c->rgb_luxels ? 3u : 1u);
     uint64_t need = (uint64_t)size[0] * (uint64_t)size[1] * per_luxel;
     return (uint64_t)f->light_offset > c->light_size || need > c->light_size - (uint64_t)f->light_offset;
 }

@@ -70,18 +70,21 @@ static inline int32_t bk_face_style_count(const bspkit_face *f)
     return (int32_t)(__builtin_ctzll((uint64_t)first_zero | (UINT64_C(1) << 32)) / 8);
 }
 
-/* The cheap first step of the screen, for a face whose texinfo (index
- * `texinfo`, in range) is lit and whose light offset lies inside the
- * lighting lump: false when its entry is surely not lit or fits, by the
- * texinfo's luxel bound; true when bk_lightmap_faces_screen is to decide. */
+/* The cheap first step of the screen, for face i whose texinfo (index
+ * `texinfo`) is lit: false when its entry is surely not lit or fits, by the
+ * texinfo's luxel bound; true when the rest of the screen is to decide (a
+ * face sized by DECOUPLED_LM always). */
 static inline bool bk_lightmap_face_needs_screen(const bk_lightmap_faces *c, size_t i, const bspkit_face *f,
                                                  size_t texinfo)
 {
     int32_t styles = bk_face_style_count(f);
-    if (styles == 0 || f->light_offset < 0)
+    if (styles == 0)
         return false;
-    if ((c->decoupled && i < c->decoupled_n) || !c->luxel_bound || texinfo >= c->texinfo_n ||
-        (uint64_t)f->light_offset > c->light_size)
+    if (c->decoupled && i < c->decoupled_n)
+        return true;
+    if (f->light_offset < 0)
+        return false;
+    if (!c->luxel_bound || texinfo >= c->texinfo_n || (uint64_t)f->light_offset > c->light_size)
         return true;
     uint64_t per_luxel = (uint64_t)styles * (c->rgb_luxels ? 3u : 1u), bound = c->luxel_bound[texinfo];
     /* bound * per_luxel <= room is bound <= room / per_luxel, without a
