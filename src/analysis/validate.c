@@ -614,33 +614,57 @@ static __attribute__((noinline, cold)) void lightmap_short(vctx *c, const face_p
                 i, f->light_offset, need, fp->ld->size, fp->ld->name);
 }
 
+/* A face's light offset checked, when the map has lighting data: true
+ * when its lightmap's size is to be compared (it is lit and starts inside
+ * the lighting lump). With `flags` (the Quake family: a constant at the
+ * Quake-only call) the texinfo's flags can say a face is unlit, and *ti is
+ * its texinfo; else *ti is NULL. */
+static inline __attribute__((always_inline)) bool light_offset_checked(vctx *c, const face_pass *fp, size_t i,
+                                                                       const bspkit_face *f, bool flags,
+                                                                       const bspkit_texinfo **ti)
+{
+    const light_data *ld = fp->ld;
+    *ti = NULL;
+    if (f->light_offset == -1)
+        return false;
+    if (flags) {
+        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+        *ti = face_texinfo(c, f);
+        if (*ti && ((*ti)->flags & fp->no_lightmap))
+            return false;
+    }
+    if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
+        light_offset_outside(c, fp, i, f);
+        return false;
+    }
+    return true;
+}
+
 /* `lm` is the face's lightmap entry, as bspkit_get_face_lightmaps() gives
- * it (how many bytes its samples take); NULL when there is nothing to
- * compare: the entries could not be made, or the screen found the face fits. */
+ * it (how many bytes its samples take), or NULL; reported when it runs
+ * past the lighting lump. */
+static inline __attribute__((always_inline)) void compare_lightmap_size(vctx *c, const face_pass *fp, size_t i,
+                                                                        const bspkit_face *f,
+                                                                        const bspkit_face_lightmap *lm)
+{
+    /* A lit entry without a size has extents no engine could use; nothing to compare. */
+    if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
+        return;
+    if (lm->bytes > fp->ld->size - (size_t)f->light_offset)
+        lightmap_short(c, fp, i, f, lm->bytes);
+}
+
+/* `lm` as compare_lightmap_size takes it: NULL when the entries could not
+ * be made. */
 static inline __attribute__((always_inline)) void check_face_lightmap(vctx *c, const face_pass *fp, size_t i,
                                                                       const bspkit_face *f,
                                                                       const bspkit_face_lightmap *lm)
 {
-    const light_data *ld = fp->ld;
+    const bspkit_texinfo *ti;
     /* Without any lighting data the engines draw the map fullbright and
      * never follow the offsets, which compilers then leave at 0. */
-    if (f->light_offset == -1 || !ld->ok || ld->size == 0)
-        return;
-    if (!c->source) {
-        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
-        const bspkit_texinfo *ti = face_texinfo(c, f);
-        if (ti && (ti->flags & fp->no_lightmap))
-            return;
-    }
-    if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
-        light_offset_outside(c, fp, i, f);
-        return;
-    }
-    /* A lit entry without a size has extents no engine could use; nothing to compare. */
-    if (!lm || !lm->lit || lm->width <= 0 || lm->height <= 0)
-        return;
-    if (lm->bytes > ld->size - (size_t)f->light_offset)
-        lightmap_short(c, fp, i, f, lm->bytes);
+    if (fp->ld->ok && fp->ld->size > 0 && light_offset_checked(c, fp, i, f, !c->source, &ti))
+        compare_lightmap_size(c, fp, i, f, lm);
 }
 
 /* Face i's lightmap entry in the pass, NULL when there is none to check. */
@@ -690,8 +714,7 @@ static __attribute__((noinline)) void quake_face_size(vctx *c, const quake_face_
         return;
     bspkit_face_lightmap lm;
     bk_lightmap_faces_fill(qp->lf, i, 1, &lm);
-    if (lm.lit && lm.width > 0 && lm.height > 0 && lm.bytes > qp->fp.ld->size - (size_t)f->light_offset)
-        lightmap_short(c, &qp->fp, i, f, lm.bytes);
+    compare_lightmap_size(c, &qp->fp, i, f, &lm);
 }
 
 /* check_face for Quake-family faces with lighting to check against: the
@@ -705,20 +728,11 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
     const bspkit_face *f = rec;
     if (f->num_edges < 3)
         few_edges(c, &qp->fp, i, f);
-    /* Without any lighting data the engines draw the map fullbright and
-     * never follow the offsets (the caller checked there is some). */
-    if (f->light_offset == -1)
-        return;
-    const bspkit_texinfo *ti = face_texinfo(c, f);
-    /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
-    if (ti && (ti->flags & qp->fp.no_lightmap))
-        return;
-    if (f->light_offset < 0 || (size_t)f->light_offset >= qp->fp.ld->size) {
-        light_offset_outside(c, &qp->fp, i, f);
-        return;
-    }
-    /* Without a texinfo no entry is lit. */
-    if (ti && bk_lightmap_face_needs_screen(qp->lf, i, f, (size_t)f->texinfo))
+    const bspkit_texinfo *ti;
+    /* The caller checked there is lighting data. Without a texinfo no
+     * entry is lit. */
+    if (light_offset_checked(c, &qp->fp, i, f, true, &ti) && ti &&
+        bk_lightmap_face_needs_screen(qp->lf, i, f, (size_t)f->texinfo))
         quake_face_size(c, qp, i, f);
 }
 
@@ -1335,8 +1349,9 @@ static void check_r2_mesh(vctx *c, size_t i, const void *rec, void *arg)
     uint64_t base = ((const bspkit_r2_material_sort *)c->r2_sorts.items)[m->material_sort].vertex_offset;
     for (uint64_t k = first; k < first + n; k++)
         if (base + idx[k] >= verts->n) {
+            const bspkit_lump_info *vinfo = lump_info(c, vlump);
             index_error(c, lump, i, "mesh", "mesh index %" PRIu64 " (%" PRIu32 ") + vertex_offset %" PRIu64
-                        " exceeds %zu records of %s", k, idx[k], base, verts->n, lump_info(c, vlump) ? lump_info(c, vlump)->name : "its vertex lump");
+                        " exceeds %zu records of %s", k, idx[k], base, verts->n, vinfo ? vinfo->name : "its vertex lump");
             return;
         }
 }
