@@ -3,22 +3,21 @@
 #include "bspkit/bspx.h"
 #include "bspkit/lighting.h"
 #include "bspkit/quake3.h"
+#include "core/cpu.h"
 #include "core/family.h"
 #include "core/surfedge.h"
 
 #include "analysis/lightmap_internal.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 /* x86-64 hosts with AVX2 project two vertices per step (chosen at run
  * time: the library is built for plain x86-64). */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)
+#if BK_CPU_AVX2
 #define BK_LM_AVX2 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -296,45 +295,12 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
     return true;
 }
 
-/* AVX2 and the OS saving its registers: CPUID leaf 1 (AVX, OSXSAVE), XCR0
- * (XMM and YMM state), CPUID leaf 7 (AVX2). */
-static bool cpu_has_avx2(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return false;
-    unsigned xcr0_lo, xcr0_hi;
-    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-    (void)xcr0_hi;
-    if ((xcr0_lo & 6) != 6)
-        return false;
-    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
-}
 #endif
-
-#if BK_LM_AVX2
-/* 0: not yet asked, 1: no, 2: yes. Any thread may settle it; all get the
- * same answer. */
-static atomic_int avx2_state;
-#endif
-static atomic_bool avx2_refused; /* bk_lightmap_allow_avx2(false) */
-
-void bk_lightmap_allow_avx2(bool allow)
-{
-    atomic_store_explicit(&avx2_refused, !allow, memory_order_relaxed);
-}
 
 static bool use_avx2(void)
 {
 #if BK_LM_AVX2
-    if (atomic_load_explicit(&avx2_refused, memory_order_relaxed))
-        return false;
-    int state = atomic_load_explicit(&avx2_state, memory_order_relaxed);
-    if (state == 0) {
-        state = cpu_has_avx2() ? 2 : 1;
-        atomic_store_explicit(&avx2_state, state, memory_order_relaxed);
-    }
-    return state == 2;
+    return bk_cpu_has_avx2();
 #else
     return false;
 #endif

@@ -9,11 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether face extents may take the AVX2 path where the CPU has it (the
- * default). Tests turn it off to compare the two paths on one host; maps
- * already opened keep the tables they built. */
-void bk_lightmap_allow_avx2(bool allow);
-
 /* Quake-family faces' lightmap entries made a piece at a time, for a
  * reader that looks at each once (validation): the entries
  * bspkit_get_face_lightmaps(map, false, ...) holds, without keeping a table

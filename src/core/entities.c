@@ -14,14 +14,21 @@
  * dropped, a quoted string without its closing quote runs to the end, and
  * text outside any block is skipped up to the next '{'.
  *
- * Strings are copied into a single arena while they are scanned. A copy
- * costs its bytes plus one NUL; a quoted string pays for the NUL with its
+ * Text of the plain shape nearly every lump has (quoted pairs in blocks,
+ * blanks between) is read in one pass over 64-byte pieces (parse_plain);
+ * any other text, and any text where SSE2 is missing, by the token reader.
+ * Both give the same list.
+ *
+ * The token reader copies strings into a single arena while it scans them
+ * (parse_plain copies the whole text there, each string staying in place).
+ * A copy costs its bytes plus one NUL; a quoted string pays for the NUL with its
  * quotes, an unquoted one with the byte that ends it (blank, brace or the
  * opening quote of the next string, whose own quotes leave one to spare). So
  * before each token the arena has used at most one byte more than the text
  * consumed, and size + 2 bytes always suffice.
  */
 #include "core/entities.h"
+#include "core/cpu.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,6 +36,9 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if BK_CPU_AVX2
+#include <immintrin.h>
 #endif
 
 typedef struct ent_storage {
@@ -323,6 +333,256 @@ static inline __attribute__((always_inline)) int fast_pair(parser *ps, bspkit_re
 }
 #endif
 
+#if defined(__SSE2__)
+/* One piece of 64 bytes: bit i of each mask for byte i. */
+typedef struct piece_masks {
+    uint64_t quote, brace, blank;
+    __m128i newlines; /* per byte lane, at most 4 in each */
+} piece_masks;
+
+/* Bit i for each byte i of 64 whose compare result (four vectors) is true. */
+static inline uint64_t mask64(const __m128i m[4])
+{
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(m[0]) | (uint64_t)(uint32_t)_mm_movemask_epi8(m[1]) << 16 |
+           (uint64_t)(uint32_t)_mm_movemask_epi8(m[2]) << 32 | (uint64_t)(uint32_t)_mm_movemask_epi8(m[3]) << 48;
+}
+
+/* The masks of the 64 bytes at src, stored to dst as well unless it is
+ * NULL. Brace bits also mark 'y' and DEL (byte | 6 == 0x7F), told apart
+ * where a brace is read; blank bytes are 0x01-0x20 (the text holds no NUL). */
+static inline __attribute__((always_inline)) piece_masks scan_piece_sse2(const uint8_t *src, char *dst)
+{
+    const __m128i quote = _mm_set1_epi8('"'), space = _mm_set1_epi8(' '), newline = _mm_set1_epi8('\n'),
+                  brace = _mm_set1_epi8(0x7F), brace_bits = _mm_set1_epi8(0x06);
+    __m128i qv[4], bv[4], blank[4], nl = _mm_setzero_si128();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + 16 * k));
+        if (dst)
+            _mm_storeu_si128((__m128i *)(void *)(dst + 16 * k), v);
+        qv[k] = _mm_cmpeq_epi8(v, quote);
+        bv[k] = _mm_cmpeq_epi8(_mm_or_si128(v, brace_bits), brace);
+        blank[k] = _mm_cmpeq_epi8(_mm_max_epu8(v, space), space);
+        nl = _mm_sub_epi8(nl, _mm_cmpeq_epi8(v, newline));
+    }
+    return (piece_masks){mask64(qv), mask64(bv), mask64(blank), nl};
+}
+
+#if BK_CPU_AVX2
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) piece_masks
+scan_piece_avx2(const uint8_t *src, char *dst)
+{
+    const __m256i quote = _mm256_set1_epi8('"'), space = _mm256_set1_epi8(' '),
+                  newline = _mm256_set1_epi8('\n'), brace = _mm256_set1_epi8(0x7F),
+                  brace_bits = _mm256_set1_epi8(0x06);
+    uint64_t q = 0, b = 0, blank = 0;
+    __m256i nl = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int k = 0; k < 2; k++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + 32 * k));
+        if (dst)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + 32 * k), v);
+        q |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) << (32 * k);
+        b |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(v, brace_bits), brace))
+             << (32 * k);
+        blank |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(v, space), space))
+                 << (32 * k);
+        nl = _mm256_sub_epi8(nl, _mm256_cmpeq_epi8(v, newline));
+    }
+    return (piece_masks){q, b, blank,
+                         _mm_add_epi8(_mm256_castsi256_si128(nl), _mm256_extracti128_si256(nl, 1))};
+}
+#endif
+
+/* Bit i = XOR of bits 0..i: from an opening quote up to, not including,
+ * its closing quote. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* The newlines counted into one vector, per byte lane, are added up before
+ * a lane can pass 255: each piece of 64 bytes adds at most 4 to a lane. */
+#define PIECES_PER_SUM 63
+
+static inline uint64_t lane_sum(__m128i v)
+{
+    __m128i s = _mm_sad_epu8(v, _mm_setzero_si128());
+    return (uint64_t)_mm_cvtsi128_si32(s) + (uint64_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+}
+
+/* The whole text read at once when it has the plain shape nearly every
+ * entity lump has: outside quoted strings nothing but blanks and braces,
+ * blocks `{ ("key" "value")* }` one after another, no comment, no unquoted
+ * token, nothing after the last block. One pass over pieces of 64 bytes
+ * copies the text into the arena, finds the bytes inside strings (a prefix
+ * XOR of the quote bits), notes each block and the offset of every quote;
+ * the pairs are then four quotes each. Strings stay where they are in the
+ * copy, their closing quotes turned into NULs: the same bytes and lengths
+ * the token reader gives. True when the list is complete; false when the
+ * text has another shape (the token reader then starts over and reports
+ * whatever is wrong) or memory for the offsets ran out. `quotes` and
+ * `opens` are count_marks' counts, which the arrays were sized for. Always
+ * inlined into one SSE2 and one AVX2 build of it. */
+static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t quotes, size_t opens,
+                                                             piece_masks (*scan)(const uint8_t *, char *),
+                                                             uint64_t (*strings_of)(uint64_t))
+{
+    bspkit_entities *out = ps->out;
+    ent_storage *st = ps->store;
+    const uint8_t *base = ps->base;
+    const size_t len = (size_t)(ps->end - base);
+    if (len > UINT32_MAX || quotes % 4 != 0 || quotes / 4 > ps->pair_cap || opens > ps->ent_cap ||
+        st->cap < len + 1)
+        return false;
+    /* Room for the last piece's sixteen offsets. */
+    uint32_t small[512 + 16];
+    uint32_t *at = quotes <= 512 ? small : malloc((quotes + 16) * sizeof *at);
+    if (!at)
+        return false;
+    char *copy = st->arena;
+    const __m128i newline = _mm_set1_epi8('\n');
+    size_t n = 0;           /* quotes so far */
+    uint64_t in_string = 0; /* all ones while a string runs on into the next piece */
+    bool open = false;      /* inside a block */
+    size_t block_pos = 0, block_quote = 0;
+    /* The line at the start of each piece is `lines` plus the newlines
+     * counted into the byte lanes of `nl_lanes`. */
+    uint64_t lines = ps->line, block_line = 0;
+    __m128i nl_lanes = _mm_setzero_si128();
+    int pieces_in_lanes = 0;
+    bool ok = true;
+    for (size_t piece = 0; piece < len; piece += 64) {
+        const uint8_t *src = base + piece;
+        uint8_t tail[64];
+        const size_t have = len - piece;
+        if (have < 64) { /* the last piece, padded with blanks */
+            memset(tail, ' ', sizeof tail);
+            memcpy(tail, src, have);
+            memcpy(copy + piece, src, have);
+            src = tail;
+        }
+        piece_masks m = scan(src, have >= 64 ? copy + piece : NULL);
+        uint64_t q = m.quote;
+        uint64_t inside = strings_of(q) ^ in_string; /* opening quotes and string bytes */
+        in_string = (uint64_t)((int64_t)inside >> 63);
+        uint64_t outside = ~inside & ~q;
+        if (outside & ~m.blank & ~m.brace) {
+            ok = false; /* a comment, an unquoted token or other text between strings */
+            break;
+        }
+        for (uint64_t b = m.brace & outside; b; b &= b - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(b);
+            uint64_t below = (UINT64_C(1) << k) - 1;
+            size_t qi = n + (size_t)__builtin_popcountll(q & below);
+            size_t pos = piece + k;
+            if (src[k] == '{' && !open && qi == block_quote) {
+                __m128i nlv[4];
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; j++)
+                    nlv[j] = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(src + 16 * j)), newline);
+                block_line = lines + lane_sum(nl_lanes) + (uint64_t)__builtin_popcountll(mask64(nlv) & below);
+                block_pos = pos;
+                block_quote = qi;
+                open = true;
+            } else if (src[k] == '}' && open && (qi - block_quote) % 4 == 0 && out->count < ps->ent_cap) {
+                bspkit_entity *e = &out->entities[out->count++];
+                e->first_pair = block_quote / 4;
+                e->num_pairs = (qi - block_quote) / 4;
+                e->line = block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line;
+                e->offset = ps->base_offset + block_pos;
+                e->source = ps->source;
+                block_quote = qi;
+                open = false;
+            } else {
+                ok = false; /* a stray or nested brace, a key without a value, 'y' or DEL */
+                break;
+            }
+        }
+        if (!ok)
+            break;
+        nl_lanes = _mm_add_epi8(nl_lanes, m.newlines);
+        if (++pieces_in_lanes == PIECES_PER_SUM) {
+            lines += lane_sum(nl_lanes);
+            nl_lanes = _mm_setzero_si128();
+            pieces_in_lanes = 0;
+        }
+        /* Sixteen offsets written whatever the count (a loop ending at a
+         * different count in every piece is a mispredicted branch each
+         * time); the ones past it are overwritten or never read. */
+        size_t count = (size_t)__builtin_popcountll(q);
+        uint32_t *o = at + n;
+        n += count;
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j++) {
+            o[j] = (uint32_t)(piece + (size_t)(q ? __builtin_ctzll(q) : 0));
+            q &= q - 1;
+        }
+        for (o += 16; q; q &= q - 1)
+            *o++ = (uint32_t)(piece + (size_t)__builtin_ctzll(q));
+    }
+    /* Every block closed and no quote after the last: a string left open
+     * would be an odd quote after it. */
+    ok = ok && !open && n == quotes && block_quote == quotes;
+    if (ok) {
+        copy[len] = '\0';
+        bspkit_keyvalue *kv = out->pairs;
+        for (size_t i = 0; i < n; i += 4, kv++) {
+            uint32_t k0 = at[i], k1 = at[i + 1], v0 = at[i + 2], v1 = at[i + 3];
+            copy[k1] = '\0';
+            copy[v1] = '\0';
+            kv->key = copy + k0 + 1;
+            kv->value = copy + v0 + 1;
+            kv->key_length = k1 - k0 - 1;
+            kv->value_length = v1 - v0 - 1;
+        }
+        out->pair_count = n / 4;
+        st->used = len + 1;
+    } else {
+        out->count = 0;
+    }
+    if (at != small)
+        free(at);
+    return ok;
+}
+
+static bool parse_plain_sse2(parser *ps, size_t quotes, size_t opens)
+{
+    return plain_body(ps, quotes, opens, scan_piece_sse2, prefix_xor);
+}
+
+#if BK_CPU_AVX2
+/* The prefix XOR as one carry-less multiply by all ones. */
+__attribute__((target("pclmul"))) static inline __attribute__((always_inline)) uint64_t prefix_xor_clmul(uint64_t x)
+{
+    return (uint64_t)_mm_cvtsi128_si64(
+        _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)x), _mm_set1_epi8(-1), 0));
+}
+
+/* The same code with VEX encodings, TZCNT, BLSR, POPCNT and PCLMULQDQ. */
+__attribute__((target("avx2,bmi,popcnt,pclmul"))) static bool parse_plain_avx2(parser *ps, size_t quotes,
+                                                                              size_t opens)
+{
+    return plain_body(ps, quotes, opens, scan_piece_avx2, prefix_xor_clmul);
+}
+#endif
+
+static bool parse_plain(parser *ps, size_t quotes, size_t opens)
+{
+#if BK_CPU_AVX2
+    if (bk_cpu_has_avx2())
+        return parse_plain_avx2(ps, quotes, opens);
+#endif
+    return parse_plain_sse2(ps, quotes, opens);
+}
+#endif
+
 /* Lenient: a block cut short by `t` (a '{', or the end) ends before it; a
  * '{' is left to open the next block. */
 static void end_block_early(parser *ps, const token *t)
@@ -577,7 +837,11 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
         bspkit_entities_free(ents);
         return fail(err, BSPKIT_ERR_NOMEM, NULL, -1, 0, "out of memory");
     }
-    bspkit_result r = parse_text(&ps);
+    bspkit_result r = BSPKIT_OK;
+#if defined(__SSE2__)
+    if (atomic_load_explicit(&fast_pairs_refused, memory_order_relaxed) || !parse_plain(&ps, quotes, opens))
+#endif
+        r = parse_text(&ps);
     if (r != BSPKIT_OK) {
         bspkit_entities_free(ents);
         return r;

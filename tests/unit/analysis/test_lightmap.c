@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "analysis/lightmap_internal.h"
+#include "core/cpu.h"
 #include "bspkit/bspkit.h"
 #include "bspkit/lighting.h"
 #include "bspkit/write.h"
@@ -217,7 +218,7 @@ static void test_extents_both_paths(void **state)
     uint8_t *bytes = build_faces(&fs, false, 1 << 16, &size);
 
     for (int pass = 0; pass < 2; pass++) {
-        bk_lightmap_allow_avx2(pass == 0);
+        bk_cpu_allow_avx2(pass == 0);
         bspkit_map *m;
         CHECK(bspkit_open_memory(bytes, size, NULL, &m, ERR));
         /* The faces as read back: the reference sees what the library sees. */
@@ -280,7 +281,7 @@ static void test_extents_both_paths(void **state)
         bk_lightmap_faces_end(&lf);
         bspkit_close(m);
     }
-    bk_lightmap_allow_avx2(true);
+    bk_cpu_allow_avx2(true);
     bspkit_free_buffer(bytes);
 }
 
@@ -402,7 +403,7 @@ static void test_validate_sizes_across_pieces(void **state)
             file = with_bspx_lump(bytes, size, "DECOUPLED_LM", decoupled, sizeof decoupled, &size);
 
         for (int pass = 0; pass < 2; pass++) {
-            bk_lightmap_allow_avx2(pass == 0);
+            bk_cpu_allow_avx2(pass == 0);
             bspkit_map *m;
             CHECK(bspkit_open_memory(file, size, NULL, &m, ERR));
             bool warned[N];
@@ -424,7 +425,7 @@ static void test_validate_sizes_across_pieces(void **state)
             }
             bspkit_close(m);
         }
-        bk_lightmap_allow_avx2(true);
+        bk_cpu_allow_avx2(true);
         if (file != bytes)
             free(file);
         bspkit_free_buffer(bytes);

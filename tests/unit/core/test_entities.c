@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bspkit/bspkit.h"
+#include "core/cpu.h"
 #include "core/entities.h"
 
 static bspkit_entities *parse_ok(const char *text, size_t size)
@@ -695,6 +696,149 @@ static void parse_both(const char *whole, size_t size, unsigned flags)
     free(text);
 }
 
+typedef struct plain_gen {
+    uint32_t *seed;
+    char *out;
+    size_t o;
+    size_t defect_at; /* SIZE_MAX once placed, or for none */
+} plain_gen;
+
+static void put(plain_gen *g, const char *s, size_t n)
+{
+    memcpy(g->out + g->o, s, n);
+    g->o += n;
+}
+
+static void put_blank(plain_gen *g)
+{
+    static const char *const blanks[] = {" ", "\n", "\t", "\r\n", "", "  \n\t"};
+    const char *b = blanks[next_rand(g->seed) % 6];
+    put(g, b, strlen(b));
+}
+
+/* The defect, when the text has reached its place; true when it was put.
+ * `sometimes`: only half of the times it could be. */
+static bool put_defect(plain_gen *g, bool sometimes)
+{
+    static const char *const defects[] = {"x", "// c\n", "}", "{", "\"", "\0", "y", "\x7f", "\x80"};
+    if (g->o < g->defect_at || (sometimes && next_rand(g->seed) % 2))
+        return false;
+    const char *d = defects[next_rand(g->seed) % 9];
+    put(g, d, d[0] ? strlen(d) : 1);
+    g->defect_at = SIZE_MAX;
+    return true;
+}
+
+/* Text in the shape nearly every entity lump has (quoted pairs in blocks,
+ * blanks between), which the library reads in one pass over 64-byte
+ * pieces: strings of 0-150 bytes that cross pieces and hold braces,
+ * newlines, 'y', DEL, "//" and bytes >= 0x80; now and then more than a
+ * thousand quotes. With `defect`, one change that breaks the shape at a
+ * random place (before a string or a brace, or in place of a brace): the
+ * general reader must then decide. */
+static size_t make_plain_text(uint32_t *seed, char *out, size_t cap, bool defect)
+{
+    static const char inner[] = "abcxyz{}\n/\x7f\x80\xff 019_";
+    plain_gen g = {seed, out, 0, defect ? next_rand(seed) % 1200 : SIZE_MAX};
+    int blocks = (int)(next_rand(seed) % (next_rand(seed) % 8 ? 6 : 60));
+    for (int b = 0; b < blocks && g.o + 2000 < cap; b++) {
+        put_blank(&g);
+        if (!(put_defect(&g, true) && next_rand(seed) % 2))
+            put(&g, "{", 1);
+        int pairs = (int)(next_rand(seed) % 9);
+        for (int k = 0; k < 2 * pairs; k++) {
+            put_blank(&g);
+            put_defect(&g, false);
+            put(&g, "\"", 1);
+            int n = (int)(next_rand(seed) % (next_rand(seed) % 4 ? 20 : 150));
+            for (int i = 0; i < n; i++)
+                out[g.o++] = inner[next_rand(seed) % (sizeof inner - 1)];
+            put(&g, "\"", 1);
+        }
+        put_blank(&g);
+        if (!(put_defect(&g, true) && next_rand(seed) % 2))
+            put(&g, "}", 1);
+    }
+    if (next_rand(seed) % 2)
+        put(&g, "\n", 1);
+    return g.o;
+}
+
+static void test_plain_text_in_one_pass_matches_general_path(void **state)
+{
+    (void)state;
+    enum { CAP = 1 << 17 };
+    char *text = malloc(CAP);
+    assert_non_null(text);
+    uint32_t seed = 2026;
+    size_t in_place = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        bool defect = trial % 2 == 0;
+        size_t n = make_plain_text(&seed, text, CAP, defect);
+        for (int avx2 = 0; avx2 < 2; avx2++) {
+            bk_cpu_allow_avx2(avx2 == 1);
+            parse_both(text, n, 0);
+            parse_both(text, n, BSPKIT_ENTITIES_LENIENT);
+            if (defect)
+                continue;
+            /* Read in one pass, the strings stay where the text has them:
+             * a value starts its key's length, two quotes and the blanks
+             * between after the key, where the token reader packs it right
+             * after the key's NUL. So this tells that the one-pass reader
+             * ran. */
+            bspkit_entities *ents = parse_ok(text, n);
+            for (size_t i = 0; i < ents->pair_count; i++) {
+                const bspkit_keyvalue *kv = &ents->pairs[i];
+                assert_true(kv->value >= kv->key + kv->key_length + 2);
+                assert_int_equal(kv->key[kv->key_length], '\0');
+                assert_int_equal(kv->value[kv->value_length], '\0');
+            }
+            in_place += ents->pair_count > 0;
+            bspkit_entities_free(ents);
+        }
+        bk_cpu_allow_avx2(true);
+    }
+    /* Most texts without a defect have pairs, read both ways. */
+    assert_true(in_place > 2000);
+    bk_cpu_allow_avx2(true);
+    free(text);
+}
+
+/* Lines counted over long runs of newlines, between blocks and inside
+ * strings: more than a byte counter holds. */
+static void test_plain_text_lines_after_long_runs(void **state)
+{
+    (void)state;
+    enum { RUN = 70000 };
+    char *text = malloc(3 * RUN + 64);
+    assert_non_null(text);
+    size_t o = 0;
+    memset(text + o, '\n', RUN);
+    o += RUN;
+    memcpy(text + o, "{\"a\" \"", 6);
+    o += 6;
+    memset(text + o, '\n', RUN);
+    o += RUN;
+    memcpy(text + o, "\"}", 2);
+    o += 2;
+    memset(text + o, '\n', RUN);
+    o += RUN;
+    memcpy(text + o, "{\"b\" \"c\"}", 9);
+    o += 9;
+    bspkit_entities *ents = parse_ok(text, o);
+    assert_int_equal(ents->count, 2);
+    assert_int_equal(ents->entities[0].line, RUN + 1);
+    assert_int_equal(ents->entities[1].line, 3 * RUN + 1);
+    assert_true(ents->pairs[0].value >= ents->pairs[0].key + 3); /* read in one pass */
+    bspkit_entities_free(ents);
+    for (int avx2 = 0; avx2 < 2; avx2++) {
+        bk_cpu_allow_avx2(avx2 == 1);
+        parse_both(text, o, 0);
+    }
+    bk_cpu_allow_avx2(true);
+    free(text);
+}
+
 static void test_one_step_pairs_match_general_path(void **state)
 {
     (void)state;
@@ -746,6 +890,8 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_large_input),
         cmocka_unit_test(test_one_step_pairs_match_general_path),
+        cmocka_unit_test(test_plain_text_in_one_pass_matches_general_path),
+        cmocka_unit_test(test_plain_text_lines_after_long_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
