@@ -825,9 +825,14 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
         bspkit_error ignore;
         uint64_t *b = bk_alloc(map, c->texinfo_n * sizeof *b, map->dec_lump[BK_REC_TEXINFO], &ignore);
         if (b) {
-            for (size_t t = 0; t < c->texinfo_n; t++)
-                b[t] = luxel_bound(&c->texinfo[t], range, magnitude);
-            c->luxel_bound = b;
+            const uint64_t luxel_bytes = c->rgb_luxels ? 3 : 1;
+            for (size_t t = 0; t < c->texinfo_n; t++) {
+                uint64_t luxels = luxel_bound(&c->texinfo[t], range, magnitude);
+                b[t] = (c->texinfo[t].flags & c->no_lightmap) ? 0
+                       : luxels <= UINT64_MAX / 12            ? luxels * luxel_bytes
+                                                              : UINT64_MAX;
+            }
+            c->style_bytes_bound = b;
         }
     }
     return r;
@@ -835,9 +840,9 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
 
 void bk_lightmap_faces_end(bk_lightmap_faces *c)
 {
-    if (c->luxel_bound)
-        bk_free(c->map, (void *)c->luxel_bound, c->texinfo_n * sizeof *c->luxel_bound);
-    c->luxel_bound = NULL;
+    if (c->style_bytes_bound)
+        bk_free(c->map, (void *)c->style_bytes_bound, c->texinfo_n * sizeof *c->style_bytes_bound);
+    c->style_bytes_bound = NULL;
 }
 
 static bspkit_result build_lightmaps(bspkit_map *map, bool hdr, const void **value, bspkit_error *err)

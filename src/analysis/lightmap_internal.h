@@ -35,9 +35,10 @@ typedef struct bk_lightmap_faces {
     int32_t no_lightmap;     /* texinfo flags of faces without a lightmap */
     bool avx2;               /* quake_extents_avx2 may run */
     /* Validation's screen (bk_lightmap_faces_begin): per texinfo the most
-     * luxels a face of it can have, from all vertexes' extent (NULL when
-     * not made). */
-    const uint64_t *luxel_bound;
+     * bytes a face of it can take per light style, from all vertexes'
+     * extent; 0 for a texinfo whose flags say its faces have no lightmap,
+     * UINT64_MAX where there is no useful bound (NULL when not made). */
+    const uint64_t *style_bytes_bound;
 } bk_lightmap_faces;
 
 /* Loads what the entries read; fails for Source and Quake 3 maps.
@@ -79,12 +80,12 @@ static inline bool bk_lightmap_face_needs_screen(const bk_lightmap_faces *c, siz
         return true;
     if (f->light_offset < 0)
         return false;
-    if (!c->luxel_bound || texinfo >= c->texinfo_n || (uint64_t)f->light_offset > c->light_size)
+    if (!c->style_bytes_bound || texinfo >= c->texinfo_n || (uint64_t)f->light_offset > c->light_size)
         return true;
-    uint64_t per_luxel = (uint64_t)styles * (c->rgb_luxels ? 3u : 1u), bound = c->luxel_bound[texinfo];
-    /* bound * per_luxel <= room is bound <= room / per_luxel, without a
-     * division; a bound of UINT64_MAX ("none") is left to the screen. */
-    return !(bound <= UINT64_MAX / 12 && bound * per_luxel <= c->light_size - (uint64_t)f->light_offset);
+    /* A bound of UINT64_MAX ("none") is left to the screen; any other is
+     * at most UINT64_MAX / 4, so the product cannot wrap. */
+    uint64_t bound = c->style_bytes_bound[texinfo];
+    return !(bound != UINT64_MAX && bound * (uint64_t)styles <= c->light_size - (uint64_t)f->light_offset);
 }
 
 #endif

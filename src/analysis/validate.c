@@ -728,11 +728,26 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
     const bspkit_face *f = rec;
     if (f->num_edges < 3)
         few_edges(c, &qp->fp, i, f);
+    const bk_lightmap_faces *lf = qp->lf;
+    if (lf->style_bytes_bound && (uint32_t)f->texinfo < lf->texinfo_n) {
+        /* light_offset_checked's steps, with the texinfo's flags read from
+         * its entry in the bound table (0: drawn without a lightmap), which
+         * the size check reads next anyway. */
+        if (f->light_offset == -1 || lf->style_bytes_bound[f->texinfo] == 0)
+            return;
+        if (f->light_offset < 0 || (size_t)f->light_offset >= qp->fp.ld->size) {
+            light_offset_outside(c, &qp->fp, i, f);
+            return;
+        }
+        if (bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
+            quake_face_size(c, qp, i, f);
+        return;
+    }
     const bspkit_texinfo *ti;
     /* The caller checked there is lighting data. Without a texinfo no
      * entry is lit. */
     if (light_offset_checked(c, &qp->fp, i, f, true, &ti) && ti &&
-        bk_lightmap_face_needs_screen(qp->lf, i, f, (size_t)f->texinfo))
+        bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
         quake_face_size(c, qp, i, f);
 }
 

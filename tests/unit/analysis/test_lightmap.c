@@ -517,7 +517,7 @@ static void test_validate_sizes_tight_bounds(void **state)
          * lump: it may clear a face only where the reference size fits. */
         bk_lightmap_faces lf;
         CHECK(bk_lightmap_faces_begin(m, &lf, ERR));
-        assert_non_null(lf.luxel_bound);
+        assert_non_null(lf.style_bytes_bound);
         for (int i = 0; i < N; i++) {
             int32_t mins[2], dim[2];
             assert_true(reference_extents(&f[i], se, 4, e, 5, v, NV, &ti[i], mins, dim));
