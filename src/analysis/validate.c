@@ -972,6 +972,127 @@ static void check_clipnode_children(vctx *c, size_t i, const void *rec, void *ar
     }
 }
 
+/* Node and clipnode screens: true only when check_records would find
+ * nothing in any record (then it need not run). Each field they check is
+ * tested as (uint32_t)(value - base) < limit, a 32-bit lane of a vector.
+ * Limits are cut to 2^31, which only makes a test stricter: a value below
+ * the interval's start then wraps to 2^31 or more and fails, as do values
+ * past it, so a test passes only where the exact one does. Spans are also
+ * tested part by part (each at most the target count, below 2^31), so that
+ * their sum, tested last, cannot wrap. */
+typedef struct lane_test {
+    uint32_t base, limit;
+} lane_test;
+
+#define LANE_LIMIT (UINT32_C(1) << 31)
+
+static inline lane_test interval(int64_t first, uint64_t count)
+{
+    return (lane_test){(uint32_t)first, count > LANE_LIMIT ? LANE_LIMIT : (uint32_t)count};
+}
+
+static inline bool lane_fits(int32_t v, lane_test t)
+{
+    return (uint32_t)v - t.base < t.limit;
+}
+
+#if defined(__SSE2__)
+/* Whether each lane of `v` passes its test (bases b, limits l), as all
+ * ones per lane, ANDed into `ok`; the lanes of `free` pass whatever they
+ * hold. Unsigned order is signed order with the top bit flipped. */
+static inline __m128i lanes_fit(__m128i ok, __m128i v, __m128i b, __m128i l, __m128i free)
+{
+    const __m128i top = _mm_set1_epi32((int)0x80000000u);
+    const __m128i fits = _mm_cmpgt_epi32(_mm_xor_si128(l, top), _mm_xor_si128(_mm_sub_epi32(v, b), top));
+    return _mm_and_si128(ok, _mm_or_si128(fits, free));
+}
+
+static inline bool all_lanes(__m128i ok)
+{
+    return _mm_movemask_epi8(ok) == 0xFFFF;
+}
+#endif
+
+/* A span's test for its first, its count and their sum: at most the
+ * target's count (and below 2^31). */
+static inline lane_test span_part(uint64_t targets)
+{
+    return interval(0, targets + 1);
+}
+
+static bool clipnodes_fine(const vctx *c)
+{
+    const bspkit_clipnode *cn = c->clipnodes.items;
+    const size_t n = c->clipnodes.n;
+    const lane_test plane = interval(0, c->target_n[BK_REC_PLANES]),
+                    child = interval(Q_CONTENTS_MIN, (uint64_t)n - Q_CONTENTS_MIN);
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Four records are twelve lanes: plane, child, child, plane | child,
+     * child, plane, child | child, plane, child, child. */
+    const __m128i b0 = _mm_setr_epi32((int)plane.base, (int)child.base, (int)child.base, (int)plane.base),
+                  b1 = _mm_setr_epi32((int)child.base, (int)child.base, (int)plane.base, (int)child.base),
+                  b2 = _mm_setr_epi32((int)child.base, (int)plane.base, (int)child.base, (int)child.base),
+                  l0 = _mm_setr_epi32((int)plane.limit, (int)child.limit, (int)child.limit, (int)plane.limit),
+                  l1 = _mm_setr_epi32((int)child.limit, (int)child.limit, (int)plane.limit, (int)child.limit),
+                  l2 = _mm_setr_epi32((int)child.limit, (int)plane.limit, (int)child.limit, (int)child.limit);
+    const __m128i none = _mm_setzero_si128();
+    __m128i ok = _mm_set1_epi32(-1);
+    for (; i + 4 <= n; i += 4) {
+        const __m128i *v = (const __m128i *)(const void *)&cn[i];
+        ok = lanes_fit(ok, _mm_loadu_si128(v), b0, l0, none);
+        ok = lanes_fit(ok, _mm_loadu_si128(v + 1), b1, l1, none);
+        ok = lanes_fit(ok, _mm_loadu_si128(v + 2), b2, l2, none);
+    }
+    if (!all_lanes(ok))
+        return false;
+#endif
+    bool fine = true;
+    for (; i < n; i++)
+        fine &= lane_fits(cn[i].plane, plane) & lane_fits(cn[i].children[0], child) &
+                lane_fits(cn[i].children[1], child);
+    return fine;
+}
+
+static bool nodes_fine(const vctx *c)
+{
+    const bspkit_node *nd = c->nodes.items;
+    const size_t n = c->nodes.n;
+    /* check_node_children's interval: leafs [-leafs, -1] and nodes [0, nodes). */
+    const int64_t below = c->leafs.ok && c->leafs.n < (UINT64_C(1) << 31) ? (int64_t)c->leafs.n : INT64_C(1) << 31;
+    const lane_test plane = interval(0, c->target_n[BK_REC_PLANES]), child = interval(-below, (uint64_t)below + n),
+                    face = span_part(c->target_n[BK_REC_FACES]);
+    _Static_assert(sizeof(bspkit_node) == 48 && offsetof(bspkit_node, children) == 4 &&
+                       offsetof(bspkit_node, first_face) == 36 && offsetof(bspkit_node, num_faces) == 40,
+                   "a node is three vectors: plane and children lead the first, the faces' span is inside the third");
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Lanes 0-2 of a node's first vector; lanes 1-2 of its third, and
+     * their sum in lane 1. The other lanes are free. */
+    const __m128i b0 = _mm_setr_epi32((int)plane.base, (int)child.base, (int)child.base, 0),
+                  l0 = _mm_setr_epi32((int)plane.limit, (int)child.limit, (int)child.limit, 0),
+                  f0 = _mm_setr_epi32(0, 0, 0, -1), l2 = _mm_setr_epi32(0, (int)face.limit, (int)face.limit, 0),
+                  f2 = _mm_setr_epi32(-1, 0, 0, -1), fs = _mm_setr_epi32(-1, 0, -1, -1), zero = _mm_setzero_si128();
+    __m128i ok = _mm_set1_epi32(-1);
+    for (; i < n; i++) {
+        const __m128i *v = (const __m128i *)(const void *)&nd[i];
+        const __m128i third = _mm_loadu_si128(v + 2);
+        ok = lanes_fit(ok, _mm_loadu_si128(v), b0, l0, f0);
+        ok = lanes_fit(ok, third, zero, l2, f2);
+        ok = lanes_fit(ok, _mm_add_epi32(third, _mm_srli_si128(third, 4)), zero, l2, fs);
+    }
+    return all_lanes(ok);
+#else
+    bool fine = true;
+    for (; i < n; i++)
+        fine &= lane_fits(nd[i].plane, plane) & lane_fits(nd[i].children[0], child) &
+                lane_fits(nd[i].children[1], child) & lane_fits((int32_t)nd[i].first_face, face) &
+                lane_fits((int32_t)nd[i].num_faces, face) &
+                lane_fits((int32_t)(nd[i].first_face + nd[i].num_faces), face);
+    return fine;
+#endif
+}
+
 /* ---- lumps outside the core: props, overlays, displacements, ambient ---- */
 
 static void check_static_props(vctx *c)
@@ -1614,9 +1735,11 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
         check_displacements(c);
         check_leaf_ambient(c);
     }
-    check_records(c, CLIPNODES, NULL, check_clipnode_children, NULL);
+    if (!(c->clipnodes.ok && clipnodes_fine(c)))
+        check_records(c, CLIPNODES, NULL, check_clipnode_children, NULL);
     check_quake_compiler_output(c);
-    check_records(c, NODES, NULL, check_node_children, NULL);
+    if (!(c->nodes.ok && nodes_fine(c)))
+        check_records(c, NODES, NULL, check_node_children, NULL);
     check_records(c, LEAFS, NULL, check_leaf_vis, NULL);
     check_records(c, LEAF_FACES, NULL, NULL, NULL);
     check_records(c, LEAF_BRUSHES, NULL, NULL, NULL);

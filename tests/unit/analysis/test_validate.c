@@ -487,6 +487,81 @@ static void test_tree_children_bounds(void **state)
     }
 }
 
+/* Eleven clipnodes and five nodes whose every field fits, at the edge of
+ * its interval where it has one (planes [0, 2), clipnode children
+ * [-15, 11), node children [-2, 5), faces 0 + 1 of 1): whole groups of
+ * four and a tail, as the validator's vector screens read them. */
+static testmap many_tree_records(void)
+{
+    testmap t;
+    build_lumps(&t, base_entities);
+    for (int i = 1; i < 11; i++) {
+        put_i32(&t.lump[BSPKIT_Q_CLIPNODES], 1);
+        put_i16(&t.lump[BSPKIT_Q_CLIPNODES], -15);
+        put_i16(&t.lump[BSPKIT_Q_CLIPNODES], 10);
+    }
+    const int16_t box[6] = {-8, -8, -8, 72, 72, 8};
+    for (int i = 1; i < 5; i++) {
+        put_u32(&t.lump[BSPKIT_Q_NODES], 1);
+        put_i16(&t.lump[BSPKIT_Q_NODES], -2);
+        put_i16(&t.lump[BSPKIT_Q_NODES], 4);
+        for (int k = 0; k < 6; k++)
+            put_i16(&t.lump[BSPKIT_Q_NODES], box[k]);
+        put_u16(&t.lump[BSPKIT_Q_NODES], 0);
+        put_u16(&t.lump[BSPKIT_Q_NODES], 1);
+    }
+    return t;
+}
+
+/* One field out of its interval, at every record and in every field the
+ * screens test: found, and only that. */
+static void test_tree_records_every_position(void **state)
+{
+    (void)state;
+    testmap t = many_tree_records();
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+    static const struct {
+        int lump, size, records, at, width; /* width 2 or 4 bytes */
+        uint32_t value;
+        uint32_t second; /* for num_faces when at is first_face, else unused (0 = leave) */
+        const char *needle;
+    } cases[] = {
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0x80000000u, 0, "plane -2147483648"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0xFFFFFFFFu, 0, "plane -1"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, 11, 0, "children[0] 11 exceeds 11 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 11, 0, "children[1] 11 exceeds 11 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, (uint16_t)-16, 0, "children[0] -16 is not a contents value"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 0x8000, 0, "children[1] -32768 is not a contents value"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 0x80000000u, 0, "plane -2147483648"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 4, 2, 5, 0, "children[0] 5 exceeds 5 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, (uint16_t)-3, 0, "children[1] -3 is leaf 2"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, 0x7FFF, 0, "children[1] 32767 exceeds 5 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 2, 0, "first_face+num_faces 3 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 1, 1, "first_face+num_faces 2 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 22, 2, 2, 0, "first_face+num_faces 2 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 0xFFFF, 0xFFFF, "first_face+num_faces 131070 exceeds 1 faces"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int rec = 0; rec < cases[k].records; rec++) {
+            t = many_tree_records();
+            uint8_t *p = field(&t, cases[k].lump, cases[k].size, (size_t)rec, (size_t)cases[k].at);
+            if (cases[k].width == 4)
+                wr_u32(p, cases[k].value);
+            else
+                wr_u16(p, (uint16_t)cases[k].value);
+            if (cases[k].second)
+                wr_u16(p + 2, (uint16_t)cases[k].second);
+            open_map(&t);
+            expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, cases[k].lump, rec,
+                       t.ofs[cases[k].lump] + (int64_t)rec * cases[k].size, cases[k].needle);
+            free_map(&t);
+        }
+}
+
 static void test_face_plane_past_planes(void **state)
 {
     (void)state;
@@ -1120,6 +1195,7 @@ int main(void)
         cmocka_unit_test(test_vis_row_undecodable),
         cmocka_unit_test(test_clipnode_bad_contents),
         cmocka_unit_test(test_tree_children_bounds),
+        cmocka_unit_test(test_tree_records_every_position),
         cmocka_unit_test(test_clipnode_plane_past_planes),
         cmocka_unit_test(test_entity_model_past_models),
         cmocka_unit_test(test_entity_trailing_junk),
