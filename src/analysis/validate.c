@@ -1047,10 +1047,10 @@ static bool clipnodes_fine(const vctx *c)
     if (!all_lanes(ok))
         return false;
 #endif
-    bool fine = true;
+    unsigned fine = 1;
     for (; i < n; i++)
-        fine &= lane_fits(cn[i].plane, plane) & lane_fits(cn[i].children[0], child) &
-                lane_fits(cn[i].children[1], child);
+        fine &= (unsigned)lane_fits(cn[i].plane, plane) & (unsigned)lane_fits(cn[i].children[0], child) &
+                (unsigned)lane_fits(cn[i].children[1], child);
     return fine;
 }
 
@@ -1083,12 +1083,13 @@ static bool nodes_fine(const vctx *c)
     }
     return all_lanes(ok);
 #else
-    bool fine = true;
+    unsigned fine = 1;
     for (; i < n; i++)
-        fine &= lane_fits(nd[i].plane, plane) & lane_fits(nd[i].children[0], child) &
-                lane_fits(nd[i].children[1], child) & lane_fits((int32_t)nd[i].first_face, face) &
-                lane_fits((int32_t)nd[i].num_faces, face) &
-                lane_fits((int32_t)(nd[i].first_face + nd[i].num_faces), face);
+        fine &= (unsigned)lane_fits(nd[i].plane, plane) & (unsigned)lane_fits(nd[i].children[0], child) &
+                (unsigned)lane_fits(nd[i].children[1], child) &
+                (unsigned)lane_fits((int32_t)nd[i].first_face, face) &
+                (unsigned)lane_fits((int32_t)nd[i].num_faces, face) &
+                (unsigned)lane_fits((int32_t)(nd[i].first_face + nd[i].num_faces), face);
     return fine;
 #endif
 }
