@@ -1020,38 +1020,77 @@ static inline lane_test span_part(uint64_t targets)
     return interval(0, targets + 1);
 }
 
-static bool clipnodes_fine(const vctx *c)
+/* A record of `lanes` 32-bit lanes (at most MAX_RECORD_LANES), each with
+ * its test or free. */
+#define MAX_RECORD_LANES 8
+typedef struct record_tests {
+    size_t lanes;
+    lane_test test[MAX_RECORD_LANES];
+    bool free[MAX_RECORD_LANES];
+} record_tests;
+
+/* Whether every lane of records[0 .. n) passes its test: four records are
+ * `lanes` whole vectors, whose lanes' tests repeat from one group of four
+ * to the next; the records after the last group are tested one by one. */
+static bool records_fine(const void *records, size_t n, const record_tests *t)
 {
-    const bspkit_clipnode *cn = c->clipnodes.items;
-    const size_t n = c->clipnodes.n;
-    const lane_test plane = interval(0, c->target_n[BK_REC_PLANES]),
-                    child = interval(Q_CONTENTS_MIN, (uint64_t)n - Q_CONTENTS_MIN);
+    const int32_t *w = records;
+    const size_t lanes = t->lanes;
     size_t i = 0;
 #if defined(__SSE2__)
-    /* Four records are twelve lanes: plane, child, child, plane | child,
-     * child, plane, child | child, plane, child, child. */
-    const __m128i b0 = _mm_setr_epi32((int)plane.base, (int)child.base, (int)child.base, (int)plane.base),
-                  b1 = _mm_setr_epi32((int)child.base, (int)child.base, (int)plane.base, (int)child.base),
-                  b2 = _mm_setr_epi32((int)child.base, (int)plane.base, (int)child.base, (int)child.base),
-                  l0 = _mm_setr_epi32((int)plane.limit, (int)child.limit, (int)child.limit, (int)plane.limit),
-                  l1 = _mm_setr_epi32((int)child.limit, (int)child.limit, (int)plane.limit, (int)child.limit),
-                  l2 = _mm_setr_epi32((int)child.limit, (int)plane.limit, (int)child.limit, (int)child.limit);
-    const __m128i none = _mm_setzero_si128();
+    __m128i base[MAX_RECORD_LANES], limit[MAX_RECORD_LANES], free[MAX_RECORD_LANES];
+    for (size_t k = 0; k < lanes; k++) {
+        uint32_t b[4], l[4], f[4];
+        for (size_t q = 0; q < 4; q++) {
+            size_t j = (4 * k + q) % lanes;
+            b[q] = t->test[j].base;
+            l[q] = t->test[j].limit;
+            f[q] = t->free[j] ? UINT32_MAX : 0;
+        }
+        base[k] = _mm_loadu_si128((const __m128i *)(const void *)b);
+        limit[k] = _mm_loadu_si128((const __m128i *)(const void *)l);
+        free[k] = _mm_loadu_si128((const __m128i *)(const void *)f);
+    }
     __m128i ok = _mm_set1_epi32(-1);
     for (; i + 4 <= n; i += 4) {
-        const __m128i *v = (const __m128i *)(const void *)&cn[i];
-        ok = lanes_fit(ok, _mm_loadu_si128(v), b0, l0, none);
-        ok = lanes_fit(ok, _mm_loadu_si128(v + 1), b1, l1, none);
-        ok = lanes_fit(ok, _mm_loadu_si128(v + 2), b2, l2, none);
+        const __m128i *v = (const __m128i *)(const void *)(w + i * lanes);
+        for (size_t k = 0; k < lanes; k++)
+            ok = lanes_fit(ok, _mm_loadu_si128(v + k), base[k], limit[k], free[k]);
     }
     if (!all_lanes(ok))
         return false;
 #endif
     unsigned fine = 1;
     for (; i < n; i++)
-        fine &= (unsigned)lane_fits(cn[i].plane, plane) & (unsigned)lane_fits(cn[i].children[0], child) &
-                (unsigned)lane_fits(cn[i].children[1], child);
+        for (size_t j = 0; j < lanes; j++)
+            fine &= (unsigned)(t->free[j] || lane_fits(w[i * lanes + j], t->test[j]));
     return fine;
+}
+
+static bool clipnodes_fine(const vctx *c)
+{
+    _Static_assert(sizeof(bspkit_clipnode) == 12, "a clipnode is its plane and two children");
+    /* check_clipnode_children's interval: contents [-15, -1] and clipnodes. */
+    const lane_test child = interval(Q_CONTENTS_MIN, (uint64_t)c->clipnodes.n - Q_CONTENTS_MIN);
+    const record_tests t = {3, {interval(0, c->target_n[BK_REC_PLANES]), child, child}, {false}};
+    return records_fine(c->clipnodes.items, c->clipnodes.n, &t);
+}
+
+/* "None" (-1), and for the displacement also 0, or a record of the target:
+ * as in index_fits. */
+static bool brushsides_fine(const vctx *c)
+{
+    _Static_assert(sizeof(bspkit_brushside) == 20 && offsetof(bspkit_brushside, plane) == 0 &&
+                       offsetof(bspkit_brushside, texinfo) == 4 && offsetof(bspkit_brushside, dispinfo) == 8 &&
+                       offsetof(bspkit_brushside, shader) == 16,
+                   "a brush side's lanes: plane, texinfo, dispinfo, bevel and thin, shader");
+    const uint64_t disp = c->target_n[BK_REF_TO_DISPINFO];
+    const record_tests t = {5,
+                            {interval(0, c->target_n[BK_REC_PLANES]), interval(-1, c->target_n[BK_REC_TEXINFO] + 1),
+                             interval(-1, (disp > 0 ? disp : 1) + 1), {0, 0},
+                             interval(-1, c->target_n[BK_REC_SHADERS] + 1)},
+                            {false, false, false, true, false}};
+    return records_fine(c->brushsides.items, c->brushsides.n, &t);
 }
 
 static bool nodes_fine(const vctx *c)
@@ -1727,7 +1766,8 @@ bspkit_result bspkit_validate_ex(bspkit_map *map, unsigned flags, bspkit_report 
     if (c->source || c->titanfall)
         check_texdata(c);
     check_records(c, BRUSHES, NULL, NULL, NULL);
-    check_records(c, BRUSHSIDES, NULL, NULL, NULL);
+    if (!(c->brushsides.ok && brushsides_fine(c)))
+        check_records(c, BRUSHSIDES, NULL, NULL, NULL);
     check_records(c, AREAS, NULL, NULL, NULL);
     check_records(c, AREAPORTALS, NULL, NULL, NULL);
     if (c->source) {

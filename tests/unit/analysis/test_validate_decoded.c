@@ -37,7 +37,9 @@ static void putf(uint8_t *p, float f)
 
 /* Build the little-endian Source sample with `edit` applied, validate, and
  * count the problems on `lump` whose message contains `needle`. */
-static size_t problems_with(void (*edit)(bspkit_builder *), int lump, const char *needle)
+/* The little-endian Source sample with `edit` (or NULL) applied, opened
+ * from *data, which the caller frees after closing the map. */
+static bspkit_map *open_sample(void (*edit)(bspkit_builder *), uint8_t **data)
 {
     bspkit_builder *b;
     bspkit_write_options opts;
@@ -45,12 +47,19 @@ static size_t problems_with(void (*edit)(bspkit_builder *), int lump, const char
     assert_int_equal(bspkit_sample_builder(BSPKIT_SAMPLE_SOURCE_ROOM, &b, &opts, &err), BSPKIT_OK);
     if (edit)
         edit(b);
-    uint8_t *data;
     size_t size;
-    assert_int_equal(bspkit_builder_write(b, &opts, &data, &size, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_builder_write(b, &opts, data, &size, &err), BSPKIT_OK);
     bspkit_builder_free(b);
     bspkit_map *map;
-    assert_int_equal(bspkit_open_memory(data, size, NULL, &map, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_open_memory(*data, size, NULL, &map, &err), BSPKIT_OK);
+    return map;
+}
+
+static size_t problems_with(void (*edit)(bspkit_builder *), int lump, const char *needle)
+{
+    uint8_t *data;
+    bspkit_map *map = open_sample(edit, &data);
+    bspkit_error err;
     bspkit_report rep;
     assert_int_equal(bspkit_validate(map, &rep, &err), BSPKIT_OK);
     size_t hits = 0;
@@ -188,6 +197,69 @@ static void test_references(void **state)
     assert_int_equal(ref_problems(BSPKIT_S_LEAFBRUSHES, "leafbrush 5: brush 1 exceeds 1 brushes"), 1);
 }
 
+/* Eleven brush sides, every field valid or "none" (groups of four and a
+ * tail, as the validator's vector screen reads them), with one field of
+ * one side broken by `side_case` at `side_at`. */
+static int side_at, side_case;
+static uint32_t room_planes, room_texinfo; /* the sample room's counts */
+
+static void set_sides(bspkit_builder *b)
+{
+    static bspkit_brushside many[11];
+    for (int i = 0; i < 11; i++)
+        many[i] = (bspkit_brushside){.plane = (uint32_t)(i % 2), .texinfo = i % 3 ? 0 : -1,
+                                     .dispinfo = i % 2 ? 0 : -1, .shader = -1};
+    bspkit_brushside *s = &many[side_at];
+    switch (side_case) {
+    case 0: s->plane = 60000; break;
+    case 1: s->plane = UINT16_MAX; break; /* the file's fields: unsigned short, shorts */
+    case 2: s->texinfo = 5000; break;
+    case 3: s->texinfo = -2; break;
+    case 4: s->dispinfo = 1; break;
+    case 5: s->dispinfo = INT16_MIN; break;
+    case 6: s->shader = 5000; break; /* no SHADERS lump in Source: not checked */
+    case 7: s->plane = room_planes; break; /* the first past the end */
+    case 8: s->texinfo = (int32_t)room_texinfo; break;
+    case 9: s->plane = room_planes - 1, s->texinfo = (int32_t)room_texinfo - 1; break; /* the last that fit */
+    default: break;
+    }
+    bspkit_error err;
+    assert_int_equal(bspkit_builder_set_brushsides(b, many, 11, &err), BSPKIT_OK);
+}
+
+static void test_brushsides_every_position(void **state)
+{
+    (void)state;
+    uint8_t *data;
+    bspkit_map *map = open_sample(NULL, &data);
+    uint64_t n;
+    assert_int_equal(bspkit_lump_record_count(map, BSPKIT_S_PLANES, &n), BSPKIT_OK);
+    room_planes = (uint32_t)n;
+    assert_int_equal(bspkit_lump_record_count(map, BSPKIT_S_TEXINFO, &n), BSPKIT_OK);
+    room_texinfo = (uint32_t)n;
+    bspkit_close(map);
+    bspkit_free_buffer(data);
+    assert_true(room_planes > 1 && room_texinfo > 1);
+
+    char past_planes[64], past_texinfo[64];
+    snprintf(past_planes, sizeof past_planes, "plane %u exceeds %u", room_planes, room_planes);
+    snprintf(past_texinfo, sizeof past_texinfo, "texinfo %u exceeds %u", room_texinfo, room_texinfo);
+    /* By side_case; NULL: the side stays valid (or is not checked). */
+    const char *const needles[] = {"plane 60000 exceeds", "plane 65535 exceeds", "texinfo 5000 exceeds",
+                                   "texinfo -2 exceeds",  "dispinfo 1 exceeds",  "dispinfo -32768 exceeds",
+                                   NULL,                  past_planes,           past_texinfo,
+                                   NULL,                  NULL};
+    for (side_case = 0; side_case < 11; side_case++)
+        for (side_at = 0; side_at < 11; side_at++) {
+            char needle[96];
+            if (needles[side_case])
+                snprintf(needle, sizeof needle, "brushside %d: %s", side_at, needles[side_case]);
+            size_t hits = problems_with(set_sides, BSPKIT_S_BRUSHSIDES, needles[side_case] ? needle : "");
+            if (hits != (needles[side_case] ? 1u : 0u))
+                fail_msg("case %d at side %d: %zu problems", side_case, side_at, hits);
+        }
+}
+
 static void test_intact(void **state)
 {
     (void)state;
@@ -222,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_overlay),
         cmocka_unit_test(test_displacement),
         cmocka_unit_test(test_references),
+        cmocka_unit_test(test_brushsides_every_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
