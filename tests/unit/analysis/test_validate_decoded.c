@@ -13,6 +13,7 @@
 #include "bspkit/bspkit.h"
 #include "bspkit/write.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,12 +40,12 @@ static void putf(uint8_t *p, float f)
  * count the problems on `lump` whose message contains `needle`. */
 /* The little-endian Source sample with `edit` (or NULL) applied, opened
  * from *data, which the caller frees after closing the map. */
-static bspkit_map *open_sample(void (*edit)(bspkit_builder *), uint8_t **data)
+static bspkit_map *open_sample_of(bspkit_sample_kind sample, void (*edit)(bspkit_builder *), uint8_t **data)
 {
     bspkit_builder *b;
     bspkit_write_options opts;
     bspkit_error err;
-    assert_int_equal(bspkit_sample_builder(BSPKIT_SAMPLE_SOURCE_ROOM, &b, &opts, &err), BSPKIT_OK);
+    assert_int_equal(bspkit_sample_builder(sample, &b, &opts, &err), BSPKIT_OK);
     if (edit)
         edit(b);
     size_t size;
@@ -55,22 +56,34 @@ static bspkit_map *open_sample(void (*edit)(bspkit_builder *), uint8_t **data)
     return map;
 }
 
-static size_t problems_with(void (*edit)(bspkit_builder *), int lump, const char *needle)
+static bspkit_map *open_sample(void (*edit)(bspkit_builder *), uint8_t **data)
+{
+    return open_sample_of(BSPKIT_SAMPLE_SOURCE_ROOM, edit, data);
+}
+
+/* problems_with for any sample; lump -1 counts problems of every lump and kind. */
+static size_t problems_in(bspkit_sample_kind sample, void (*edit)(bspkit_builder *), int lump, const char *needle)
 {
     uint8_t *data;
-    bspkit_map *map = open_sample(edit, &data);
+    bspkit_map *map = open_sample_of(sample, edit, &data);
     bspkit_error err;
     bspkit_report rep;
     assert_int_equal(bspkit_validate(map, &rep, &err), BSPKIT_OK);
     size_t hits = 0;
     for (size_t i = 0; i < rep.count; i++)
-        if (rep.problems[i].lump == lump && strstr(rep.problems[i].message, needle) &&
-            rep.problems[i].code == BSPKIT_ERR_INDEX && rep.problems[i].severity == BSPKIT_SEVERITY_ERROR)
+        if (lump < 0 || (rep.problems[i].lump == lump && strstr(rep.problems[i].message, needle) &&
+                         rep.problems[i].code == BSPKIT_ERR_INDEX &&
+                         rep.problems[i].severity == BSPKIT_SEVERITY_ERROR))
             hits++;
     bspkit_report_free(&rep);
     bspkit_close(map);
     bspkit_free_buffer(data);
     return hits;
+}
+
+static size_t problems_with(void (*edit)(bspkit_builder *), int lump, const char *needle)
+{
+    return problems_in(BSPKIT_SAMPLE_SOURCE_ROOM, edit, lump, needle);
 }
 
 /* sprp v5: one dictionary name, one leaf (0), one 60-byte prop with PropType 3. */
@@ -260,6 +273,125 @@ static void test_brushsides_every_position(void **state)
         }
 }
 
+/* Leafs: the sample's leafs repeated to eleven, then one field of one
+ * leaf out of its interval: found, and only that, at every position.
+ * Quake keeps visibility offsets, Quake 2 and Source clusters. */
+static int leaf_sample, leaf_at, leaf_case;
+static bspkit_leaf sample_leafs[11];
+static uint64_t sample_marks, sample_brushes, sample_rows, sample_vis_bytes;
+
+static void set_leafs(bspkit_builder *b)
+{
+    bspkit_leaf many[11];
+    memcpy(many, sample_leafs, sizeof many);
+    bspkit_leaf *l = &many[leaf_at];
+    switch (leaf_case) {
+    case 0: l->first_leaf_face = (uint32_t)sample_marks, l->num_leaf_faces = 1; break;
+    case 1: l->first_leaf_face = 0, l->num_leaf_faces = (uint32_t)sample_marks + 1; break;
+    case 2: l->cluster = (int32_t)sample_rows, l->vis_offset = (int32_t)sample_vis_bytes; break;
+    case 3: l->cluster = -2, l->vis_offset = -2; break;
+    case 4: l->first_leaf_face = (uint32_t)sample_marks, l->num_leaf_faces = 0; break; /* the last that fit */
+    case 6: l->first_leaf_brush = (uint32_t)sample_brushes, l->num_leaf_brushes = 1; break;
+    default: break;
+    }
+    bspkit_error err;
+    assert_int_equal(bspkit_builder_set_leafs(b, many, 11, &err), BSPKIT_OK);
+}
+
+static void test_leafs_every_position(void **state)
+{
+    (void)state;
+    static const bspkit_sample_kind samples[] = {BSPKIT_SAMPLE_QUAKE_ROOM, BSPKIT_SAMPLE_QUAKE2_ROOM,
+                                            BSPKIT_SAMPLE_SOURCE_ROOM};
+    static const int leaf_lumps[] = {BSPKIT_Q_LEAFS, BSPKIT_Q2_LEAFS, BSPKIT_S_LEAFS};
+    for (leaf_sample = 0; leaf_sample < 3; leaf_sample++) {
+        bspkit_builder *b;
+        bspkit_write_options opts;
+        bspkit_error err;
+        assert_int_equal(bspkit_sample_builder(samples[leaf_sample], &b, &opts, &err), BSPKIT_OK);
+        uint8_t *data;
+        size_t size;
+        assert_int_equal(bspkit_builder_write(b, &opts, &data, &size, &err), BSPKIT_OK);
+        bspkit_builder_free(b);
+        bspkit_map *map;
+        assert_int_equal(bspkit_open_memory(data, size, NULL, &map, &err), BSPKIT_OK);
+        const bspkit_leaf *leafs;
+        const uint32_t *marks, *brush_list;
+        size_t n, nm, nb;
+        uint32_t rows, row_bytes;
+        assert_int_equal(bspkit_get_leafs(map, &leafs, &n, &err), BSPKIT_OK);
+        assert_int_equal(bspkit_get_leaf_faces(map, &marks, &nm, &err), BSPKIT_OK);
+        assert_int_equal(bspkit_get_leaf_brushes(map, &brush_list, &nb, &err), BSPKIT_OK);
+        assert_int_equal(bspkit_vis_dimensions(map, &rows, &row_bytes, &err), BSPKIT_OK);
+        bspkit_lump_info vis;
+        assert_int_equal(bspkit_get_lump_info(map,
+                                              leaf_sample == 0   ? BSPKIT_Q_VISIBILITY
+                                              : leaf_sample == 1 ? BSPKIT_Q2_VISIBILITY
+                                                                 : BSPKIT_S_VISIBILITY,
+                                              &vis),
+                         BSPKIT_OK);
+        assert_true(n >= 2 && nm >= 1 && rows >= 1);
+        for (int i = 0; i < 11; i++)
+            sample_leafs[i] = leafs[i < (int)n ? i : (int)n - 1];
+        sample_marks = nm;
+        sample_brushes = nb;
+        sample_rows = rows;
+        sample_vis_bytes = vis.length;
+        bspkit_close(map);
+        bspkit_free_buffer(data);
+
+        /* The eleven leafs may cost the sample problems of their own
+         * (Quake 2 leafs naming areas, for one); each case adds one. */
+        leaf_case = -1;
+        leaf_at = 0;
+        const size_t clean_all = problems_in(samples[leaf_sample], set_leafs, -1, "");
+        assert_int_equal(problems_in(samples[leaf_sample], set_leafs, leaf_lumps[leaf_sample], ""), 0);
+        char needle[96];
+        for (leaf_case = 0; leaf_case < 7; leaf_case++)
+            for (leaf_at = 0; leaf_at < 11; leaf_at++) {
+                const char *want = NULL;
+                switch (leaf_case) {
+                case 0:
+                    snprintf(needle, sizeof needle, "first_leaf_face+num_leaf_faces %" PRIu64 " exceeds",
+                             sample_marks + 1);
+                    want = needle;
+                    break;
+                case 1:
+                    snprintf(needle, sizeof needle, "first_leaf_face+num_leaf_faces %" PRIu64 " exceeds",
+                             sample_marks + 1);
+                    want = needle;
+                    break;
+                case 2:
+                case 3:
+                    /* Quake's leaf 0 is never looked up: its offset is not checked. */
+                    if (leaf_sample == 0 && leaf_at == 0)
+                        break;
+                    if (leaf_sample == 0)
+                        snprintf(needle, sizeof needle, "vis_offset %d outside",
+                                 leaf_case == 2 ? (int)sample_vis_bytes : -2);
+                    else
+                        snprintf(needle, sizeof needle, "cluster %d exceeds", leaf_case == 2 ? (int)sample_rows : -2);
+                    want = needle;
+                    break;
+                case 6:
+                    /* Quake has no leaf brushes: nothing to exceed. */
+                    if (leaf_sample == 0)
+                        break;
+                    snprintf(needle, sizeof needle, "first_leaf_brush+num_leaf_brushes %" PRIu64 " exceeds",
+                             sample_brushes + 1);
+                    want = needle;
+                    break;
+                default: break;
+                }
+                size_t all = problems_in(samples[leaf_sample], set_leafs, -1, "");
+                size_t hits = problems_in(samples[leaf_sample], set_leafs, leaf_lumps[leaf_sample], want ? want : "");
+                if (hits != (want ? 1u : 0u) || all != clean_all + hits)
+                    fail_msg("sample %d case %d at leaf %d: %zu problems on LEAFS, %zu in all", leaf_sample,
+                             leaf_case, leaf_at, hits, all);
+            }
+    }
+}
+
 static void test_intact(void **state)
 {
     (void)state;
@@ -295,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_displacement),
         cmocka_unit_test(test_references),
         cmocka_unit_test(test_brushsides_every_position),
+        cmocka_unit_test(test_leafs_every_position),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
