@@ -61,6 +61,9 @@ typedef struct token {
     size_t len;
 } token;
 
+/* Bytes a pair array holds past its pairs, for parse_plain's quote offsets. */
+#define PLAIN_SLACK 64
+
 typedef struct parser {
     const uint8_t *base, *p, *end;
     uint64_t line;
@@ -441,11 +444,15 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
     if (len > UINT32_MAX || quotes % 4 != 0 || quotes / 4 > ps->pair_cap || opens > ps->ent_cap ||
         st->cap < len + 1)
         return false;
-    /* Room for the last piece's sixteen offsets. */
+    /* The quotes' offsets, and room for the last piece's sixteen. Past a
+     * few hundred they go at the end of the pair array (6 bytes a quote,
+     * PLAIN_SLACK more), which they fill as they are read: pair i, written
+     * over bytes 24i .. 24i + 24, reads its four offsets first, and the
+     * next pair's start at byte 2 x quotes + 16(i + 1), past those. */
     uint32_t small[512 + 16];
-    uint32_t *at = quotes <= 512 ? small : malloc((quotes + 16) * sizeof *at);
-    if (!at)
-        return false;
+    uint32_t *at = quotes <= 512 ? small : (uint32_t *)(void *)((char *)out->pairs + quotes / 4 * 24 - 4 * quotes);
+    _Static_assert(sizeof(bspkit_keyvalue) == 24 && 16 * sizeof(uint32_t) <= PLAIN_SLACK,
+                   "a pair takes 24 bytes, four offsets 16");
     char *copy = st->arena;
     const __m128i newline = _mm_set1_epi8('\n');
     size_t n = 0;           /* quotes so far */
@@ -534,7 +541,10 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
         copy[len] = '\0';
         bspkit_keyvalue *kv = out->pairs;
         for (size_t i = 0; i < n; i += 4, kv++) {
-            uint32_t k0 = at[i], k1 = at[i + 1], v0 = at[i + 2], v1 = at[i + 3];
+            /* Read as bytes: the stores below may overlap them. */
+            uint32_t q[4];
+            memcpy(q, at + i, sizeof q);
+            uint32_t k0 = q[0], k1 = q[1], v0 = q[2], v1 = q[3];
             copy[k1] = '\0';
             copy[v1] = '\0';
             kv->key = copy + k0 + 1;
@@ -547,8 +557,6 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
     } else {
         out->count = 0;
     }
-    if (at != small)
-        free(at);
     return ok;
 }
 
@@ -826,7 +834,7 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
     size_t quotes, opens;
     count_marks(base, len, &quotes, &opens);
     if (quotes >= 4) {
-        ents->pairs = malloc(quotes / 4 * sizeof *ents->pairs);
+        ents->pairs = malloc(quotes / 4 * sizeof *ents->pairs + PLAIN_SLACK);
         ps.pair_cap = quotes / 4;
     }
     if (opens > 0) {
