@@ -17,7 +17,6 @@
 /* x86-64 hosts with AVX2 project two vertices per step (chosen at run
  * time: the library is built for plain x86-64). */
 #if BK_CPU_AVX2
-#define BK_LM_AVX2 1
 #include <immintrin.h>
 #endif
 
@@ -203,7 +202,7 @@ static bool quake_extents(const lm_ctx *c, const bspkit_face *f, const bspkit_te
 #endif
 }
 
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
 /* corner_bounds two vertices per step: the double lanes are (s, t) of one
  * vertex and (s, t) of the next, the float lanes likewise. Every lane
  * operation is the scalar one, in the same order (no fused multiply-add:
@@ -297,15 +296,6 @@ __attribute__((target("avx2"))) static bool quake_extents_avx2(const lm_ctx *c, 
 
 #endif
 
-static bool use_avx2(void)
-{
-#if BK_LM_AVX2
-    return bk_cpu_has_avx2();
-#else
-    return false;
-#endif
-}
-
 /* One face's entry. `avx2` is a constant at each call site, so each face
  * loop below inlines one extents path. */
 static inline __attribute__((always_inline)) void quake_face(const lm_ctx *c, size_t i, const bspkit_face *f,
@@ -325,7 +315,7 @@ static inline __attribute__((always_inline)) void quake_face(const lm_ctx *c, si
         size[0] = d->lmwidth;
         size[1] = d->lmheight;
     } else {
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
         bool ok = avx2 ? quake_extents_avx2(c, f, ti, mins, size) : quake_extents(c, f, ti, mins, size);
 #else
         (void)avx2;
@@ -386,7 +376,7 @@ static bool double_grid(const lm_ctx *c, const bspkit_face *f, const bspkit_texi
     return grid_from_double(l[0], l[1], h[0], h[1], size);
 }
 
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
 /* double_grid on the AVX2 path: corner_bounds_avx2's double lanes, then
  * grid_from_double's steps on both axes at once (AVX's floor and ceil are
  * exact, as the truncation there is). */
@@ -469,7 +459,7 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
     if (c->decoupled && i < c->decoupled_n)
         return true;
     int32_t size[2];
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
     bool ok = avx2 ? double_grid_avx2(c, f, ti, size) : double_grid(c, f, ti, size);
 #else
     (void)avx2;
@@ -695,7 +685,7 @@ __attribute__((flatten)) static void screen_quake(const lm_ctx *c, size_t first,
     quake_faces(c, first, n, true, NULL, may, false);
 }
 
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
 __attribute__((target("avx2"), flatten)) static void fill_quake_avx2(const lm_ctx *c, size_t first, size_t n,
                                                                       bspkit_face_lightmap *items)
 {
@@ -711,7 +701,7 @@ __attribute__((target("avx2"), flatten)) static void screen_quake_avx2(const lm_
 
 void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, bspkit_face_lightmap *out)
 {
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
     if (c->avx2) {
         fill_quake_avx2(c, first, n, out);
         return;
@@ -722,7 +712,7 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, 
 
 void bk_lightmap_faces_screen(const bk_lightmap_faces *c, size_t first, size_t n, bool *may)
 {
-#if BK_LM_AVX2
+#if BK_CPU_AVX2
     if (c->avx2) {
         screen_quake_avx2(c, first, n, may);
         return;
@@ -752,7 +742,7 @@ static bspkit_result prepare(bspkit_map *map, bool hdr, lm_ctx *c, bspkit_error 
     c->map = map;
     c->rgb_luxels = (bk_map_traits(map) & BK_TRAIT_RGB_LIGHTMAPS) != 0;
     c->no_lightmap = bk_map_no_lightmap_flags(map);
-    c->avx2 = use_avx2();
+    c->avx2 = bk_cpu_has_avx2();
     const uint8_t *light;
     if ((r = bspkit_get_lighting(map, hdr, &light, &c->light_size, err)) != BSPKIT_OK)
         return r;
