@@ -614,6 +614,20 @@ static __attribute__((noinline, cold)) void lightmap_short(vctx *c, const face_p
                 i, f->light_offset, need, fp->ld->size, fp->ld->name);
 }
 
+/* The steps of light_offset_checked once whether the face's texinfo says
+ * it is drawn without a lightmap (`unlit`) is known. */
+static inline __attribute__((always_inline)) bool light_offset_usable(vctx *c, const face_pass *fp, size_t i,
+                                                                      const bspkit_face *f, bool unlit)
+{
+    if (f->light_offset == -1 || unlit)
+        return false;
+    if (f->light_offset < 0 || (size_t)f->light_offset >= fp->ld->size) {
+        light_offset_outside(c, fp, i, f);
+        return false;
+    }
+    return true;
+}
+
 /* A face's light offset checked, when the map has lighting data: true
  * when its lightmap's size is to be compared (it is lit and starts inside
  * the lighting lump). With `flags` (the Quake family: a constant at the
@@ -623,21 +637,13 @@ static inline __attribute__((always_inline)) bool light_offset_checked(vctx *c, 
                                                                        const bspkit_face *f, bool flags,
                                                                        const bspkit_texinfo **ti)
 {
-    const light_data *ld = fp->ld;
     *ti = NULL;
     if (f->light_offset == -1)
         return false;
-    if (flags) {
-        /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+    /* Sky and liquids: Quake's one special flag, Quake 2's SKY and WARP. */
+    if (flags)
         *ti = face_texinfo(c, f);
-        if (*ti && ((*ti)->flags & fp->no_lightmap))
-            return false;
-    }
-    if (f->light_offset < 0 || (size_t)f->light_offset >= ld->size) {
-        light_offset_outside(c, fp, i, f);
-        return false;
-    }
-    return true;
+    return light_offset_usable(c, fp, i, f, *ti && ((*ti)->flags & fp->no_lightmap));
 }
 
 /* `lm` is the face's lightmap entry, as bspkit_get_face_lightmaps() gives
@@ -730,16 +736,10 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
         few_edges(c, &qp->fp, i, f);
     const bk_lightmap_faces *lf = qp->lf;
     if (lf->style_bytes_bound && (uint32_t)f->texinfo < lf->texinfo_n) {
-        /* light_offset_checked's steps, with the texinfo's flags read from
-         * its entry in the bound table (0: drawn without a lightmap), which
-         * the size check reads next anyway. */
-        if (f->light_offset == -1 || lf->style_bytes_bound[f->texinfo] == 0)
-            return;
-        if (f->light_offset < 0 || (size_t)f->light_offset >= qp->fp.ld->size) {
-            light_offset_outside(c, &qp->fp, i, f);
-            return;
-        }
-        if (bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
+        /* The texinfo's flags read from its entry in the bound table (0:
+         * drawn without a lightmap), which the size check reads next anyway. */
+        if (light_offset_usable(c, &qp->fp, i, f, lf->style_bytes_bound[f->texinfo] == 0) &&
+            bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
             quake_face_size(c, qp, i, f);
         return;
     }
@@ -972,8 +972,8 @@ static void check_clipnode_children(vctx *c, size_t i, const void *rec, void *ar
     }
 }
 
-/* Node and clipnode screens: true only when check_records would find
- * nothing in any record (then it need not run). Each field they check is
+/* Clipnode, node and brush side screens: true only when check_records
+ * would find nothing in any record (then it need not run). Each field they check is
  * tested as (uint32_t)(value - base) < limit, a 32-bit lane of a vector.
  * Limits are cut to 2^31, which only makes a test stricter: a value below
  * the interval's start then wraps to 2^31 or more and fails, as do values
@@ -1093,6 +1093,8 @@ static bool brushsides_fine(const vctx *c)
     return records_fine(c->brushsides.items, c->brushsides.n, &t);
 }
 
+/* Nodes have vectors of their own rather than records_fine's: eight of a
+ * node's twelve lanes are free, and the span's sum needs two lanes added. */
 static bool nodes_fine(const vctx *c)
 {
     const bspkit_node *nd = c->nodes.items;

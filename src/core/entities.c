@@ -430,8 +430,8 @@ static inline uint64_t lane_sum(__m128i v)
  * copy, their closing quotes turned into NULs: the same bytes and lengths
  * the token reader gives. True when the list is complete; false when the
  * text has another shape (the token reader then starts over and reports
- * whatever is wrong) or memory for the offsets ran out. `quotes` and
- * `opens` are count_marks' counts, which the arrays were sized for. Always
+ * whatever is wrong). `quotes` and `opens` are count_marks' counts, which
+ * the arrays were sized for (the pairs with PLAIN_SLACK more). Always
  * inlined into one SSE2 and one AVX2 build of it. */
 static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t quotes, size_t opens,
                                                              piece_masks (*scan)(const uint8_t *, char *),
