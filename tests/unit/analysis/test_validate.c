@@ -83,6 +83,21 @@ enum {
 
 static const char base_entities[] = "{\n\"classname\" \"worldspawn\"\n}\n";
 
+/* The room's bounds, as nodes and leafs store them. */
+static const int16_t room_box[6] = {-8, -8, -8, 72, 72, 8};
+
+/* One BSP29 node: plane, children, the room's box, faces first .. first + num. */
+static void put_node(buf *b, uint32_t plane, int16_t front, int16_t back, uint16_t first_face, uint16_t num_faces)
+{
+    put_u32(b, plane);
+    put_i16(b, front);
+    put_i16(b, back);
+    for (int k = 0; k < 6; k++)
+        put_i16(b, room_box[k]);
+    put_u16(b, first_face);
+    put_u16(b, num_faces);
+}
+
 static void build_lumps(testmap *t, const char *entities)
 {
     memset(t, 0, sizeof *t);
@@ -118,14 +133,7 @@ static void build_lumps(testmap *t, const char *entities)
     put_u8(&L[BSPKIT_Q_VISIBILITY], 0x01);
 
     /* node 0: front = leaf 1, back = leaf 0 */
-    put_u32(&L[BSPKIT_Q_NODES], 0);
-    put_i16(&L[BSPKIT_Q_NODES], -2);
-    put_i16(&L[BSPKIT_Q_NODES], -1);
-    const int16_t box[6] = {-8, -8, -8, 72, 72, 8};
-    for (int k = 0; k < 6; k++)
-        put_i16(&L[BSPKIT_Q_NODES], box[k]);
-    put_u16(&L[BSPKIT_Q_NODES], 0);
-    put_u16(&L[BSPKIT_Q_NODES], 1);
+    put_node(&L[BSPKIT_Q_NODES], 0, -2, -1, 0, 1);
 
     const float tv[8] = {1, 0, 0, 0, 0, 1, 0, 0};
     for (int k = 0; k < 8; k++)
@@ -156,7 +164,7 @@ static void build_lumps(testmap *t, const char *entities)
         put_i32(&L[BSPKIT_Q_LEAFS], contents[i]);
         put_i32(&L[BSPKIT_Q_LEAFS], visofs[i]);
         for (int k = 0; k < 6; k++)
-            put_i16(&L[BSPKIT_Q_LEAFS], box[k]);
+            put_i16(&L[BSPKIT_Q_LEAFS], room_box[k]);
         put_u16(&L[BSPKIT_Q_LEAFS], 0);
         put_u16(&L[BSPKIT_Q_LEAFS], nmark[i]);
         put_u32(&L[BSPKIT_Q_LEAFS], 0);
@@ -500,16 +508,8 @@ static testmap many_tree_records(void)
         put_i16(&t.lump[BSPKIT_Q_CLIPNODES], -15);
         put_i16(&t.lump[BSPKIT_Q_CLIPNODES], 10);
     }
-    const int16_t box[6] = {-8, -8, -8, 72, 72, 8};
-    for (int i = 1; i < 5; i++) {
-        put_u32(&t.lump[BSPKIT_Q_NODES], 1);
-        put_i16(&t.lump[BSPKIT_Q_NODES], -2);
-        put_i16(&t.lump[BSPKIT_Q_NODES], 4);
-        for (int k = 0; k < 6; k++)
-            put_i16(&t.lump[BSPKIT_Q_NODES], box[k]);
-        put_u16(&t.lump[BSPKIT_Q_NODES], 0);
-        put_u16(&t.lump[BSPKIT_Q_NODES], 1);
-    }
+    for (int i = 1; i < 5; i++)
+        put_node(&t.lump[BSPKIT_Q_NODES], 1, -2, 4, 0, 1);
     return t;
 }
 

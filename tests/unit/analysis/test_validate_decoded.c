@@ -305,16 +305,9 @@ static void test_leafs_every_position(void **state)
                                             BSPKIT_SAMPLE_SOURCE_ROOM};
     static const int leaf_lumps[] = {BSPKIT_Q_LEAFS, BSPKIT_Q2_LEAFS, BSPKIT_S_LEAFS};
     for (leaf_sample = 0; leaf_sample < 3; leaf_sample++) {
-        bspkit_builder *b;
-        bspkit_write_options opts;
-        bspkit_error err;
-        assert_int_equal(bspkit_sample_builder(samples[leaf_sample], &b, &opts, &err), BSPKIT_OK);
         uint8_t *data;
-        size_t size;
-        assert_int_equal(bspkit_builder_write(b, &opts, &data, &size, &err), BSPKIT_OK);
-        bspkit_builder_free(b);
-        bspkit_map *map;
-        assert_int_equal(bspkit_open_memory(data, size, NULL, &map, &err), BSPKIT_OK);
+        bspkit_map *map = open_sample_of(samples[leaf_sample], NULL, &data);
+        bspkit_error err;
         const bspkit_leaf *leafs;
         const uint32_t *marks, *brush_list;
         size_t n, nm, nb;
