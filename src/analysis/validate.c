@@ -1257,16 +1257,23 @@ static void check_vis_rows(vctx *c)
      * bk_vis_row_check, which says why. */
     bk_vis_rows v;
     bool direct = bk_vis_rows_init(c->map, &v);
+    /* Usually the rows follow one another and all of them are shown to
+     * decode at once; then only clusters whose rows start outside the lump
+     * are asked one by one (leafs with such offsets are reported with the
+     * leafs, and skipped below). */
+    bool together = direct && bk_vis_rows_fine_together(&v, rows, !c->quake3);
     if (c->cluster_vis) {
         for (uint32_t i = 0; i < rows && !c->nomem; i++) {
-            if (!(direct && bk_vis_row_fine(&v, i, BSPKIT_VIS_PVS)) &&
+            if (!(together && bk_vis_row_inside(&v, i, BSPKIT_VIS_PVS)) &&
+                !(direct && bk_vis_row_fine(&v, i, BSPKIT_VIS_PVS)) &&
                 bk_vis_row_check(c->map, i, BSPKIT_VIS_PVS, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PVS of cluster", &e);
-            if (!c->quake3 && !(direct && bk_vis_row_fine(&v, i, BSPKIT_VIS_PAS)) &&
+            if (!c->quake3 && !(together && bk_vis_row_inside(&v, i, BSPKIT_VIS_PAS)) &&
+                !(direct && bk_vis_row_fine(&v, i, BSPKIT_VIS_PAS)) &&
                 bk_vis_row_check(c->map, i, BSPKIT_VIS_PAS, &e) != BSPKIT_OK)
                 vis_failure(c, i, "PAS of cluster", &e);
         }
-    } else if (c->leafs.ok) {
+    } else if (c->leafs.ok && !together) {
         const bspkit_leaf *leafs = c->leafs.items;
         uint32_t vis_size = c->vis_size;
         /* Row i is leaf i + 1; leaf 0 is the shared solid leaf. Leaves

@@ -4,6 +4,7 @@
 #include "core/family.h"
 #include "core/vis_rle.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int vis_lump(const bspkit_map *map) { return bk_map_lump_for(map, BK_ROLE_VISIBILITY); }
@@ -146,26 +147,83 @@ bool bk_vis_rows_init(bspkit_map *map, bk_vis_rows *v)
     return true;
 }
 
+/* Where row `index` of `kind` starts in the lump (*ofs, not yet checked
+ * against the lump): 1, or 0 for a leaf without visibility data (nothing to
+ * decode), or -1 when there is no such row. Not for bitset rows. */
+static int row_start(const bk_vis_rows *v, uint32_t index, bspkit_vis_kind kind, int64_t *ofs)
+{
+    if (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS)
+        return -1;
+    if (v->cluster) {
+        if (index >= v->rows)
+            return -1;
+        *ofs = rd_i32(v->lump + 4 + 8ull * index + 4ull * kind, v->big_endian);
+        return 1;
+    }
+    if (kind != BSPKIT_VIS_PVS || index == 0 || index > v->rows || index >= v->nleafs)
+        return -1;
+    *ofs = v->leafs[index].vis_offset;
+    return *ofs < 0 ? 0 : 1;
+}
+
 /* vis_row()'s checks in the same order, without an error to fill. */
 bool bk_vis_row_fine(const bk_vis_rows *v, uint32_t index, bspkit_vis_kind kind)
 {
-    if (kind != BSPKIT_VIS_PVS && kind != BSPKIT_VIS_PAS)
-        return false;
-    int64_t ofs;
     if (v->bitset)
         return kind == BSPKIT_VIS_PVS && index < v->rows;
-    if (v->cluster) {
-        if (index >= v->rows)
-            return false;
-        ofs = rd_i32(v->lump + 4 + 8ull * index + 4ull * kind, v->big_endian);
-    } else {
-        if (kind != BSPKIT_VIS_PVS || index == 0 || index > v->rows || index >= v->nleafs)
-            return false;
-        ofs = v->leafs[index].vis_offset;
-        if (ofs < 0)
-            return true;
-    }
+    int64_t ofs;
+    int start = row_start(v, index, kind, &ofs);
+    if (start <= 0)
+        return start == 0;
     if (ofs < 0 || (uint64_t)ofs >= v->size)
         return false;
     return bk_vis_walk(v->lump + ofs, v->size - (size_t)ofs, v->row_bytes, NULL) == BSPKIT_OK;
+}
+
+bool bk_vis_row_inside(const bk_vis_rows *v, uint32_t index, bspkit_vis_kind kind)
+{
+    int64_t ofs;
+    return !v->bitset && row_start(v, index, kind, &ofs) == 1 && ofs >= 0 && (uint64_t)ofs < v->size;
+}
+
+/* Marks a row that starts inside the lump. */
+static inline void mark_start(int64_t ofs, size_t size, uint64_t *marks, size_t *first, size_t *last)
+{
+    if (ofs < 0 || (uint64_t)ofs >= size)
+        return;
+    size_t at = (size_t)ofs;
+    marks[at / 64] |= UINT64_C(1) << (at % 64);
+    *first = at < *first ? at : *first;
+    *last = at > *last ? at : *last;
+}
+
+bool bk_vis_rows_fine_together(const bk_vis_rows *v, uint32_t count, bool pas)
+{
+    if (v->bitset || v->size == 0)
+        return false;
+    uint64_t *marks = calloc(v->size / 64 + 1, sizeof *marks);
+    if (!marks)
+        return false;
+    size_t first = SIZE_MAX, last = 0;
+    if (v->cluster) {
+        /* Clusters 0 .. count - 1: the table of (PVS, PAS) offsets after the count. */
+        uint32_t n = count < v->rows ? count : v->rows;
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t *at = v->lump + 4 + 8ull * i;
+            mark_start(rd_i32(at, v->big_endian), v->size, marks, &first, &last);
+            if (pas)
+                mark_start(rd_i32(at + 4, v->big_endian), v->size, marks, &first, &last);
+        }
+    } else {
+        /* Leafs 1 .. count (leaf 0 has no row); a negative offset has no row either. */
+        uint64_t end = (uint64_t)(count < v->rows ? count : v->rows) + 1;
+        if (end > v->nleafs)
+            end = v->nleafs;
+        for (uint64_t i = 1; i < end; i++)
+            mark_start(v->leafs[i].vis_offset, v->size, marks, &first, &last);
+    }
+    bool fine = first == SIZE_MAX || (bk_vis_marks_start_codes(v->lump, v->size, first, last, marks) &&
+                                      bk_vis_walk(v->lump + last, v->size - last, v->row_bytes, NULL) == BSPKIT_OK);
+    free(marks);
+    return fine;
 }

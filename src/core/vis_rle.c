@@ -182,3 +182,60 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
         *consumed = in;
     return out < row_bytes ? BSPKIT_ERR_VISIBILITY : BSPKIT_OK;
 }
+
+/* Zero bytes of src[0..n) (n <= 64) as bits. */
+static inline uint64_t zero_bits(const uint8_t *src, size_t n)
+{
+    uint64_t m = 0;
+#if defined(__SSE2__)
+    if (n == 64) {
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)src),
+                      v1 = _mm_loadu_si128((const __m128i *)(const void *)(src + 16)),
+                      v2 = _mm_loadu_si128((const __m128i *)(const void *)(src + 32)),
+                      v3 = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
+        return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, zero)) |
+               (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, zero)) << 16 |
+               (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, zero)) << 32 |
+               (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, zero)) << 48;
+    }
+#endif
+    for (size_t k = 0; k < n; k++)
+        m |= (uint64_t)(src[k] == 0) << k;
+    return m;
+}
+
+bool bk_vis_marks_start_codes(const uint8_t *src, size_t size, size_t from, size_t last, const uint64_t *marks)
+{
+    if (from > last || last >= size)
+        return false;
+    /* Blocks of 64 bytes aligned to src, so each is one word of marks. */
+    uint64_t carry = 0; /* the block's first byte is the count of a zero just before it */
+    for (size_t block = from / 64; block <= last / 64; block++) {
+        size_t base = block * 64, n = size - base < 64 ? size - base : 64;
+        uint64_t m = zero_bits(src + base, n);
+        if (block == from / 64)
+            m &= ~UINT64_C(0) << (from % 64); /* what comes before `from` is not read */
+        uint64_t counts = (m << 1) | carry;
+        if (m & counts) {
+            /* A zero where a count stands (a count of 0): the zeros are
+             * taken one by one, each either a count or the start of a run. */
+            counts = carry;
+            carry = 0;
+            for (uint64_t z = m; z; z &= z - 1) {
+                unsigned k = (unsigned)__builtin_ctzll(z);
+                if ((counts >> k) & 1)
+                    continue;
+                if (k == 63)
+                    carry = 1;
+                else
+                    counts |= UINT64_C(1) << (k + 1);
+            }
+        } else {
+            carry = m >> 63;
+        }
+        if (counts & marks[block])
+            return false;
+    }
+    return true;
+}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,74 @@ static void test_walk_compiled_rows(void **state)
     assert_true(whole_blocks > 500); /* many blocks inside rows, not only rows' ends */
 }
 
+/* Which bytes of src[from..n) start a code (a literal, or a zero and its
+ * count), reading one code after another from `from`: 1 per such byte. */
+static void code_starts(const uint8_t *src, size_t n, size_t from, uint8_t *starts)
+{
+    memset(starts, 0, n);
+    for (size_t in = from; in < n;) {
+        starts[in] = 1;
+        in += src[in] ? 1 : 2;
+    }
+}
+
+/* Marked positions against the plain reading above: true exactly when no
+ * marked byte in [from, last] is a count. Code streams mix counts of 0 (a
+ * zero right after a zero), so blocks take both the mask path and the
+ * zero-by-zero one; `from` and the marks fall at block edges too. */
+static void test_marks_start_codes_match_reference(void **state)
+{
+    (void)state;
+    enum { CAP = 1024 };
+    uint8_t src[CAP], starts[CAP];
+    uint64_t marks[CAP / 64 + 1];
+    uint32_t seed = 99;
+    unsigned yes = 0, no = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = make_row(&seed, src, CAP);
+        if (n < 2)
+            continue;
+        size_t from = trial % 4 == 0 ? 64 * (next(&seed) % (n / 64 + 1)) : next(&seed) % n;
+        if (from >= n)
+            from = n - 1;
+        code_starts(src, n, from, starts);
+        memset(marks, 0, sizeof marks);
+        /* The marks: `from`, then code starts (and, in some trials, one
+         * more byte), the last of them `last`. */
+        size_t last = from;
+        marks[from / 64] |= UINT64_C(1) << (from % 64);
+        for (size_t p = from + 1; p < n; p++)
+            if (starts[p] && next(&seed) % 8 == 0) {
+                marks[p / 64] |= UINT64_C(1) << (p % 64);
+                last = p;
+            }
+        if (trial % 2) {
+            /* In half of these the first count from a random byte on. */
+            size_t p = from + next(&seed) % (n - from);
+            while (trial % 4 == 1 && p + 1 < n && starts[p])
+                p++;
+            marks[p / 64] |= UINT64_C(1) << (p % 64);
+            last = p > last ? p : last;
+        }
+        bool want = true;
+        for (size_t p = from; p <= last; p++)
+            if (((marks[p / 64] >> (p % 64)) & 1) && !starts[p])
+                want = false;
+        bool got = bk_vis_marks_start_codes(src, n, from, last, marks);
+        if (got != want)
+            fail_msg("trial %d: %zu bytes from %zu to %zu: %d, the reading says %d", trial, n, from, last, got, want);
+        yes += want;
+        no += !want;
+    }
+    assert_true(yes > 1000 && no > 400); /* both answers, many times */
+    /* Outside the code: no answer. */
+    const uint8_t one[] = {5, 6};
+    uint64_t all = ~UINT64_C(0);
+    assert_false(bk_vis_marks_start_codes(one, 2, 1, 0, &all));
+    assert_false(bk_vis_marks_start_codes(one, 2, 0, 2, &all));
+    assert_true(bk_vis_marks_start_codes(one, 2, 0, 1, &all));
+}
+
 static void test_walk_arguments(void **state)
 {
     (void)state;
@@ -168,6 +237,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decoder_and_walk_match_reference),
         cmocka_unit_test(test_walk_compiled_rows),
+        cmocka_unit_test(test_marks_start_codes_match_reference),
         cmocka_unit_test(test_walk_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
