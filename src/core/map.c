@@ -173,10 +173,93 @@ void *bk_calloc_array(bspkit_map *map, size_t count, size_t elem, int lump, bspk
     return alloc_array(map, count, elem, lump, true, err);
 }
 
-/* Decoded arrays: every record is written whole by its decoder, so the
- * memory is not cleared first (that would write it twice). */
-static void *records_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bspkit_error *err)
+/* Maps whose decoded arrays add up to at most this many bytes take them
+ * all from one block: on a small map an allocation and its free cost more
+ * than decoding the array. */
+#define ARENA_MAX ((size_t)64 * 1024)
+
+/* Under AddressSanitizer the block is poisoned but for the arrays handed
+ * out, with 16 poisoned bytes after each: a decoder writing past its array
+ * is caught as it would be in a block of its own. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BK_ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(BK_ARENA_ASAN)
+#define BK_ARENA_ASAN 1
+#endif
+#ifdef BK_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define ARENA_GUARD ((size_t)16)
+#else
+#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
+#define ARENA_GUARD ((size_t)0)
+#endif
+
+static size_t arena_slot(size_t bytes) { return ((bytes + 15) & ~(size_t)15) + ARENA_GUARD; }
+
+/* The bytes every decoded array the directory describes would take, or
+ * SIZE_MAX past ARENA_MAX. */
+static size_t decoded_total(const bspkit_map *map)
 {
+    size_t total = 0;
+    for (int i = 0; i < map->lump_count; i++) {
+        const bk_lump *l = &map->lumps[i];
+        if (!l->layout.decode || l->layout.decoded < 0 || !l->layout.record_size)
+            continue;
+        size_t n = l->uncompressed_length / l->layout.record_size;
+        if (n > ARENA_MAX || l->layout.native_size > ARENA_MAX)
+            return SIZE_MAX;
+        total += arena_slot(n * l->layout.native_size);
+        if (total > ARENA_MAX)
+            return SIZE_MAX;
+    }
+    return total;
+}
+
+/* `bytes` from the map's shared block, which the first call makes; NULL
+ * when the map's arrays are too large to share one, or it is full (a lump
+ * decoded to more than the directory said) or cannot be had. */
+static void *arena_take(bspkit_map *map, size_t bytes)
+{
+    if (!map->arena_sized) {
+        map->arena_sized = true;
+        size_t total = decoded_total(map);
+        if (total != SIZE_MAX && total > 0 && (map->arena = bk_raw_alloc(map, total, false)) != NULL) {
+            map->arena_size = total;
+            ASAN_POISON_MEMORY_REGION(map->arena, total);
+        }
+    }
+    size_t slot = arena_slot(bytes ? bytes : 1);
+    if (!map->arena || slot > map->arena_size - map->arena_used)
+        return NULL;
+    void *p = map->arena + map->arena_used;
+    map->arena_used += slot;
+    ASAN_UNPOISON_MEMORY_REGION(p, bytes);
+    return p;
+}
+
+/* Decoded arrays: every record is written whole by its decoder, so the
+ * memory is not cleared first (that would write it twice). Small ones come
+ * from the arena (*shared: close frees them with it), charged the same. */
+static void *records_alloc(bspkit_map *map, size_t count, size_t elem, int lump, bool *shared, bspkit_error *err)
+{
+    *shared = false;
+    if (elem && count <= ARENA_MAX / elem) {
+        size_t bytes = count * elem;
+        if (bytes == 0)
+            bytes = 1;
+        if (!charge(map, bytes, lump, err))
+            return NULL;
+        void *p = arena_take(map, bytes);
+        if (p) {
+            map->memory_used += bytes;
+            *shared = true;
+            return p;
+        }
+    }
     return alloc_array(map, count, elem, lump, false, err);
 }
 
@@ -458,6 +541,10 @@ void bspkit_close(bspkit_map *map)
     bk_raw_free(map, map->path);
     for (int i = 0; i < BK_REC_COUNT; i++)
         bk_raw_free(map, map->arrays[i].owned);
+    if (map->arena) {
+        ASAN_UNPOISON_MEMORY_REGION(map->arena, map->arena_size);
+        bk_raw_free(map, map->arena);
+    }
     bk_raw_free(map, map->miptex.owned);
     if (map->game_lump_bytes) {
         for (size_t i = 0; i < map->game_lumps.count; i++)
@@ -768,12 +855,17 @@ bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **i
                      * or cached) and are the native records already. */
                     c->items = bytes;
                     c->count = n;
-                } else if (!(c->owned = records_alloc(map, n, l->layout.native_size, lump, &e))) {
-                    c->result = e.code;
                 } else {
-                    l->layout.decode(bytes, n, map->format.big_endian, c->owned);
-                    c->items = c->owned;
-                    c->count = n;
+                    bool shared;
+                    void *out = records_alloc(map, n, l->layout.native_size, lump, &shared, &e);
+                    if (!out) {
+                        c->result = e.code;
+                    } else {
+                        l->layout.decode(bytes, n, map->format.big_endian, out);
+                        c->items = out;
+                        c->owned = shared ? NULL : out;
+                        c->count = n;
+                    }
                 }
             }
         }

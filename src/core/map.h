@@ -93,7 +93,7 @@ typedef struct bk_array_cache {
     bspkit_result result;
     const bspkit_error *error; /* the failure (bk_keep_error), NULL while result is OK */
     const void *items;         /* owned, or the lump's own bytes (records read in place) */
-    void *owned;               /* what close frees; NULL when items are the lump's bytes */
+    void *owned;               /* what close frees; NULL when items are the lump's bytes or in the arena */
     size_t count;
 } bk_array_cache;
 
@@ -134,6 +134,12 @@ struct bspkit_map {
 
     bk_extra_cache extras[EX_COUNT];
     bk_kept *kept; /* every bk_keep_alloc() block, newest first */
+
+    /* A small map's decoded arrays share one block, sized from the
+     * directory when the first is decoded (map.c, records_alloc). */
+    uint8_t *arena;
+    size_t arena_size, arena_used;
+    bool arena_sized;
 };
 
 /* ---- errors ---- */

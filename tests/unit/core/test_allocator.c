@@ -130,6 +130,81 @@ static void test_failing_allocator(void **state)
     bspkit_free(data);
 }
 
+/* A small map's decoded arrays come from one block: decoding every array
+ * of the Quake room calls the allocator once, the arrays lie apart and
+ * aligned, the accounting still charges decoded arrays, and the memory
+ * limit still refuses an array that would pass it. */
+typedef struct span {
+    uintptr_t at;
+    size_t bytes;
+} span;
+
+static int by_start(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+#define DECODE(fn, T)                                                                                  \
+    do {                                                                                               \
+        const T *items_;                                                                               \
+        size_t n_;                                                                                     \
+        assert_int_equal(fn(map, &items_, &n_, &err), BSPKIT_OK);                                      \
+        if (n_ > 0) {                                                                                  \
+            assert_int_equal((uintptr_t)items_ % _Alignof(T), 0);                                     \
+            spans[count++] = (span){(uintptr_t)items_, n_ * sizeof(T)};                                \
+            charged += n_ * sizeof(T);                                                                 \
+        }                                                                                              \
+    } while (0)
+
+static void test_small_map_arrays_share_one_block(void **state)
+{
+    (void)state;
+    uint8_t *data;
+    size_t size;
+    bspkit_error err;
+    assert_int_equal(bspkit_sample_build(BSPKIT_SAMPLE_QUAKE_ROOM, &data, &size, &err), BSPKIT_OK);
+    counter c = {0};
+    bspkit_options opts = {0};
+    opts.allocator = (bspkit_allocator){count_alloc, count_free, &c};
+    bspkit_map *map;
+    assert_int_equal(bspkit_open_memory(data, size, &opts, &map, &err), BSPKIT_OK);
+    size_t calls = c.calls;
+    uint64_t used = bspkit_map_memory_used(map);
+    span spans[16];
+    size_t count = 0, charged = 0;
+    DECODE(bspkit_get_planes, bspkit_plane);
+    DECODE(bspkit_get_vertexes, bspkit_vec3);
+    DECODE(bspkit_get_edges, bspkit_edge);
+    DECODE(bspkit_get_faces, bspkit_face);
+    DECODE(bspkit_get_nodes, bspkit_node);
+    DECODE(bspkit_get_leafs, bspkit_leaf);
+    DECODE(bspkit_get_models, bspkit_model);
+    DECODE(bspkit_get_texinfo, bspkit_texinfo);
+    DECODE(bspkit_get_leaf_faces, uint32_t);
+    DECODE(bspkit_get_clipnodes, bspkit_clipnode);
+    assert_true(count >= 9);
+    assert_int_equal(c.calls, calls + 1);
+    /* Arrays read in place (planes, vertexes) are not charged. */
+    assert_true(bspkit_map_memory_used(map) > used && bspkit_map_memory_used(map) <= used + charged);
+    qsort(spans, count, sizeof spans[0], by_start);
+    for (size_t i = 1; i < count; i++)
+        assert_true(spans[i - 1].at + spans[i - 1].bytes <= spans[i].at);
+    bspkit_close(map);
+    assert_int_equal(c.live_blocks, 0);
+
+    /* A limit just under what the faces need: refused as before. */
+    opts.max_memory = used + 1;
+    assert_int_equal(bspkit_open_memory(data, size, &opts, &map, &err), BSPKIT_OK);
+    const bspkit_face *faces;
+    size_t nf;
+    assert_int_equal(bspkit_get_faces(map, &faces, &nf, &err), BSPKIT_ERR_LIMIT);
+    assert_non_null(strstr(err.message, "memory limit"));
+    bspkit_close(map);
+    assert_int_equal(c.live_blocks, 0);
+    bspkit_free(data);
+}
+
 static void test_half_a_pair_refused(void **state)
 {
     (void)state;
@@ -154,6 +229,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_block_through_hooks),
         cmocka_unit_test(test_failing_allocator),
+        cmocka_unit_test(test_small_map_arrays_share_one_block),
         cmocka_unit_test(test_half_a_pair_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
