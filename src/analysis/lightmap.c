@@ -443,19 +443,11 @@ static inline uint64_t luxel_bound(const bspkit_texinfo *ti, const double range[
     return (uint64_t)(int64_t)cols[0] * (uint64_t)(int64_t)cols[1];
 }
 
-/* Whether face i's entry could need more bytes than the lighting lump has
- * after its light offset. False only where the entry is not lit or fits:
- * by its texinfo's luxel bound, or else by the double grid's size, neither
- * of which the entry's ever exceeds. A face sized by DECOUPLED_LM is left
- * to its entry. `avx2` is a constant at each call site, as in quake_face. */
-static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
-                                                                    bool avx2)
+/* face_may_overflow past its bound test: the face's double grid against
+ * the bytes after its light offset. */
+static inline __attribute__((always_inline)) bool grid_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
+                                                                    const bspkit_texinfo *ti, bool avx2)
 {
-    const bspkit_texinfo *ti = texinfo_of(c, f);
-    /* Most faces' lightmaps end far before the lump does: the bound from
-     * all vertexes' extent clears them without visiting their corners. */
-    if (!ti || (ti->flags & c->no_lightmap) || !bk_lightmap_face_needs_screen(c, i, f, (size_t)(ti - c->texinfo)))
-        return false;
     if (c->decoupled && i < c->decoupled_n)
         return true;
     int32_t size[2];
@@ -470,6 +462,22 @@ static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx
     uint64_t per_luxel = (uint64_t)bk_face_style_count(f) * (c->rgb_luxels ? 3u : 1u);
     uint64_t need = (uint64_t)size[0] * (uint64_t)size[1] * per_luxel;
     return (uint64_t)f->light_offset > c->light_size || need > c->light_size - (uint64_t)f->light_offset;
+}
+
+/* Whether face i's entry could need more bytes than the lighting lump has
+ * after its light offset. False only where the entry is not lit or fits:
+ * by its texinfo's luxel bound, or else by the double grid's size, neither
+ * of which the entry's ever exceeds. A face sized by DECOUPLED_LM is left
+ * to its entry. `avx2` is a constant at each call site, as in quake_face. */
+static inline __attribute__((always_inline)) bool face_may_overflow(const lm_ctx *c, size_t i, const bspkit_face *f,
+                                                                    bool avx2)
+{
+    const bspkit_texinfo *ti = texinfo_of(c, f);
+    /* Most faces' lightmaps end far before the lump does: the bound from
+     * all vertexes' extent clears them without visiting their corners. */
+    if (!ti || (ti->flags & c->no_lightmap) || !bk_lightmap_face_needs_screen(c, i, f, (size_t)(ti - c->texinfo)))
+        return false;
+    return grid_may_overflow(c, i, f, ti, avx2);
 }
 
 static void source_face(const lm_ctx *c, const bspkit_face *f, bspkit_face_lightmap *o)
@@ -708,6 +716,28 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *c, size_t first, size_t n, 
     }
 #endif
     fill_quake(c, first, n, out);
+}
+
+__attribute__((flatten)) static bool grid_may_overflow_plain(const lm_ctx *c, size_t i, const bspkit_face *f)
+{
+    return grid_may_overflow(c, i, f, &c->texinfo[f->texinfo], false);
+}
+
+#if BK_CPU_AVX2
+__attribute__((target("avx2"), flatten)) static bool grid_may_overflow_avx2(const lm_ctx *c, size_t i,
+                                                                             const bspkit_face *f)
+{
+    return grid_may_overflow(c, i, f, &c->texinfo[f->texinfo], true);
+}
+#endif
+
+bool bk_lightmap_face_grid_may_overflow(const bk_lightmap_faces *c, size_t i, const bspkit_face *f)
+{
+#if BK_CPU_AVX2
+    if (c->avx2)
+        return grid_may_overflow_avx2(c, i, f);
+#endif
+    return grid_may_overflow_plain(c, i, f);
 }
 
 void bk_lightmap_faces_screen(const bk_lightmap_faces *c, size_t first, size_t n, bool *may)

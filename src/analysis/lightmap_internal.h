@@ -52,6 +52,10 @@ void bk_lightmap_faces_fill(const bk_lightmap_faces *faces, size_t first, size_t
  * either (the entry then decides). Cheaper than the entries: the double
  * grid alone, no entry written. */
 void bk_lightmap_faces_screen(const bk_lightmap_faces *faces, size_t first, size_t n, bool *may);
+/* The screen of face i (record f) for a caller that has made its cheap
+ * tests: a texinfo inside the table whose flags give a lightmap, and
+ * bk_lightmap_face_needs_screen true. */
+bool bk_lightmap_face_grid_may_overflow(const bk_lightmap_faces *faces, size_t i, const bspkit_face *f);
 
 /* How many of the face's four style slots are used: those before the first
  * 255 (the engines stop there), without a branch per style: 1 to 4 styles

@@ -714,10 +714,13 @@ typedef struct quake_face_pass {
 /* The exact size check of one face the cheap bound did not clear: the
  * screen's double grid, then the entry where that may not fit. */
 static __attribute__((noinline)) void quake_face_size(vctx *c, const quake_face_pass *qp, size_t i,
-                                                      const bspkit_face *f)
+                                                      const bspkit_face *f, bool screened)
 {
     bool may = false;
-    bk_lightmap_faces_screen(qp->lf, i, 1, &may);
+    if (screened) /* the caller made the screen's cheap tests */
+        may = bk_lightmap_face_grid_may_overflow(qp->lf, i, f);
+    else
+        bk_lightmap_faces_screen(qp->lf, i, 1, &may);
     if (!may)
         return;
     bspkit_face_lightmap lm;
@@ -742,7 +745,7 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
          * drawn without a lightmap), which the size check reads next anyway. */
         if (light_offset_usable(c, &qp->fp, i, f, lf->style_bytes_bound[f->texinfo] == 0) &&
             bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
-            quake_face_size(c, qp, i, f);
+            quake_face_size(c, qp, i, f, true);
         return;
     }
     const bspkit_texinfo *ti;
@@ -750,7 +753,7 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
      * entry is lit. */
     if (light_offset_checked(c, &qp->fp, i, f, true, &ti) && ti &&
         bk_lightmap_face_needs_screen(lf, i, f, (size_t)f->texinfo))
-        quake_face_size(c, qp, i, f);
+        quake_face_size(c, qp, i, f, false);
 }
 
 /* Quake-family faces: check_face's reports, with lightmap sizes from the
