@@ -1645,55 +1645,71 @@ static void check_limits(vctx *c)
 /* Entry points                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* Each record kind validation reads, in the order their failures are
+ * reported, and the array it fills. One loop over this table, not a call
+ * site per kind: the table is a few hundred bytes, the calls were 9 KB of
+ * code that every validation runs through. */
+static const struct kind_load {
+    int kind;
+    size_t array;    /* offsetof(vctx, the varr) */
+    size_t item_size;
+} kind_loads[] = {
+#define KIND_LOAD(kind, member, type) {kind, offsetof(vctx, member), sizeof(type)}
+    KIND_LOAD(BK_REC_PLANES, planes, bspkit_plane),
+    KIND_LOAD(BK_REC_VERTEXES, vertexes, bspkit_vec3),
+    KIND_LOAD(BK_REC_EDGES, edges, bspkit_edge),
+    KIND_LOAD(BK_REC_SURFEDGES, surfedges, int32_t),
+    KIND_LOAD(BK_REC_FACES, faces, bspkit_face),
+    KIND_LOAD(BK_REC_NODES, nodes, bspkit_node),
+    KIND_LOAD(BK_REC_LEAFS, leafs, bspkit_leaf),
+    KIND_LOAD(BK_REC_MODELS, models, bspkit_model),
+    KIND_LOAD(BK_REC_TEXINFO, texinfo, bspkit_texinfo),
+    KIND_LOAD(BK_REC_LEAF_FACES, leaf_faces, uint32_t),
+    KIND_LOAD(BK_REC_ORIG_FACES, orig_faces, bspkit_face),
+    KIND_LOAD(BK_REC_HDR_FACES, hdr_faces, bspkit_face),
+    KIND_LOAD(BK_REC_LEAF_BRUSHES, leaf_brushes, uint32_t),
+    KIND_LOAD(BK_REC_BRUSHES, brushes, bspkit_brush),
+    KIND_LOAD(BK_REC_BRUSHSIDES, brushsides, bspkit_brushside),
+    KIND_LOAD(BK_REC_TEXDATA, texdata, bspkit_texdata),
+    KIND_LOAD(BK_REC_STRING_TABLE, string_table, int32_t),
+    KIND_LOAD(BK_REC_AREAS, areas, bspkit_area),
+    KIND_LOAD(BK_REC_AREAPORTALS, areaportals, bspkit_areaportal),
+    KIND_LOAD(BK_REC_CLIPNODES, clipnodes, bspkit_clipnode),
+    KIND_LOAD(BK_REC_SHADERS, shaders, bspkit_shader),
+    KIND_LOAD(BK_REC_DRAWVERTS, drawverts, bspkit_drawvert),
+    KIND_LOAD(BK_REC_DRAWINDEXES, drawindexes, int32_t),
+    KIND_LOAD(BK_REC_SURFACES, surfaces, bspkit_surface),
+    KIND_LOAD(BK_REC_FOGS, fogs, bspkit_fog),
+    KIND_LOAD(BK_REC_R2_MODELS, r2_models, bspkit_r2_model),
+    KIND_LOAD(BK_REC_R2_MESHES, r2_meshes, bspkit_r2_mesh),
+    KIND_LOAD(BK_REC_R2_MESH_BOUNDS, r2_mesh_bounds, bspkit_r2_mesh_bounds),
+    KIND_LOAD(BK_REC_R2_MATERIAL_SORTS, r2_sorts, bspkit_r2_material_sort),
+    KIND_LOAD(BK_REC_R2_MESH_INDICES, r2_indices, uint32_t),
+    KIND_LOAD(BK_REC_R2_VERTEX_NORMALS, r2_normals, bspkit_vec3),
+    KIND_LOAD(BK_REC_R2_VERTEX_UNLIT, r2_vertex[0], bspkit_r2_vertex),
+    KIND_LOAD(BK_REC_R2_VERTEX_LIT_FLAT, r2_vertex[1], bspkit_r2_vertex),
+    KIND_LOAD(BK_REC_R2_VERTEX_LIT_BUMP, r2_vertex[2], bspkit_r2_vertex),
+    KIND_LOAD(BK_REC_R2_VERTEX_UNLIT_TS, r2_vertex[3], bspkit_r2_vertex),
+#undef KIND_LOAD
+};
+
 static void load_all(vctx *c)
 {
-    /* Each record kind the map's family stores; the others stay "not loaded",
-     * which every check skips. */
-#define LOAD_KIND(arr, type, getter, kind)                                                             \
-    if (lump_of(c, kind) >= 0)                                                                         \
-        LOAD(c, arr, type, getter, lump_of(c, kind));
-    LOAD_KIND(c->planes, bspkit_plane, bspkit_get_planes, BK_REC_PLANES);
-    LOAD_KIND(c->vertexes, bspkit_vec3, bspkit_get_vertexes, BK_REC_VERTEXES);
-    LOAD_KIND(c->edges, bspkit_edge, bspkit_get_edges, BK_REC_EDGES);
-    LOAD_KIND(c->surfedges, int32_t, bspkit_get_surfedges, BK_REC_SURFEDGES);
-    LOAD_KIND(c->faces, bspkit_face, bspkit_get_faces, BK_REC_FACES);
-    LOAD_KIND(c->nodes, bspkit_node, bspkit_get_nodes, BK_REC_NODES);
-    LOAD_KIND(c->leafs, bspkit_leaf, bspkit_get_leafs, BK_REC_LEAFS);
-    LOAD_KIND(c->models, bspkit_model, bspkit_get_models, BK_REC_MODELS);
-    LOAD_KIND(c->texinfo, bspkit_texinfo, bspkit_get_texinfo, BK_REC_TEXINFO);
-    LOAD_KIND(c->leaf_faces, uint32_t, bspkit_get_leaf_faces, BK_REC_LEAF_FACES);
-    LOAD_KIND(c->orig_faces, bspkit_face, bspkit_get_orig_faces, BK_REC_ORIG_FACES);
-    LOAD_KIND(c->hdr_faces, bspkit_face, bspkit_get_hdr_faces, BK_REC_HDR_FACES);
-    LOAD_KIND(c->leaf_brushes, uint32_t, bspkit_get_leaf_brushes, BK_REC_LEAF_BRUSHES);
-    LOAD_KIND(c->brushes, bspkit_brush, bspkit_get_brushes, BK_REC_BRUSHES);
-    LOAD_KIND(c->brushsides, bspkit_brushside, bspkit_get_brushsides, BK_REC_BRUSHSIDES);
-    LOAD_KIND(c->texdata, bspkit_texdata, bspkit_get_texdata, BK_REC_TEXDATA);
-    LOAD_KIND(c->string_table, int32_t, bspkit_get_texdata_string_table, BK_REC_STRING_TABLE);
-    LOAD_KIND(c->areas, bspkit_area, bspkit_get_areas, BK_REC_AREAS);
-    LOAD_KIND(c->areaportals, bspkit_areaportal, bspkit_get_areaportals, BK_REC_AREAPORTALS);
-    LOAD_KIND(c->clipnodes, bspkit_clipnode, bspkit_get_clipnodes, BK_REC_CLIPNODES);
-    LOAD_KIND(c->shaders, bspkit_shader, bspkit_get_shaders, BK_REC_SHADERS);
-    LOAD_KIND(c->drawverts, bspkit_drawvert, bspkit_get_drawverts, BK_REC_DRAWVERTS);
-    LOAD_KIND(c->drawindexes, int32_t, bspkit_get_drawindexes, BK_REC_DRAWINDEXES);
-    LOAD_KIND(c->surfaces, bspkit_surface, bspkit_get_surfaces, BK_REC_SURFACES);
-    LOAD_KIND(c->fogs, bspkit_fog, bspkit_get_fogs, BK_REC_FOGS);
-    LOAD_KIND(c->r2_models, bspkit_r2_model, bspkit_get_r2_models, BK_REC_R2_MODELS);
-    LOAD_KIND(c->r2_meshes, bspkit_r2_mesh, bspkit_get_r2_meshes, BK_REC_R2_MESHES);
-    LOAD_KIND(c->r2_mesh_bounds, bspkit_r2_mesh_bounds, bspkit_get_r2_mesh_bounds, BK_REC_R2_MESH_BOUNDS);
-    LOAD_KIND(c->r2_sorts, bspkit_r2_material_sort, bspkit_get_r2_material_sorts, BK_REC_R2_MATERIAL_SORTS);
-    LOAD_KIND(c->r2_indices, uint32_t, bspkit_get_r2_mesh_indices, BK_REC_R2_MESH_INDICES);
-    LOAD_KIND(c->r2_normals, bspkit_vec3, bspkit_get_r2_vertex_normals, BK_REC_R2_VERTEX_NORMALS);
-#undef LOAD_KIND
-    for (int k = 0; k < 4; k++) {
-        int lump = lump_of(c, BK_REC_R2_VERTEX_UNLIT + k);
+    /* Each record kind the map's family stores, read as its public
+     * accessor reads it (bk_get_array on the kind's lump); the others stay
+     * "not loaded", which every check skips. */
+    for (size_t k = 0; k < sizeof kind_loads / sizeof kind_loads[0]; k++) {
+        const struct kind_load *l = &kind_loads[k];
+        int lump = lump_of(c, l->kind);
         if (lump < 0)
             continue;
-        const bspkit_r2_vertex *items = NULL;
+        const void *items = NULL;
         size_t n = 0;
         bspkit_error e;
         no_error_yet(&e);
-        bspkit_result r = bspkit_get_r2_vertices(c->map, lump, &items, &n, &e);
-        c->r2_vertex[k] = (varr){items, r == BSPKIT_OK ? n : 0, sizeof *items, loaded(c, r, &e, lump)};
+        bspkit_result r = bk_get_array(c->map, (bk_rec)l->kind, lump, &items, &n, &e);
+        *(varr *)(void *)((char *)c + l->array) =
+            (varr){items, r == BSPKIT_OK ? n : 0, l->item_size, loaded(c, r, &e, lump)};
     }
     c->tree_faces = c->quake3 ? &c->surfaces : &c->faces;
     if (c->source) {
