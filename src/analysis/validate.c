@@ -241,51 +241,63 @@ static bool span_ok(const varr *a, int64_t first, int64_t num)
 /* References from the table                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The decoded records of one kind. Always inlined: the record loops ask
- * with a constant kind, which then folds to the member, instead of a call
- * and a switch per kind. */
+/* Each record kind validation reads, in the order they are loaded (and
+ * their failures reported), with its array and record type. */
+#define VALIDATED_KINDS(X)                                                                             \
+    X(BK_REC_PLANES, planes, bspkit_plane)                                                             \
+    X(BK_REC_VERTEXES, vertexes, bspkit_vec3)                                                          \
+    X(BK_REC_EDGES, edges, bspkit_edge)                                                                \
+    X(BK_REC_SURFEDGES, surfedges, int32_t)                                                            \
+    X(BK_REC_FACES, faces, bspkit_face)                                                                \
+    X(BK_REC_NODES, nodes, bspkit_node)                                                                \
+    X(BK_REC_LEAFS, leafs, bspkit_leaf)                                                                \
+    X(BK_REC_MODELS, models, bspkit_model)                                                             \
+    X(BK_REC_TEXINFO, texinfo, bspkit_texinfo)                                                         \
+    X(BK_REC_LEAF_FACES, leaf_faces, uint32_t)                                                         \
+    X(BK_REC_ORIG_FACES, orig_faces, bspkit_face)                                                      \
+    X(BK_REC_HDR_FACES, hdr_faces, bspkit_face)                                                        \
+    X(BK_REC_LEAF_BRUSHES, leaf_brushes, uint32_t)                                                     \
+    X(BK_REC_BRUSHES, brushes, bspkit_brush)                                                           \
+    X(BK_REC_BRUSHSIDES, brushsides, bspkit_brushside)                                                 \
+    X(BK_REC_TEXDATA, texdata, bspkit_texdata)                                                         \
+    X(BK_REC_STRING_TABLE, string_table, int32_t)                                                      \
+    X(BK_REC_AREAS, areas, bspkit_area)                                                                \
+    X(BK_REC_AREAPORTALS, areaportals, bspkit_areaportal)                                              \
+    X(BK_REC_CLIPNODES, clipnodes, bspkit_clipnode)                                                    \
+    X(BK_REC_SHADERS, shaders, bspkit_shader)                                                          \
+    X(BK_REC_DRAWVERTS, drawverts, bspkit_drawvert)                                                    \
+    X(BK_REC_DRAWINDEXES, drawindexes, int32_t)                                                        \
+    X(BK_REC_SURFACES, surfaces, bspkit_surface)                                                       \
+    X(BK_REC_FOGS, fogs, bspkit_fog)                                                                   \
+    X(BK_REC_R2_MODELS, r2_models, bspkit_r2_model)                                                    \
+    X(BK_REC_R2_MESHES, r2_meshes, bspkit_r2_mesh)                                                     \
+    X(BK_REC_R2_MESH_BOUNDS, r2_mesh_bounds, bspkit_r2_mesh_bounds)                                    \
+    X(BK_REC_R2_MATERIAL_SORTS, r2_sorts, bspkit_r2_material_sort)                                     \
+    X(BK_REC_R2_MESH_INDICES, r2_indices, uint32_t)                                                    \
+    X(BK_REC_R2_VERTEX_NORMALS, r2_normals, bspkit_vec3)                                               \
+    X(BK_REC_R2_VERTEX_UNLIT, r2_vertex[0], bspkit_r2_vertex)                                          \
+    X(BK_REC_R2_VERTEX_LIT_FLAT, r2_vertex[1], bspkit_r2_vertex)                                       \
+    X(BK_REC_R2_VERTEX_LIT_BUMP, r2_vertex[2], bspkit_r2_vertex)                                       \
+    X(BK_REC_R2_VERTEX_UNLIT_TS, r2_vertex[3], bspkit_r2_vertex)
+
+/* Where each reference target's array is in the context (0: none; no
+ * array is the context's first member). */
+static const size_t target_arrays[BK_REF_TARGET_COUNT] = {
+#define TARGET_ARRAY(kind, member, type) [kind] = offsetof(vctx, member),
+    VALIDATED_KINDS(TARGET_ARRAY)
+#undef TARGET_ARRAY
+    [BK_REF_TO_DISPINFO] = offsetof(vctx, dispinfo),
+    [BK_REF_TO_CLIPPORTALVERTS] = offsetof(vctx, clipverts),
+};
+
+/* The decoded records of one kind, or NULL. A table lookup, always
+ * inlined: the record loops ask with a constant kind, which folds to the
+ * member. */
 static inline __attribute__((always_inline)) const varr *records_of(const vctx *c, int kind)
 {
-    switch (kind) {
-    case BK_REC_PLANES: return &c->planes;
-    case BK_REC_VERTEXES: return &c->vertexes;
-    case BK_REC_EDGES: return &c->edges;
-    case BK_REC_SURFEDGES: return &c->surfedges;
-    case BK_REC_FACES: return &c->faces;
-    case BK_REC_ORIG_FACES: return &c->orig_faces;
-    case BK_REC_HDR_FACES: return &c->hdr_faces;
-    case BK_REC_NODES: return &c->nodes;
-    case BK_REC_LEAFS: return &c->leafs;
-    case BK_REC_MODELS: return &c->models;
-    case BK_REC_TEXINFO: return &c->texinfo;
-    case BK_REC_LEAF_FACES: return &c->leaf_faces;
-    case BK_REC_LEAF_BRUSHES: return &c->leaf_brushes;
-    case BK_REC_CLIPNODES: return &c->clipnodes;
-    case BK_REC_BRUSHES: return &c->brushes;
-    case BK_REC_BRUSHSIDES: return &c->brushsides;
-    case BK_REC_TEXDATA: return &c->texdata;
-    case BK_REC_STRING_TABLE: return &c->string_table;
-    case BK_REC_AREAS: return &c->areas;
-    case BK_REC_AREAPORTALS: return &c->areaportals;
-    case BK_REC_SHADERS: return &c->shaders;
-    case BK_REC_DRAWVERTS: return &c->drawverts;
-    case BK_REC_DRAWINDEXES: return &c->drawindexes;
-    case BK_REC_SURFACES: return &c->surfaces;
-    case BK_REC_FOGS: return &c->fogs;
-    case BK_REC_R2_MODELS: return &c->r2_models;
-    case BK_REC_R2_MESHES: return &c->r2_meshes;
-    case BK_REC_R2_MESH_BOUNDS: return &c->r2_mesh_bounds;
-    case BK_REC_R2_MATERIAL_SORTS: return &c->r2_sorts;
-    case BK_REC_R2_MESH_INDICES: return &c->r2_indices;
-    case BK_REC_R2_VERTEX_NORMALS: return &c->r2_normals;
-    case BK_REC_R2_VERTEX_UNLIT: return &c->r2_vertex[0];
-    case BK_REC_R2_VERTEX_LIT_FLAT: return &c->r2_vertex[1];
-    case BK_REC_R2_VERTEX_LIT_BUMP: return &c->r2_vertex[2];
-    case BK_REC_R2_VERTEX_UNLIT_TS: return &c->r2_vertex[3];
-    case BK_REF_TO_DISPINFO: return &c->dispinfo;
-    case BK_REF_TO_CLIPPORTALVERTS: return &c->clipverts;
-    default: return NULL;
-    }
+    if (kind < 0 || kind >= BK_REF_TARGET_COUNT || !target_arrays[kind])
+        return NULL;
+    return (const varr *)(const void *)((const char *)c + target_arrays[kind]);
 }
 
 /* What a reference points into: the face tree's faces may be FACES_HDR. */
@@ -1647,51 +1659,16 @@ static void check_limits(vctx *c)
 /* Entry points                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Each record kind validation reads, in the order their failures are
- * reported, and the array it fills. One loop over this table, not a call
- * site per kind: the table is a few hundred bytes, the calls were 9 KB of
- * code that every validation runs through. */
+/* The kinds validation loads, in order: one loop over this table, not a
+ * call site per kind (the calls were 9 KB of code that every validation
+ * runs through). */
 static const struct kind_load {
     int kind;
     size_t array;    /* offsetof(vctx, the varr) */
     size_t item_size;
 } kind_loads[] = {
-#define KIND_LOAD(kind, member, type) {kind, offsetof(vctx, member), sizeof(type)}
-    KIND_LOAD(BK_REC_PLANES, planes, bspkit_plane),
-    KIND_LOAD(BK_REC_VERTEXES, vertexes, bspkit_vec3),
-    KIND_LOAD(BK_REC_EDGES, edges, bspkit_edge),
-    KIND_LOAD(BK_REC_SURFEDGES, surfedges, int32_t),
-    KIND_LOAD(BK_REC_FACES, faces, bspkit_face),
-    KIND_LOAD(BK_REC_NODES, nodes, bspkit_node),
-    KIND_LOAD(BK_REC_LEAFS, leafs, bspkit_leaf),
-    KIND_LOAD(BK_REC_MODELS, models, bspkit_model),
-    KIND_LOAD(BK_REC_TEXINFO, texinfo, bspkit_texinfo),
-    KIND_LOAD(BK_REC_LEAF_FACES, leaf_faces, uint32_t),
-    KIND_LOAD(BK_REC_ORIG_FACES, orig_faces, bspkit_face),
-    KIND_LOAD(BK_REC_HDR_FACES, hdr_faces, bspkit_face),
-    KIND_LOAD(BK_REC_LEAF_BRUSHES, leaf_brushes, uint32_t),
-    KIND_LOAD(BK_REC_BRUSHES, brushes, bspkit_brush),
-    KIND_LOAD(BK_REC_BRUSHSIDES, brushsides, bspkit_brushside),
-    KIND_LOAD(BK_REC_TEXDATA, texdata, bspkit_texdata),
-    KIND_LOAD(BK_REC_STRING_TABLE, string_table, int32_t),
-    KIND_LOAD(BK_REC_AREAS, areas, bspkit_area),
-    KIND_LOAD(BK_REC_AREAPORTALS, areaportals, bspkit_areaportal),
-    KIND_LOAD(BK_REC_CLIPNODES, clipnodes, bspkit_clipnode),
-    KIND_LOAD(BK_REC_SHADERS, shaders, bspkit_shader),
-    KIND_LOAD(BK_REC_DRAWVERTS, drawverts, bspkit_drawvert),
-    KIND_LOAD(BK_REC_DRAWINDEXES, drawindexes, int32_t),
-    KIND_LOAD(BK_REC_SURFACES, surfaces, bspkit_surface),
-    KIND_LOAD(BK_REC_FOGS, fogs, bspkit_fog),
-    KIND_LOAD(BK_REC_R2_MODELS, r2_models, bspkit_r2_model),
-    KIND_LOAD(BK_REC_R2_MESHES, r2_meshes, bspkit_r2_mesh),
-    KIND_LOAD(BK_REC_R2_MESH_BOUNDS, r2_mesh_bounds, bspkit_r2_mesh_bounds),
-    KIND_LOAD(BK_REC_R2_MATERIAL_SORTS, r2_sorts, bspkit_r2_material_sort),
-    KIND_LOAD(BK_REC_R2_MESH_INDICES, r2_indices, uint32_t),
-    KIND_LOAD(BK_REC_R2_VERTEX_NORMALS, r2_normals, bspkit_vec3),
-    KIND_LOAD(BK_REC_R2_VERTEX_UNLIT, r2_vertex[0], bspkit_r2_vertex),
-    KIND_LOAD(BK_REC_R2_VERTEX_LIT_FLAT, r2_vertex[1], bspkit_r2_vertex),
-    KIND_LOAD(BK_REC_R2_VERTEX_LIT_BUMP, r2_vertex[2], bspkit_r2_vertex),
-    KIND_LOAD(BK_REC_R2_VERTEX_UNLIT_TS, r2_vertex[3], bspkit_r2_vertex),
+#define KIND_LOAD(kind, member, type) {kind, offsetof(vctx, member), sizeof(type)},
+    VALIDATED_KINDS(KIND_LOAD)
 #undef KIND_LOAD
 };
 
