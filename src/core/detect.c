@@ -145,7 +145,15 @@ static bspkit_result check_lump(bspkit_map *map, int i, bspkit_error *err)
         l->uncompressed_length = actual;
         map->format.variant |= BSPKIT_VARIANT_COMPRESSED;
     }
-    l->layout = map->family_ops->layout(map, i);
+    /* Member by member: the family returns the layout in memory written a
+     * member at a time, and a whole-struct copy reads it back 16 bytes at a
+     * time, which cannot be forwarded from those stores (a stall per lump). */
+    const bk_layout layout = map->family_ops->layout(map, i);
+    l->layout.record_size = layout.record_size;
+    l->layout.native_size = layout.native_size;
+    l->layout.decode = layout.decode;
+    l->layout.decoded = layout.decoded;
+    l->layout.schema = layout.schema;
     if (l->layout.record_size && l->uncompressed_length % l->layout.record_size) {
         if (l->external)
             return bk_fail(err, BSPKIT_ERR_LUMP_SIZE, i, -1, -1,
