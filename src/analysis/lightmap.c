@@ -843,7 +843,10 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
     if (r == BSPKIT_OK && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t) &&
         vertex_bounds(c->verts, c->verts_n, range, magnitude)) {
         bspkit_error ignore;
-        uint64_t *b = bk_alloc(map, c->texinfo_n * sizeof *b, map->dec_lump[BK_REC_TEXINFO], &ignore);
+        const size_t inline_n = sizeof c->style_bytes_inline / sizeof c->style_bytes_inline[0];
+        uint64_t *b = c->texinfo_n <= inline_n
+                          ? c->style_bytes_inline
+                          : bk_alloc(map, c->texinfo_n * sizeof *b, map->dec_lump[BK_REC_TEXINFO], &ignore);
         if (b) {
             const uint64_t luxel_bytes = c->rgb_luxels ? 3 : 1;
             for (size_t t = 0; t < c->texinfo_n; t++) {
@@ -860,7 +863,7 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
 
 void bk_lightmap_faces_end(bk_lightmap_faces *c)
 {
-    if (c->style_bytes_bound)
+    if (c->style_bytes_bound && c->style_bytes_bound != c->style_bytes_inline)
         bk_free(c->map, (void *)c->style_bytes_bound, c->texinfo_n * sizeof *c->style_bytes_bound);
     c->style_bytes_bound = NULL;
 }

@@ -39,6 +39,9 @@ typedef struct bk_lightmap_faces {
      * extent; 0 for a texinfo whose flags say its faces have no lightmap,
      * UINT64_MAX where there is no useful bound (NULL when not made). */
     const uint64_t *style_bytes_bound;
+    /* That table when the map has few texinfo (most small maps): no
+     * allocation. The struct is not to be copied while it points here. */
+    uint64_t style_bytes_inline[64];
 } bk_lightmap_faces;
 
 /* Loads what the entries read; fails for Source and Quake 3 maps.

@@ -1633,7 +1633,9 @@ static void check_limits(vctx *c)
     size_t n = 0;
     if (bspkit_limits(c->map, NULL, 0, &n) != BSPKIT_OK || n == 0)
         return;
-    bspkit_limit_usage *rows = calloc(n, sizeof *rows);
+    /* Every family's table fits on the stack; a longer one is allocated. */
+    bspkit_limit_usage stack_rows[40];
+    bspkit_limit_usage *rows = n <= sizeof stack_rows / sizeof stack_rows[0] ? stack_rows : calloc(n, sizeof *rows);
     if (!rows) {
         c->nomem = true;
         return;
@@ -1652,7 +1654,8 @@ static void check_limits(vctx *c)
                             100.0 * (double)r->bytes / (double)r->max_bytes);
         }
     }
-    free(rows);
+    if (rows != stack_rows)
+        free(rows);
 }
 
 /* ------------------------------------------------------------------------ */
