@@ -205,6 +205,9 @@ bool bk_vis_rows_fine_together(const bk_vis_rows *v, uint32_t count, bool pas)
     if (!marks)
         return false;
     size_t first = SIZE_MAX, last = 0;
+    /* The offsets are read here rather than through row_start, which asks
+     * per row what these loops settle once (e1m2's 1,304 leafs: 4.8 against
+     * 5.8 µs); the rows are the same: row_start refuses none of these. */
     if (v->cluster) {
         /* Clusters 0 .. count - 1: the table of (PVS, PAS) offsets after the count. */
         uint32_t n = count < v->rows ? count : v->rows;
