@@ -39,6 +39,9 @@ typedef struct map_file {
     bspkit_family family;
     bool lzma;               /* some lump LZMA-compressed (console Source maps) */
     double decode_s, copy_s; /* this map's share, for -v */
+    /* Fastest decode + validate and fastest memcpy over the passes: a
+     * pass the machine interrupted moves a sum, not these. */
+    double dv_best_s, copy_best_s;
 } map_file;
 
 typedef struct totals {
@@ -53,6 +56,7 @@ typedef struct totals {
     /* open + every record array + validation + close, apart from the rest */
     double dv_open_s, dv_arrays_s, dv_validate_s, dv_close_s;
     double dv_bytes, dv_copy_s; /* the maps it ran on (not LZMA) and their memcpy */
+    double dv_best_s, dv_copy_best_s; /* sums of the maps' fastest passes */
 } totals;
 
 /* Open, edit and write the map; with `grow`, one entity is appended first. */
@@ -156,7 +160,7 @@ static void add_file(const char *path)
 /* Decoding and validation alone, stage by stage: open, every record array
  * the public API hands out, bspkit_validate_ex (which also builds what it
  * checks: lightmap geometry, entities, visibility rows), close. */
-static void decode_validate(const map_file *m, totals *t)
+static void decode_validate(map_file *m, totals *t)
 {
     double t0 = now();
     bspkit_map *map = NULL;
@@ -177,6 +181,8 @@ static void decode_validate(const map_file *m, totals *t)
     t->dv_arrays_s += t2 - t1;
     t->dv_validate_s += t3 - t2;
     t->dv_close_s += t4 - t3;
+    if (m->dv_best_s == 0 || t4 - t0 < m->dv_best_s)
+        m->dv_best_s = t4 - t0;
 }
 
 static int has_bsp_suffix(const char *name)
@@ -304,7 +310,7 @@ int main(int argc, char **argv)
     long done = 0;
     for (; reps > 0 ? done < reps : decoding < target; done++) {
         for (size_t i = 0; i < g_count; i++) {
-            const map_file *m = &g_maps[i];
+            map_file *m = &g_maps[i];
             totals *t = &fam[m->family];
             double t0 = now();
             exercise_bytes(&ex, m->data, m->size, NULL, NULL);
@@ -344,11 +350,17 @@ int main(int argc, char **argv)
                 decode_validate(m, t);
                 t->dv_bytes += (double)m->size;
                 t->dv_copy_s += t2 - t1;
+                if (m->copy_best_s == 0 || t2 - t1 < m->copy_best_s)
+                    m->copy_best_s = t2 - t1;
             }
             decoding += t1 - t0;
         }
     }
 
+    for (size_t i = 0; i < g_count; i++) {
+        fam[g_maps[i].family].dv_best_s += g_maps[i].dv_best_s;
+        fam[g_maps[i].family].dv_copy_best_s += g_maps[i].copy_best_s;
+    }
     printf("bspkit %s decode benchmark: %zu maps, %ld repetitions", BSPKIT_VERSION_STRING, g_count, done);
     printf(" (skipped: %u unsupported, %u failed to open, %u unreadable)\n", g_unsupported, g_unopenable,
            g_unreadable);
@@ -374,6 +386,8 @@ int main(int argc, char **argv)
         all.dv_close_s += fam[f].dv_close_s;
         all.dv_bytes += fam[f].dv_bytes;
         all.dv_copy_s += fam[f].dv_copy_s;
+        all.dv_best_s += fam[f].dv_best_s;
+        all.dv_copy_best_s += fam[f].dv_copy_best_s;
     }
     print_row("total", &all);
     /* LZMA lumps decode at liblzma's speed, far below memory speed: the
@@ -393,18 +407,19 @@ int main(int argc, char **argv)
         print_row("not LZMA", &plain);
     }
     /* The same maps through decoding and validation alone. */
-    printf("decode + validate alone, maps without LZMA (open, every record array, bspkit_validate_ex, close):\n");
-    printf("%-8s %9s %11s %7s %7s %9s %7s\n", "family", "GB/s", "vs memcpy", "open", "arrays", "validate",
-           "close");
+    printf("decode + validate alone, maps without LZMA (open, every record array, bspkit_validate_ex, close);\n"
+           "fastest passes: each map's fastest decode + validate over its fastest memcpy, summed per family:\n");
+    printf("%-8s %9s %11s %7s %7s %9s %7s %14s\n", "family", "GB/s", "vs memcpy", "open", "arrays", "validate",
+           "close", "fastest passes");
     for (int f = BSPKIT_FAMILY_QUAKE; f <= BSPKIT_FAMILY_TITANFALL + 1; f++) {
         const totals *t = f <= BSPKIT_FAMILY_TITANFALL ? &fam[f] : &all; /* one past the last: the total */
         double sum = t->dv_open_s + t->dv_arrays_s + t->dv_validate_s + t->dv_close_s;
         if (t->files == 0 || sum <= 0 || t->dv_copy_s <= 0)
             continue;
-        printf("%-8s %9.3f %10.2fx %6.0f%% %6.0f%% %8.0f%% %6.0f%%\n",
+        printf("%-8s %9.3f %10.2fx %6.0f%% %6.0f%% %8.0f%% %6.0f%% %13.2fx\n",
                f <= BSPKIT_FAMILY_TITANFALL ? bspkit_family_name((bspkit_family)f) : "total", t->dv_bytes / sum / 1e9,
                sum / t->dv_copy_s, 100 * t->dv_open_s / sum, 100 * t->dv_arrays_s / sum, 100 * t->dv_validate_s / sum,
-               100 * t->dv_close_s / sum);
+               100 * t->dv_close_s / sum, t->dv_copy_best_s > 0 ? t->dv_best_s / t->dv_copy_best_s : 0);
     }
     if (fam[BSPKIT_FAMILY_SOURCE].crc_s > 0)
         printf("Source map CRC (open + CRC32 of every lump but ENTITIES): %.2f GB/s beside memcpy %.2f GB/s\n",
