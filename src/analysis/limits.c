@@ -7,9 +7,11 @@
  * memory), so each row carries its own element size. GoldSrc and Quake rows
  * follow the compilers' bspfile.h limits; their memory is the on-disk size.
  *
- * Counts come from the lump directory only, so this stays cheap: the one
+ * Counts come from the lump directory only (read in place: validation asks
+ * for every row of every map), so this stays cheap: the one
  * exception is the GoldSrc/Quake entity count, which uses the cached parse. */
 #include "bspkit/bspkit.h"
+#include "core/map.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -209,16 +211,12 @@ static const limit_row quake3_rows[] = {
     {"drawindexes", BSPKIT_Q3_DRAWINDEXES, ROW_RECORDS, 0, 0x80000, 0},
 };
 
-/* Records in `lump`: the directory's own count when it has one, else the
- * length divided by the on-disk (or, failing that, native) record size. */
-static uint64_t record_count(const bspkit_map *map, const bspkit_lump_info *info, int lump,
-                             uint32_t elem)
+/* Records in lump `l`: its length over the family's record size, or,
+ * for a lump the family reads no records from, over `elem`. */
+static uint64_t record_count(const bk_lump *l, uint32_t elem)
 {
-    uint64_t n = 0;
-    if (bspkit_lump_record_count(map, lump, &n) == BSPKIT_OK)
-        return n;
-    uint32_t size = info->record_size ? info->record_size : elem;
-    return size ? info->uncompressed_length / size : 0;
+    uint32_t size = l->layout.record_size ? l->layout.record_size : elem;
+    return size ? l->uncompressed_length / size : 0;
 }
 
 /* Number of miptex slots as the TEXTURES lump states it. */
@@ -236,8 +234,10 @@ static uint64_t miptex_count(bspkit_map *map)
 
 static void fill_row(bspkit_map *map, const limit_row *def, bool no_limits, bspkit_limit_usage *out)
 {
-    bspkit_lump_info info = {0};
-    bool have = bspkit_get_lump_info(map, def->lump, &info) == BSPKIT_OK;
+    /* The directory entry itself: a row needs its length and record size
+     * only, not the names a public lump-info call looks up. */
+    const bk_lump *l = def->lump >= 0 && def->lump < map->lump_count ? &map->lumps[def->lump] : NULL;
+    bool have = l != NULL;
 
     out->name = def->name;
     out->lump = def->lump;
@@ -248,14 +248,14 @@ static void fill_row(bspkit_map *map, const limit_row *def, bool no_limits, bspk
 
     switch (def->kind) {
     case ROW_RECORDS: {
-        uint32_t elem = def->elem ? def->elem : info.record_size;
-        out->count = have ? record_count(map, &info, def->lump, elem) : 0;
+        uint32_t elem = def->elem ? def->elem : have ? l->layout.record_size : 0;
+        out->count = have ? record_count(l, elem) : 0;
         out->bytes = out->count * elem;
         out->max_bytes = out->max_count * elem;
         break;
     }
     case ROW_BYTES:
-        out->bytes = have ? info.uncompressed_length : 0;
+        out->bytes = have ? l->uncompressed_length : 0;
         out->max_bytes = no_limits ? 0 : def->max_bytes;
         break;
     case ROW_MIPTEX:
