@@ -339,8 +339,7 @@ static inline __attribute__((always_inline)) int fast_pair(parser *ps, bspkit_re
 #if defined(__SSE2__)
 /* One piece of 64 bytes: bit i of each mask for byte i. */
 typedef struct piece_masks {
-    uint64_t quote, brace, blank;
-    __m128i newlines; /* per byte lane, at most 4 in each */
+    uint64_t quote, brace, blank, newline;
 } piece_masks;
 
 /* Bit i for each byte i of 64 whose compare result (four vectors) is true. */
@@ -357,7 +356,7 @@ static inline __attribute__((always_inline)) piece_masks scan_piece_sse2(const u
 {
     const __m128i quote = _mm_set1_epi8('"'), space = _mm_set1_epi8(' '), newline = _mm_set1_epi8('\n'),
                   brace = _mm_set1_epi8(0x7F), brace_bits = _mm_set1_epi8(0x06);
-    __m128i qv[4], bv[4], blank[4], nl = _mm_setzero_si128();
+    __m128i qv[4], bv[4], blank[4], nl[4];
 #pragma GCC unroll 4
     for (int k = 0; k < 4; k++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + 16 * k));
@@ -366,9 +365,9 @@ static inline __attribute__((always_inline)) piece_masks scan_piece_sse2(const u
         qv[k] = _mm_cmpeq_epi8(v, quote);
         bv[k] = _mm_cmpeq_epi8(_mm_or_si128(v, brace_bits), brace);
         blank[k] = _mm_cmpeq_epi8(_mm_max_epu8(v, space), space);
-        nl = _mm_sub_epi8(nl, _mm_cmpeq_epi8(v, newline));
+        nl[k] = _mm_cmpeq_epi8(v, newline);
     }
-    return (piece_masks){mask64(qv), mask64(bv), mask64(blank), nl};
+    return (piece_masks){mask64(qv), mask64(bv), mask64(blank), mask64(nl)};
 }
 
 #if BK_CPU_AVX2
@@ -378,8 +377,7 @@ scan_piece_avx2(const uint8_t *src, char *dst)
     const __m256i quote = _mm256_set1_epi8('"'), space = _mm256_set1_epi8(' '),
                   newline = _mm256_set1_epi8('\n'), brace = _mm256_set1_epi8(0x7F),
                   brace_bits = _mm256_set1_epi8(0x06);
-    uint64_t q = 0, b = 0, blank = 0;
-    __m256i nl = _mm256_setzero_si256();
+    uint64_t q = 0, b = 0, blank = 0, nl = 0;
 #pragma GCC unroll 2
     for (int k = 0; k < 2; k++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + 32 * k));
@@ -390,10 +388,9 @@ scan_piece_avx2(const uint8_t *src, char *dst)
              << (32 * k);
         blank |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(v, space), space))
                  << (32 * k);
-        nl = _mm256_sub_epi8(nl, _mm256_cmpeq_epi8(v, newline));
+        nl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, newline)) << (32 * k);
     }
-    return (piece_masks){q, b, blank,
-                         _mm_add_epi8(_mm256_castsi256_si128(nl), _mm256_extracti128_si256(nl, 1))};
+    return (piece_masks){q, b, blank, nl};
 }
 #endif
 
@@ -408,16 +405,6 @@ static inline uint64_t prefix_xor(uint64_t x)
     x ^= x << 16;
     x ^= x << 32;
     return x;
-}
-
-/* The newlines counted into one vector, per byte lane, are added up before
- * a lane can pass 255: each piece of 64 bytes adds at most 4 to a lane. */
-#define PIECES_PER_SUM 63
-
-static inline uint64_t lane_sum(__m128i v)
-{
-    __m128i s = _mm_sad_epu8(v, _mm_setzero_si128());
-    return (uint64_t)_mm_cvtsi128_si32(s) + (uint64_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
 }
 
 /* The whole text read at once when it has the plain shape nearly every
@@ -454,16 +441,13 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
     _Static_assert(sizeof(bspkit_keyvalue) == 24 && 16 * sizeof(uint32_t) <= PLAIN_SLACK,
                    "a pair takes 24 bytes, four offsets 16");
     char *copy = st->arena;
-    const __m128i newline = _mm_set1_epi8('\n');
     size_t n = 0;           /* quotes so far */
     uint64_t in_string = 0; /* all ones while a string runs on into the next piece */
     bool open = false;      /* inside a block */
     size_t block_pos = 0, block_quote = 0;
-    /* The line at the start of each piece is `lines` plus the newlines
-     * counted into the byte lanes of `nl_lanes`. */
+    /* The line at the start of each piece; a block's line adds the
+     * newlines before its brace in the piece. */
     uint64_t lines = ps->line, block_line = 0;
-    __m128i nl_lanes = _mm_setzero_si128();
-    int pieces_in_lanes = 0;
     bool ok = true;
     for (size_t piece = 0; piece < len; piece += 64) {
         const uint8_t *src = base + piece;
@@ -490,11 +474,7 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
             size_t qi = n + (size_t)__builtin_popcountll(q & below);
             size_t pos = piece + k;
             if (src[k] == '{' && !open && qi == block_quote) {
-                __m128i nlv[4];
-#pragma GCC unroll 4
-                for (int j = 0; j < 4; j++)
-                    nlv[j] = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(src + 16 * j)), newline);
-                block_line = lines + lane_sum(nl_lanes) + (uint64_t)__builtin_popcountll(mask64(nlv) & below);
+                block_line = lines + (uint64_t)__builtin_popcountll(m.newline & below);
                 block_pos = pos;
                 block_quote = qi;
                 open = true;
@@ -514,12 +494,7 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
         }
         if (!ok)
             break;
-        nl_lanes = _mm_add_epi8(nl_lanes, m.newlines);
-        if (++pieces_in_lanes == PIECES_PER_SUM) {
-            lines += lane_sum(nl_lanes);
-            nl_lanes = _mm_setzero_si128();
-            pieces_in_lanes = 0;
-        }
+        lines += (uint64_t)__builtin_popcountll(m.newline);
         /* Sixteen offsets written whatever the count (a loop ending at a
          * different count in every piece is a mispredicted branch each
          * time); the ones past it are overwritten or never read. */
