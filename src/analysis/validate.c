@@ -503,7 +503,8 @@ static bool indices_below(const uint32_t *v, size_t n, uint32_t limit, bool magn
  * (surfedges, edges, leaf faces and brushes): true when all of them fit,
  * found in one pass of indices_below. False also when the kind is not of
  * that shape; the record loop then decides. */
-static bool all_indices_fit(const varr *a, const bk_ref *refs, size_t nrefs, const uint64_t *tn)
+static bool all_indices_fit(const vctx *c, int kind, const varr *a, const bk_ref *refs, size_t nrefs,
+                            const uint64_t *tn)
 {
     if (nrefs != 1 || refs[0].kind != BK_REF_INDEX || refs[0].offset != 0 || refs[0].width != 4 ||
         refs[0].target < 0 || refs[0].target >= BK_REF_TARGET_COUNT ||
@@ -512,6 +513,12 @@ static bool all_indices_fit(const varr *a, const bk_ref *refs, size_t nrefs, con
         return false;
     size_t first = (refs[0].flags & BK_REF_RECORD0_UNUSED) ? 1 : 0;
     if (a->n <= first)
+        return true;
+    /* Widened from 16-bit indices: the decoding found the largest (of all
+     * records, so a large one in an unused record 0 only sends the check
+     * on to the pass below). Such values are never negative. */
+    uint32_t max;
+    if (bk_array_index_max(c->map, (bk_rec)kind, &max) && max < tn[refs[0].target])
         return true;
     const uint32_t *v = (const uint32_t *)a->items + first * refs[0].elements;
     return indices_below(v, (a->n - first) * refs[0].elements, (uint32_t)tn[refs[0].target],
@@ -538,7 +545,7 @@ static inline __attribute__((always_inline)) void check_range_with(vctx *c, int 
     const uint64_t *tn = c->target_n;
     size_t nrefs = 0;
     const bk_ref *refs = bk_refs_of(kind, &nrefs);
-    if (!before && !after && first == 0 && end == a->n && all_indices_fit(a, refs, nrefs, tn))
+    if (!before && !after && first == 0 && end == a->n && all_indices_fit(c, kind, a, refs, nrefs, tn))
         return;
     const uint8_t *items = a->items;
     const size_t item_size = a->item_size;

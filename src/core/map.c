@@ -825,6 +825,23 @@ static bool in_place(const bspkit_map *map, const bk_schema *sc, const uint8_t *
            (uintptr_t)bytes % sc->native_align == 0;
 }
 
+/* Whether schema `sc`'s records are 16-bit indices held as 32-bit ones,
+ * read from little-endian bytes on a little-endian host: its decoder then
+ * widens the whole lump at once (bk_widen_u16_le). */
+static bool widened(const bspkit_map *map, const bk_schema *sc)
+{
+    return BK_HOST_LE && !map->format.big_endian && sc->fit && sc->fit() == BK_FIT_WIDE;
+}
+
+bool bk_array_index_max(const bspkit_map *map, bk_rec dec, uint32_t *max)
+{
+    const bk_array_cache *c = &map->arrays[dec];
+    if (!c->done || c->result != BSPKIT_OK || !c->index_max_known)
+        return false;
+    *max = c->index_max;
+    return true;
+}
+
 bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
                            bspkit_error *err)
 {
@@ -861,7 +878,13 @@ bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **i
                     if (!out) {
                         c->result = e.code;
                     } else {
-                        l->layout.decode(bytes, n, map->format.big_endian, out);
+                        if (sc && l->layout.decode == sc->decode && widened(map, sc)) {
+                            /* What the schema's decoder does, keeping the largest index. */
+                            c->index_max = bk_widen_u16_le(bytes, n * l->layout.record_size / 2, out);
+                            c->index_max_known = true;
+                        } else {
+                            l->layout.decode(bytes, n, map->format.big_endian, out);
+                        }
                         c->items = out;
                         c->owned = shared ? NULL : out;
                         c->count = n;

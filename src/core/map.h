@@ -95,6 +95,10 @@ typedef struct bk_array_cache {
     const void *items;         /* owned, or the lump's own bytes (records read in place) */
     void *owned;               /* what close frees; NULL when items are the lump's bytes or in the arena */
     size_t count;
+    /* Records of 16-bit indices widened to 32 bits: the largest index,
+     * found by the widening (bk_array_index_max). */
+    bool index_max_known;
+    uint32_t index_max;
 } bk_array_cache;
 
 struct bspkit_map {
@@ -235,6 +239,11 @@ bspkit_result bk_lump_bytes(bspkit_map *map, int index, const uint8_t **data, si
 /* Decoded record array for slot `dec` (cached). */
 bspkit_result bk_get_array(bspkit_map *map, bk_rec dec, int lump, const void **items, size_t *count,
                            bspkit_error *err);
+/* True, with the largest value in slot `dec`'s decoded array as *max,
+ * when its decoding found it (records of 16-bit indices widened from a
+ * little-endian lump); false when the array is not decoded yet or was
+ * read another way. */
+bool bk_array_index_max(const bspkit_map *map, bk_rec dec, uint32_t *max);
 
 /* ---- record field readers shared by the family decoders ---- */
 static inline void bk_rd_vec3(const uint8_t *p, bool be, bspkit_vec3 *v)

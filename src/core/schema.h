@@ -661,20 +661,37 @@ enum { BK_FIT_SAME = 1, BK_FIT_WIDE = 2 };
 #define BK_FIT_ABSENT_ARRAY(W, m, n, off) 0
 #define BK_FIT_CHARS(W, m, n, off) 0
 
-/* n little-endian 16-bit values from src into n 32-bit ones at dst. */
-static inline void bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
+/* n little-endian 16-bit values from src into n 32-bit ones at dst; returns
+ * the largest (0 for none), which the widening finds for a few ALU steps in
+ * a loop bound by its stores, and which spares validation another pass over
+ * an index array. */
+static inline uint16_t bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *dst)
 {
     size_t i = 0;
+    uint16_t max = 0;
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
+    /* SSE2 compares 16-bit lanes signed: with the top bit flipped, signed
+     * order is unsigned order. */
+    const __m128i flip = _mm_set1_epi16((short)0x8000);
+    __m128i most = _mm_set1_epi16((short)0x8000); /* 0, flipped */
     for (; i + 8 <= n; i += 8) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
         _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_unpacklo_epi16(v, zero));
         _mm_storeu_si128((__m128i *)(void *)(dst + i + 4), _mm_unpackhi_epi16(v, zero));
+        most = _mm_max_epi16(most, _mm_xor_si128(v, flip));
     }
+    most = _mm_max_epi16(most, _mm_srli_si128(most, 8));
+    most = _mm_max_epi16(most, _mm_srli_si128(most, 4));
+    most = _mm_max_epi16(most, _mm_srli_si128(most, 2));
+    max = (uint16_t)((uint16_t)_mm_cvtsi128_si32(most) ^ 0x8000u);
 #endif
-    for (; i < n; i++)
-        dst[i] = rd_le16(src + 2 * i);
+    for (; i < n; i++) {
+        uint16_t v = rd_le16(src + 2 * i);
+        dst[i] = v;
+        max = v > max ? v : max;
+    }
+    return max;
 }
 
 /* Clears one native record of `size` bytes (a constant). Sixteen-byte

@@ -961,6 +961,39 @@ static void test_source_leaf_ambient(void **state)
 
 /* doccluderdata_t: int flags, firstpoly, polycount; Vector mins, maxs; int area (lump
  * version 2 on). doccluderpolydata_t: int firstvertexindex, vertexcount, planenum. */
+/* bk_widen_u16_le: every value widened, and the largest returned, on
+ * lengths around the eight-value steps and values at the edges of the
+ * signed/unsigned flip (0x7FFF, 0x8000, 0xFFFF). The expected maximum is a
+ * plain loop over the same values. */
+static void test_widen_u16_keeps_the_largest(void **state)
+{
+    (void)state;
+    static const uint16_t edges[] = {0, 1, 0x7FFE, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF};
+    uint32_t seed = 12345;
+    for (size_t n = 0; n <= 40; n++) {
+        for (int round = 0; round < 200; round++) {
+            uint8_t src[2 * 40];
+            uint16_t v[40];
+            uint32_t dst[40 + 1];
+            uint16_t expect = 0;
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                /* Mostly small values, with an edge value or a random one now and then. */
+                uint32_t pick = seed >> 16;
+                v[i] = pick % 4 == 0 ? edges[(pick >> 2) % 8] : pick % 4 == 1 ? (uint16_t)(pick >> 2) : (uint16_t)(pick % 97);
+                src[2 * i] = (uint8_t)v[i];
+                src[2 * i + 1] = (uint8_t)(v[i] >> 8);
+                expect = v[i] > expect ? v[i] : expect;
+            }
+            dst[n] = 0xDEADBEEF;
+            assert_int_equal(bk_widen_u16_le(src, n, dst), expect);
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(dst[i], v[i]);
+            assert_int_equal(dst[n], 0xDEADBEEF);
+        }
+    }
+}
+
 static void test_source_occluders(void **state)
 {
     (void)state;
@@ -997,6 +1030,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_node29_decode_both_orders),
+        cmocka_unit_test(test_widen_u16_keeps_the_largest),
         cmocka_unit_test(test_node29_encode_round_trip),
         cmocka_unit_test(test_bounds_round_outwards),
         cmocka_unit_test(test_encode_refuses_values_that_do_not_fit),
