@@ -604,6 +604,23 @@ static void test_vindictus(void **state)
     assert_int_equal(ov->faces[2], 70002);
     assert_float_equal(ov->u[0], 0.5f, 0);
     assert_vec(ov->basis_normal, 19.5f, 20.5f, 21.5f);
+    /* Engine-limit rows count records by their size in this file (one
+     * 8-byte edge, one 48-byte node, one 56-byte leaf), and give memory as
+     * the count times the engine's struct (vbspinfo's column). */
+    bspkit_limit_usage rows[64];
+    size_t nrows = 0;
+    assert_int_equal(bspkit_limits(map, rows, 64, &nrows), BSPKIT_OK);
+    int seen = 0;
+    for (size_t i = 0; i < nrows && i < 64; i++) {
+        if (strcmp(rows[i].name, "edges") == 0 || strcmp(rows[i].name, "nodes") == 0 ||
+            strcmp(rows[i].name, "leaves") == 0) {
+            assert_int_equal(rows[i].count, 1);
+            seen++;
+        }
+        if (strcmp(rows[i].name, "edges") == 0)
+            assert_int_equal(rows[i].bytes, 4);
+    }
+    assert_int_equal(seen, 3);
     bspkit_close(map);
 
     /* The same records beside a standard game lump: not Vindictus, so the
