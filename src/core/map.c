@@ -816,21 +816,26 @@ bspkit_result bspkit_lump_bytes(bspkit_map *map, int index, const uint8_t **data
     return bk_lump_bytes(map, index, data, size, err);
 }
 
-/* Whether records of schema `sc` at `bytes` can be read where they are:
- * little-endian records on a little-endian host, laid out as the native
- * struct byte for byte, at an address aligned for it. */
-static bool in_place(const bspkit_map *map, const bk_schema *sc, const uint8_t *bytes)
+/* How schema `sc`'s little-endian records fit the native struct on this
+ * host (BK_FIT_SAME, BK_FIT_WIDE), or 0 when the map is big-endian, the
+ * host is, or the schema says nothing. */
+static int host_fit(const bspkit_map *map, const bk_schema *sc)
 {
-    return BK_HOST_LE && !map->format.big_endian && sc->fit && sc->fit() == BK_FIT_SAME &&
-           (uintptr_t)bytes % sc->native_align == 0;
+    return BK_HOST_LE && !map->format.big_endian && sc->fit ? sc->fit() : 0;
 }
 
-/* Whether schema `sc`'s records are 16-bit indices held as 32-bit ones,
- * read from little-endian bytes on a little-endian host: its decoder then
- * widens the whole lump at once (bk_widen_u16_le). */
+/* Whether records of schema `sc` at `bytes` can be read where they are:
+ * laid out as the native struct byte for byte, at an address aligned for it. */
+static bool in_place(const bspkit_map *map, const bk_schema *sc, const uint8_t *bytes)
+{
+    return host_fit(map, sc) == BK_FIT_SAME && (uintptr_t)bytes % sc->native_align == 0;
+}
+
+/* Whether schema `sc`'s records are 16-bit indices held as 32-bit ones:
+ * its decoder then widens the whole lump at once (bk_widen_u16_le). */
 static bool widened(const bspkit_map *map, const bk_schema *sc)
 {
-    return BK_HOST_LE && !map->format.big_endian && sc->fit && sc->fit() == BK_FIT_WIDE;
+    return host_fit(map, sc) == BK_FIT_WIDE;
 }
 
 bool bk_array_index_max(const bspkit_map *map, bk_rec dec, uint32_t *max)
