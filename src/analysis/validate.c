@@ -14,6 +14,7 @@
 #include "bspkit/quake3.h"
 #include "bspkit/source_lumps.h"
 #include "bspkit/titanfall.h"
+#include "core/cpu.h"
 #include "core/family.h"
 #include "core/refs.h"
 #include "core/surfedge.h"
@@ -24,6 +25,7 @@
 #include <inttypes.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <immintrin.h>
 #endif
 #include <math.h>
 #include <stdarg.h>
@@ -468,6 +470,129 @@ BK_REF_KINDS(GEN_FAST)
 
 typedef bool (*refs_hold_fn)(const void *rec, size_t i, const uint64_t *tn);
 
+#if BK_CPU_AVX2
+/* index_fits on eight 32-bit values at once, each lane's answer as the
+ * scalar one gives it for a field of that signedness (`is_signed`, a
+ * constant where this is inlined): a negative signed index never fits. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+lanes_index_fit(__m256i v, unsigned flags, bool is_signed, uint64_t n)
+{
+    const __m256i ones = _mm256_set1_epi32(-1), top = _mm256_set1_epi32(INT32_MIN);
+    __m256i none = _mm256_setzero_si256();
+    if (flags & BK_REF_NONE_MINUS1)
+        none = _mm256_or_si256(none, _mm256_cmpeq_epi32(v, ones));
+    if (flags & BK_REF_NONE_ZERO)
+        none = _mm256_or_si256(none, _mm256_cmpeq_epi32(v, _mm256_setzero_si256()));
+    __m256i below;
+    if (is_signed && !(flags & BK_REF_SIGN_IS_DIRECTION)) {
+        below = _mm256_cmpgt_epi32(v, ones); /* not negative */
+        if (n <= INT32_MAX)
+            below = _mm256_and_si256(below, _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)n), v));
+    } else {
+        /* |INT32_MIN| is 2^31 as an unsigned lane, as it is in 64 bits. */
+        if (flags & BK_REF_SIGN_IS_DIRECTION)
+            v = _mm256_abs_epi32(v);
+        below = n > UINT32_MAX ? ones
+                               : _mm256_cmpgt_epi32(_mm256_xor_si256(_mm256_set1_epi32((int32_t)(uint32_t)n), top),
+                                                    _mm256_xor_si256(v, top));
+    }
+    return _mm256_or_si256(none, below);
+}
+
+/* A 32-bit field of a decoded (native) record. */
+static inline int32_t native_i32(const uint8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Eight records `stride` bytes apart as columns: col[k] holds the 32-bit
+ * word at byte 4k of each (their first 32 bytes, transposed), which is
+ * cheaper than gathering from records a few dozen bytes apart. */
+typedef struct rows8 {
+    __m256i col[8];
+    const uint8_t *rec;
+    size_t stride;
+} rows8;
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+rows8_load(rows8 *r, const uint8_t *rec, size_t stride)
+{
+#define ROW_(k) _mm256_loadu_si256((const __m256i *)(const void *)(rec + (size_t)(k) * stride))
+    const __m256i r0 = ROW_(0), r1 = ROW_(1), r2 = ROW_(2), r3 = ROW_(3), r4 = ROW_(4), r5 = ROW_(5), r6 = ROW_(6),
+                  r7 = ROW_(7);
+#undef ROW_
+    /* words 0, 1 (and 4, 5 in the upper half) of row pairs, then of row quads */
+    const __m256i a0 = _mm256_unpacklo_epi32(r0, r1), a1 = _mm256_unpackhi_epi32(r0, r1),
+                  a2 = _mm256_unpacklo_epi32(r2, r3), a3 = _mm256_unpackhi_epi32(r2, r3),
+                  a4 = _mm256_unpacklo_epi32(r4, r5), a5 = _mm256_unpackhi_epi32(r4, r5),
+                  a6 = _mm256_unpacklo_epi32(r6, r7), a7 = _mm256_unpackhi_epi32(r6, r7);
+    const __m256i b0 = _mm256_unpacklo_epi64(a0, a2), b1 = _mm256_unpackhi_epi64(a0, a2),
+                  b2 = _mm256_unpacklo_epi64(a1, a3), b3 = _mm256_unpackhi_epi64(a1, a3),
+                  b4 = _mm256_unpacklo_epi64(a4, a6), b5 = _mm256_unpackhi_epi64(a4, a6),
+                  b6 = _mm256_unpacklo_epi64(a5, a7), b7 = _mm256_unpackhi_epi64(a5, a7);
+    r->col[0] = _mm256_permute2x128_si256(b0, b4, 0x20);
+    r->col[1] = _mm256_permute2x128_si256(b1, b5, 0x20);
+    r->col[2] = _mm256_permute2x128_si256(b2, b6, 0x20);
+    r->col[3] = _mm256_permute2x128_si256(b3, b7, 0x20);
+    r->col[4] = _mm256_permute2x128_si256(b0, b4, 0x31);
+    r->col[5] = _mm256_permute2x128_si256(b1, b5, 0x31);
+    r->col[6] = _mm256_permute2x128_si256(b2, b6, 0x31);
+    r->col[7] = _mm256_permute2x128_si256(b3, b7, 0x31);
+    r->rec = rec;
+    r->stride = stride;
+}
+
+/* The 32-bit field at byte `offset` (a constant where inlined) of the eight records. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+rows8_field(const rows8 *r, size_t offset)
+{
+    if (offset % 4 == 0 && offset + 4 <= 32)
+        return r->col[offset / 4];
+#define WORD_(k) native_i32(r->rec + (size_t)(k) * r->stride + offset)
+    return _mm256_setr_epi32(WORD_(0), WORD_(1), WORD_(2), WORD_(3), WORD_(4), WORD_(5), WORD_(6), WORD_(7));
+#undef WORD_
+}
+
+/* Whether member m of T (its first element, for an array) is signed. */
+#define FIELD_TYPE(T, m) __typeof__((&((const T *)0)->m)[0])
+#define FIELD_SIGNED(T, m) ((FIELD_TYPE(T, m))-1 < (FIELD_TYPE(T, m))1)
+/* The generated checkers again, for records i .. i + 7 at once: bit k of
+ * the answer is refs_hold's for record i + k. A span's members must be
+ * signed (their sum then fits 32 bits once both are not negative). Only
+ * FACES has one so far: it is the loop most maps spend longest in. */
+#define FAST8_INDEX(from, T, m, cm, n, target, flags, name, cname)                                     \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        __m256i fit_ = lanes_index_fit(rows8_field(rows, offsetof(T, m) + 4 * (size_t)k_), (flags),   \
+                                       FIELD_SIGNED(T, m), tn[target]);                                \
+        if (((flags) & BK_REF_RECORD0_UNUSED) && i == 0)                                               \
+            fit_ = _mm256_or_si256(fit_, _mm256_setr_epi32(-1, 0, 0, 0, 0, 0, 0, 0));                  \
+        ok_ = _mm256_and_si256(ok_, fit_);                                                             \
+    }
+#define FAST8_SPAN(from, T, m, cm, n, target, flags, name, cname)                                      \
+    {                                                                                                  \
+        _Static_assert(FIELD_SIGNED(T, m) && FIELD_SIGNED(T, cm), "eight-wide spans take signed members"); \
+        const __m256i first_ = rows8_field(rows, offsetof(T, m)), num_ = rows8_field(rows, offsetof(T, cm)); \
+        const __m256i neg_ = _mm256_set1_epi32(-1);                                                    \
+        __m256i fit_ = _mm256_and_si256(_mm256_cmpgt_epi32(first_, neg_), _mm256_cmpgt_epi32(num_, neg_)); \
+        /* both below 2^31: the sum is exact as an unsigned lane; end <= n is end < n + 1 */          \
+        if (tn[target] <= UINT32_MAX)                                                                  \
+            fit_ = _mm256_and_si256(fit_,                                                              \
+                                    lanes_index_fit(_mm256_add_epi32(first_, num_), 0, false, tn[target] + 1)); \
+        ok_ = _mm256_and_si256(ok_, fit_);                                                             \
+    }
+#define FAST8(from, SHAPE, ...) FAST8_##SHAPE(from, __VA_ARGS__)
+#define GEN_FAST8(KIND)                                                                                \
+    __attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned             \
+    refs_hold8_##KIND(const rows8 *rows, size_t i, const uint64_t *tn)                                 \
+    {                                                                                                  \
+        __m256i ok_ = _mm256_set1_epi32(-1);                                                           \
+        BK_REFS_##KIND(FAST8) return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ok_));           \
+    }
+GEN_FAST8(FACES)
+#endif
+
 /* Whether each of the 4-byte indices v[0 .. n) is below `limit` (at most
  * INT32_MAX), its magnitude when `magnitude` (a sign that gives a
  * direction). As unsigned numbers negative values are at least 2^31, so
@@ -777,6 +902,117 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
         quake_face_size(c, qp, i, f, false);
 }
 
+#if BK_CPU_AVX2
+/* Bit k set: face i + k gives check_quake_face nothing to report and no
+ * size to screen: at least three edges, and either no lightmap (by its
+ * offset or its texinfo's flags) or one inside the lump that the
+ * texinfo's bound clears (or no styles). Eight faces at once.
+ * `bound32` is the style byte bound per texinfo in 32 bits: 0 for faces
+ * without a lightmap, at most 2^29, or UINT32_MAX where the faces take the
+ * full sequence. The caller made sure both lighting sizes are below 2^31
+ * and no face is sized by DECOUPLED_LM. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
+quake_faces_clear8(const quake_face_pass *qp, const rows8 *rows, const uint32_t *bound32)
+{
+    const bk_lightmap_faces *lf = qp->lf;
+    const __m256i texinfo = rows8_field(rows, offsetof(bspkit_face, texinfo)),
+                  edges = rows8_field(rows, offsetof(bspkit_face, num_edges)),
+                  styles = rows8_field(rows, offsetof(bspkit_face, styles)),
+                  offset = rows8_field(rows, offsetof(bspkit_face, light_offset));
+    const __m256i ones = _mm256_set1_epi32(-1), zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(INT32_MIN);
+    /* texinfo inside the table (unsigned, so -1 is not) */
+    const __m256i has_texinfo = _mm256_cmpgt_epi32(_mm256_xor_si256(_mm256_set1_epi32((int32_t)lf->texinfo_n), top),
+                                                   _mm256_xor_si256(texinfo, top));
+    const __m256i bound =
+        _mm256_mask_i32gather_epi32(zero, (const int *)(const void *)bound32, texinfo, has_texinfo, 4);
+    /* Styles before the first 255: a byte is in use while every byte below it is. */
+    __m256i used = _mm256_xor_si256(_mm256_cmpeq_epi8(styles, ones), ones);
+    used = _mm256_and_si256(used, _mm256_or_si256(_mm256_slli_epi32(used, 8), _mm256_set1_epi32(0xFF)));
+    used = _mm256_and_si256(used, _mm256_or_si256(_mm256_slli_epi32(used, 16), _mm256_set1_epi32(0xFFFF)));
+    const __m256i light = _mm256_set1_epi32((int32_t)lf->light_size);
+    const __m256i in_lump = _mm256_and_si256(_mm256_cmpgt_epi32(offset, ones),
+                                             _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)qp->fp.ld->size), offset));
+    /* bound x styles as a sum of up to four bounds (each at most 2^29, so
+     * it fits an unsigned lane): byte k of `used` set adds one. */
+    __m256i need = _mm256_setzero_si256();
+    for (int k = 0; k < 4; k++) {
+        const __m256i style_k = _mm256_srai_epi32(_mm256_slli_epi32(used, 24 - 8 * k), 24); /* byte k, widened */
+        need = _mm256_add_epi32(need, _mm256_and_si256(bound, style_k));
+    }
+    const __m256i no_styles = _mm256_cmpeq_epi32(_mm256_and_si256(used, _mm256_set1_epi32(0xFF)), zero);
+    const __m256i room = _mm256_sub_epi32(light, offset);
+    /* a bound, an offset at most the lump's size, and need <= room unsigned */
+    const __m256i not_past = _mm256_cmpgt_epi32(_mm256_add_epi32(light, _mm256_set1_epi32(1)), offset);
+    const __m256i need_over = _mm256_cmpgt_epi32(_mm256_xor_si256(need, top), _mm256_xor_si256(room, top));
+    const __m256i bounded = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(bound, ones), need_over), not_past);
+    const __m256i fits = _mm256_and_si256(in_lump, _mm256_or_si256(no_styles, bounded));
+    const __m256i unlit = _mm256_or_si256(_mm256_cmpeq_epi32(bound, zero), _mm256_cmpeq_epi32(offset, ones));
+    const __m256i enough_edges = _mm256_cmpgt_epi32(edges, _mm256_set1_epi32(2));
+    const __m256i clear = _mm256_and_si256(_mm256_and_si256(has_texinfo, enough_edges), _mm256_or_si256(unlit, fits));
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(clear));
+}
+
+/* check_records(c, FACES, NULL, check_quake_face, qp), eight faces a step:
+ * a face whose references hold and that is clear (quake_faces_clear8)
+ * would report nothing, so only the others take the per-face steps, in
+ * the same order. */
+__attribute__((target("avx2"))) static void check_quake_faces_avx2(vctx *c, quake_face_pass *qp,
+                                                                  const uint32_t *bound32)
+{
+    const varr *a = records_of(c, BK_REC_FACES);
+    if (!a || !a->ok)
+        return;
+    const uint64_t *tn = c->target_n;
+    size_t nrefs = 0;
+    const bk_ref *refs = bk_refs_of(BK_REC_FACES, &nrefs);
+    const uint8_t *items = a->items;
+    const size_t n = a->n;
+    /* A chunk's blocks first, without a branch, then the faces they left:
+     * a branch per block would wait for each block's answer. */
+    enum { CHUNK_BLOCKS = 32 };
+    uint8_t clear[CHUNK_BLOCKS];
+    for (size_t first = 0; first < n; first += 8 * CHUNK_BLOCKS) {
+        size_t left = n - first, blocks = left / 8 < CHUNK_BLOCKS ? left / 8 : CHUNK_BLOCKS;
+        for (size_t b = 0; b < blocks; b++) {
+            rows8 rows;
+            const size_t i = first + 8 * b;
+            rows8_load(&rows, items + i * sizeof(bspkit_face), sizeof(bspkit_face));
+            clear[b] = (uint8_t)(refs_hold8_FACES(&rows, i, tn) & quake_faces_clear8(qp, &rows, bound32));
+        }
+        size_t end = left < 8 * CHUNK_BLOCKS ? n : first + 8 * CHUNK_BLOCKS;
+        for (size_t i = first; i < end; i += 8) {
+            size_t b = (i - first) / 8, step = end - i < 8 ? end - i : 8;
+            unsigned done = b < blocks ? clear[b] : 0;
+            for (unsigned rest = ~done & ((1u << step) - 1); rest; rest &= rest - 1) {
+                size_t k = i + (size_t)__builtin_ctz(rest);
+                const uint8_t *rec = items + k * sizeof(bspkit_face);
+                if (!refs_hold_FACES(rec, k, tn))
+                    for (size_t r = 0; r < nrefs; r++)
+                        check_ref(c, BK_REC_FACES, k, &refs[r], rec);
+                check_quake_face(c, k, rec, qp);
+            }
+        }
+    }
+}
+#endif
+
+/* The texinfo bounds as quake_faces_clear8 reads them, in `buf` (`cap`
+ * entries) or an allocation; NULL when that path cannot be taken. */
+static uint32_t *bound32_table(const bk_lightmap_faces *lf, const light_data *ld, uint32_t *buf, size_t cap)
+{
+    if (!BK_CPU_AVX2 || !lf->avx2 || !lf->style_bytes_bound || lf->decoupled || lf->light_size > INT32_MAX - 1 ||
+        ld->size > INT32_MAX || lf->texinfo_n > INT32_MAX)
+        return NULL;
+    uint32_t *t = lf->texinfo_n <= cap ? buf : malloc(lf->texinfo_n * sizeof *t);
+    if (!t)
+        return NULL;
+    for (size_t k = 0; k < lf->texinfo_n; k++) {
+        uint64_t b = lf->style_bytes_bound[k];
+        t[k] = b <= (UINT32_C(1) << 29) ? (uint32_t)b : UINT32_MAX;
+    }
+    return t;
+}
+
 /* Quake-family faces: check_face's reports, with lightmap sizes from the
  * geometry a face at a time (check_quake_face), so no table of 88 bytes a
  * face is written and read back. When the geometry cannot be loaded (a
@@ -792,7 +1028,16 @@ static void check_quake_faces(vctx *c, const light_data *ld)
         return;
     }
     quake_face_pass qp = {fp, &lf};
-    check_records(c, FACES, NULL, check_quake_face, &qp);
+    uint32_t buf[256];
+    uint32_t *bound32 = bound32_table(&lf, ld, buf, sizeof buf / sizeof buf[0]);
+#if BK_CPU_AVX2
+    if (bound32)
+        check_quake_faces_avx2(c, &qp, bound32);
+    else
+#endif
+        check_records(c, FACES, NULL, check_quake_face, &qp);
+    if (bound32 != buf)
+        free(bound32);
     bk_lightmap_faces_end(&lf);
 }
 

@@ -311,6 +311,28 @@ static uint8_t *with_bspx_lump(const uint8_t *map, size_t map_size, const char *
     return out;
 }
 
+/* Face i as a rectangle of its own four vertexes, edges 1 + 4i .. 4 + 4i
+ * and surfedges 4i .. 4i + 3: (1 .. 8) x (1 .. 8) luxels somewhere on
+ * z = 0, or with `fixed` the same 125 x 128 units at (8, 0) for every face. */
+static void rectangle_face(bspkit_vec3 *v, bspkit_edge *e, int32_t *se, bspkit_face *f, size_t i, bool fixed)
+{
+    float x0 = (float)((int32_t)(next_u32() % 64) - 32) * 16.0f, y0 = (float)(next_u32() % 40) * 8.0f;
+    float w = (float)(1 + next_u32() % 8) * 16.0f - 3.0f, h = (float)(1 + next_u32() % 8) * 16.0f;
+    if (fixed)
+        x0 = 8.0f, y0 = 0.0f, w = 125.0f, h = 128.0f;
+    v[4 * i + 0] = (bspkit_vec3){x0, y0, 0};
+    v[4 * i + 1] = (bspkit_vec3){x0 + w, y0, 0};
+    v[4 * i + 2] = (bspkit_vec3){x0 + w, y0 + h, 0};
+    v[4 * i + 3] = (bspkit_vec3){x0, y0 + h, 0};
+    for (int k = 0; k < 4; k++) {
+        e[1 + 4 * i + (size_t)k].v[0] = (uint32_t)(4 * i + (size_t)k);
+        e[1 + 4 * i + (size_t)k].v[1] = (uint32_t)(4 * i + (size_t)(k + 1) % 4);
+        se[4 * i + (size_t)k] = (int32_t)(1 + 4 * i + (size_t)k);
+    }
+    f->first_edge = (int32_t)(4 * i);
+    f->num_edges = 4;
+}
+
 /* Validates `m`; warned[i] for each face i (of n) warned that its lightmap
  * runs past the lighting lump, each at most once. */
 static void short_lightmaps(bspkit_map *m, bool *warned, size_t n)
@@ -358,19 +380,7 @@ static void test_validate_sizes_across_pieces(void **state)
         memset(decoupled, 0, sizeof decoupled);
         for (size_t i = 0; i < N; i++) {
             /* A rectangle of (1 .. 8) x (1 .. 8) luxels somewhere on z = 0. */
-            float x0 = (float)((int32_t)(next_u32() % 64) - 32) * 16.0f, y0 = (float)(next_u32() % 40) * 8.0f;
-            float w = (float)(1 + next_u32() % 8) * 16.0f - 3.0f, h = (float)(1 + next_u32() % 8) * 16.0f;
-            v[4 * i + 0] = (bspkit_vec3){x0, y0, 0};
-            v[4 * i + 1] = (bspkit_vec3){x0 + w, y0, 0};
-            v[4 * i + 2] = (bspkit_vec3){x0 + w, y0 + h, 0};
-            v[4 * i + 3] = (bspkit_vec3){x0, y0 + h, 0};
-            for (int k = 0; k < 4; k++) {
-                e[1 + 4 * i + (size_t)k].v[0] = (uint32_t)(4 * i + (size_t)k);
-                e[1 + 4 * i + (size_t)k].v[1] = (uint32_t)(4 * i + (size_t)(k + 1) % 4);
-                se[4 * i + (size_t)k] = (int32_t)(1 + 4 * i + (size_t)k);
-            }
-            f[i].first_edge = (int32_t)(4 * i);
-            f[i].num_edges = 4;
+            rectangle_face(v, e, se, &f[i], i, false);
             f[i].texinfo = (int32_t)(i % 2);
             /* 1 to 4 styles, the count the styles before the first 255 */
             int32_t styles = 1 + (int32_t)(i % 4);
@@ -547,12 +557,113 @@ static void test_validate_sizes_tight_bounds(void **state)
     assert_true(bound_kept > 200 * N);
 }
 
+/* Validation's face checks take eight faces a step on the AVX2 path, and
+ * send on only the faces that may have something to report: the reports
+ * must be those of the face-at-a-time path, in the same order. 1,003 faces
+ * (several chunks of 256 and a tail short of eight) with every fault the
+ * checks report mixed in at random: planes, edge spans and texinfo out of
+ * range, too few edges, light offsets before, inside, at and past the end
+ * of the lump, lightmaps one byte short, styles with gaps, texinfo drawn
+ * without a lightmap; Quake and GoldSrc. In the last two rounds every face
+ * is the same rectangle, so the texinfo bound is nearly the faces' size
+ * and decides close to the end of the lump. */
+static void test_validate_faces_both_paths(void **state)
+{
+    (void)state;
+    enum { N = 1003, LIGHT = 1 << 15, TI = 6 };
+    static bspkit_vec3 v[4 * N];
+    static bspkit_edge e[4 * N + 1];
+    static int32_t se[4 * N];
+    static bspkit_face f[N];
+    bspkit_texinfo ti[TI];
+    size_t kinds[6] = {0};
+    static const char *const kind_text[6] = {"plane", "first_edge", "texinfo", "only", "outside", "lightmap at"};
+    for (int round = 0; round < 4; round++) {
+        bool goldsrc = round % 2;
+        memset(ti, 0, sizeof ti);
+        memset(f, 0, sizeof f);
+        for (int t = 0; t < TI; t++) {
+            ti[t].texture_vecs[0][0] = 1.0f / (float)(1 + t % 3);
+            ti[t].texture_vecs[1][1] = 1.0f;
+            ti[t].flags = t == TI - 1 ? 1 : 0; /* special: no lightmap */
+        }
+        for (size_t i = 0; i < N; i++) {
+            rectangle_face(v, e, se, &f[i], i, round >= 2);
+            f[i].texinfo = (int32_t)(next_u32() % TI);
+            int32_t styles = (int32_t)(next_u32() % 5);
+            for (int k = 0; k < 4; k++)
+                f[i].styles[k] = k < styles ? (uint8_t)(next_u32() % 255) : 255;
+            if (next_u32() % 9 == 0)
+                f[i].styles[next_u32() % 4] = 255; /* a gap */
+            f[i].dispinfo = -1;
+            int32_t mins[2], dim[2];
+            assert_true(reference_extents(&f[i], se, 4 * N, e, 4 * N + 1, v, 4 * N, &ti[f[i].texinfo], mins, dim));
+            int32_t used = 0;
+            while (used < 4 && f[i].styles[used] != 255)
+                used++;
+            int32_t need = dim[0] * dim[1] * used * (goldsrc ? 3 : 1);
+            /* Mostly well inside the lump (the bound clears those), some at
+             * its end, one byte short, outside it, or without a lightmap. */
+            switch (next_u32() % 8) {
+            case 0: f[i].light_offset = LIGHT - need; break;
+            case 1: f[i].light_offset = LIGHT - need + 1; break;
+            case 2: f[i].light_offset = -1; break;
+            case 3:
+                f[i].light_offset = (next_u32() % 2) ? LIGHT + (int32_t)(next_u32() % 5) : -2 - (int32_t)(next_u32() % 5);
+                break;
+            default: f[i].light_offset = (int32_t)(next_u32() % (LIGHT / 4)); break;
+            }
+            switch (next_u32() % 40) {
+            case 0: f[i].plane = 1 + next_u32() % 3; break; /* the map has one plane */
+            case 1: f[i].first_edge = (int32_t)(4 * N) - (int32_t)(next_u32() % 3); break;
+            case 2: f[i].first_edge = -1 - (int32_t)(next_u32() % 3); break;
+            case 3: f[i].texinfo = TI + (int32_t)(next_u32() % 3); break;
+            case 4: f[i].num_edges = (int32_t)(next_u32() % 3); break;
+            default: break;
+            }
+        }
+        const face_set fs = {v, 4 * N, e, 4 * N + 1, se, 4 * N, ti, TI, f, N};
+        size_t size;
+        uint8_t *bytes = build_faces(&fs, goldsrc, LIGHT, &size);
+        bspkit_report rep[2];
+        for (int pass = 0; pass < 2; pass++) {
+            bk_cpu_allow_avx2(pass == 0);
+            bspkit_map *m;
+            CHECK(bspkit_open_memory(bytes, size, NULL, &m, ERR));
+            memset(&rep[pass], 0, sizeof rep[pass]);
+            CHECK(bspkit_validate_ex(m, 0, &rep[pass], ERR));
+            bspkit_close(m);
+        }
+        bk_cpu_allow_avx2(true);
+        assert_int_equal(rep[0].errors, rep[1].errors);
+        assert_int_equal(rep[0].warnings, rep[1].warnings);
+        assert_int_equal(rep[0].count, rep[1].count);
+        for (size_t k = 0; k < rep[0].count; k++) {
+            const bspkit_problem *a = &rep[0].problems[k], *b = &rep[1].problems[k];
+            if (a->severity != b->severity || a->code != b->code || a->lump != b->lump || a->record != b->record ||
+                a->offset != b->offset || strcmp(a->message, b->message) != 0)
+                fail_msg("round %d problem %zu: \"%s\" (record %lld) against \"%s\" (record %lld)", round, k,
+                         a->message, (long long)a->record, b->message, (long long)b->record);
+            for (int j = 0; j < 6; j++)
+                kinds[j] += strstr(a->message, kind_text[j]) != NULL;
+        }
+        bspkit_report_free(&rep[0]);
+        bspkit_report_free(&rep[1]);
+        bspkit_free_buffer(bytes);
+    }
+    /* Every kind of report was there to be compared. */
+    for (int j = 0; j < 6; j++)
+        if (kinds[j] < 10)
+            fail_msg("only %zu reports mentioning \"%s\"", kinds[j], kind_text[j]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_extents_both_paths),
         cmocka_unit_test(test_validate_sizes_across_pieces),
         cmocka_unit_test(test_validate_sizes_tight_bounds),
+        cmocka_unit_test(test_validate_faces_both_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
