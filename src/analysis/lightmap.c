@@ -740,6 +740,41 @@ bool bk_lightmap_face_grid_may_overflow(const bk_lightmap_faces *c, size_t i, co
     return grid_may_overflow_plain(c, i, f);
 }
 
+/* The screen's double grid for the faces `list` names: one call for many,
+ * so that consecutive faces' loads and sums overlap. */
+static inline __attribute__((always_inline)) void grid_list(const lm_ctx *c, const uint32_t *list, size_t n,
+                                                            bool *may, bool avx2)
+{
+    for (size_t k = 0; k < n; k++) {
+        const bspkit_face *f = &c->faces[list[k]];
+        may[k] = grid_may_overflow(c, list[k], f, &c->texinfo[f->texinfo], avx2);
+    }
+}
+
+__attribute__((flatten)) static void grid_list_plain(const lm_ctx *c, const uint32_t *list, size_t n, bool *may)
+{
+    grid_list(c, list, n, may, false);
+}
+
+#if BK_CPU_AVX2
+__attribute__((target("avx2"), flatten)) static void grid_list_avx2(const lm_ctx *c, const uint32_t *list, size_t n,
+                                                                     bool *may)
+{
+    grid_list(c, list, n, may, true);
+}
+#endif
+
+void bk_lightmap_faces_grid_list(const bk_lightmap_faces *c, const uint32_t *list, size_t n, bool *may)
+{
+#if BK_CPU_AVX2
+    if (c->avx2) {
+        grid_list_avx2(c, list, n, may);
+        return;
+    }
+#endif
+    grid_list_plain(c, list, n, may);
+}
+
 void bk_lightmap_faces_screen(const bk_lightmap_faces *c, size_t first, size_t n, bool *may)
 {
 #if BK_CPU_AVX2

@@ -59,6 +59,9 @@ void bk_lightmap_faces_screen(const bk_lightmap_faces *faces, size_t first, size
  * tests: a texinfo inside the table whose flags give a lightmap, and
  * bk_lightmap_face_needs_screen true. */
 bool bk_lightmap_face_grid_may_overflow(const bk_lightmap_faces *faces, size_t i, const bspkit_face *f);
+/* bk_lightmap_face_grid_may_overflow for each face list[k] (k < n) into
+ * may[k], under the same conditions, in one call. */
+void bk_lightmap_faces_grid_list(const bk_lightmap_faces *faces, const uint32_t *list, size_t n, bool *may);
 
 /* How many of the face's four style slots are used: those before the first
  * 255 (the engines stop there), without a branch per style: 1 to 4 styles

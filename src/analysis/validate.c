@@ -904,15 +904,19 @@ static inline __attribute__((always_inline)) void check_quake_face(vctx *c, size
 
 #if BK_CPU_AVX2
 /* Bit k set: face i + k gives check_quake_face nothing to report and no
- * size to screen: at least three edges, and either no lightmap (by its
- * offset or its texinfo's flags) or one inside the lump that the
- * texinfo's bound clears (or no styles). Eight faces at once.
+ * size to screen: its references hold (`refs_hold`), at least three edges,
+ * and either no lightmap (by its offset or its texinfo's flags) or one
+ * inside the lump that the texinfo's bound clears (or no styles). Eight
+ * faces at once. Bit k of *screen: face i + k is one whose only step is the
+ * screen (bk_lightmap_face_grid_may_overflow), and a report only if that
+ * says it may not fit.
  * `bound32` is the style byte bound per texinfo in 32 bits: 0 for faces
  * without a lightmap, at most 2^29, or UINT32_MAX where the faces take the
  * full sequence. The caller made sure both lighting sizes are below 2^31
  * and no face is sized by DECOUPLED_LM. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
-quake_faces_clear8(const quake_face_pass *qp, const rows8 *rows, const uint32_t *bound32)
+quake_faces_clear8(const quake_face_pass *qp, const rows8 *rows, const uint32_t *bound32, unsigned refs_hold,
+                   unsigned *screen)
 {
     const bk_lightmap_faces *lf = qp->lf;
     const __m256i texinfo = rows8_field(rows, offsetof(bspkit_face, texinfo)),
@@ -948,8 +952,14 @@ quake_faces_clear8(const quake_face_pass *qp, const rows8 *rows, const uint32_t 
     const __m256i fits = _mm256_and_si256(in_lump, _mm256_or_si256(no_styles, bounded));
     const __m256i unlit = _mm256_or_si256(_mm256_cmpeq_epi32(bound, zero), _mm256_cmpeq_epi32(offset, ones));
     const __m256i enough_edges = _mm256_cmpgt_epi32(edges, _mm256_set1_epi32(2));
-    const __m256i clear = _mm256_and_si256(_mm256_and_si256(has_texinfo, enough_edges), _mm256_or_si256(unlit, fits));
-    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(clear));
+    const __m256i sound = _mm256_and_si256(has_texinfo, enough_edges);
+    const __m256i clear = _mm256_and_si256(sound, _mm256_or_si256(unlit, fits));
+    /* Lit inside the lump with styles, but not cleared by the bound: the
+     * face-at-a-time steps would report nothing before screening it. */
+    const __m256i settled = _mm256_or_si256(_mm256_or_si256(unlit, no_styles), bounded);
+    const __m256i to_screen = _mm256_andnot_si256(settled, _mm256_and_si256(sound, in_lump));
+    *screen = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(to_screen)) & refs_hold;
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(clear)) & refs_hold;
 }
 
 /* check_records(c, FACES, NULL, check_quake_face, qp), eight faces a step:
@@ -967,23 +977,36 @@ __attribute__((target("avx2"))) static void check_quake_faces_avx2(vctx *c, quak
     const bk_ref *refs = bk_refs_of(BK_REC_FACES, &nrefs);
     const uint8_t *items = a->items;
     const size_t n = a->n;
-    /* A chunk's blocks first, without a branch, then the faces they left:
-     * a branch per block would wait for each block's answer. */
-    enum { CHUNK_BLOCKS = 32 };
-    uint8_t clear[CHUNK_BLOCKS];
-    for (size_t first = 0; first < n; first += 8 * CHUNK_BLOCKS) {
+    /* A chunk's blocks first, without a branch; then the screens the chunk
+     * needs, in one call; then the faces left, in order. */
+    enum { CHUNK_BLOCKS = 32, CHUNK = 8 * CHUNK_BLOCKS };
+    uint8_t clear[CHUNK_BLOCKS], screen[CHUNK_BLOCKS];
+    uint32_t list[CHUNK];
+    bool may[CHUNK];
+    for (size_t first = 0; first < n; first += CHUNK) {
         size_t left = n - first, blocks = left / 8 < CHUNK_BLOCKS ? left / 8 : CHUNK_BLOCKS;
         for (size_t b = 0; b < blocks; b++) {
             rows8 rows;
             const size_t i = first + 8 * b;
+            unsigned to_screen;
             rows8_load(&rows, items + i * sizeof(bspkit_face), sizeof(bspkit_face));
-            clear[b] = (uint8_t)(refs_hold8_FACES(&rows, i, tn) & quake_faces_clear8(qp, &rows, bound32));
+            clear[b] = (uint8_t)quake_faces_clear8(qp, &rows, bound32, refs_hold8_FACES(&rows, i, tn), &to_screen);
+            screen[b] = (uint8_t)to_screen;
         }
-        size_t end = left < 8 * CHUNK_BLOCKS ? n : first + 8 * CHUNK_BLOCKS;
+        size_t listed = 0;
+        for (size_t b = 0; b < blocks; b++)
+            for (unsigned bits = screen[b]; bits; bits &= bits - 1)
+                list[listed++] = (uint32_t)(first + 8 * b + (size_t)__builtin_ctz(bits));
+        bk_lightmap_faces_grid_list(qp->lf, list, listed, may);
+        size_t next = 0; /* the next entry of list and may */
+        size_t end = left < CHUNK ? n : first + CHUNK;
         for (size_t i = first; i < end; i += 8) {
             size_t b = (i - first) / 8, step = end - i < 8 ? end - i : 8;
-            unsigned done = b < blocks ? clear[b] : 0;
+            unsigned done = b < blocks ? clear[b] : 0, screened = b < blocks ? screen[b] : 0;
             for (unsigned rest = ~done & ((1u << step) - 1); rest; rest &= rest - 1) {
+                unsigned bit = rest & -rest;
+                if ((screened & bit) && !may[next++])
+                    continue;
                 size_t k = i + (size_t)__builtin_ctz(rest);
                 const uint8_t *rec = items + k * sizeof(bspkit_face);
                 if (!refs_hold_FACES(rec, k, tn))
