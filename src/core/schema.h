@@ -286,6 +286,61 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
     memcpy((o) m, (p) + (off), (n));                                                                   \
     (o) m[(n)] = '\0';
 
+/* Bytes of its member a field kind's decoder writes, from the member's
+ * start (`lv` is the member, `n` the field's count): all of it for an
+ * assignment, n elements for an array, none for kinds that write parts of
+ * a record or nothing. A record whose fields write all its bytes this way
+ * is not cleared before them (BK_SCHEMA's id##_fills_record). */
+#define BK_FILL_WHOLE(lv, n) sizeof(lv)
+#define BK_FILL_ELEMS(lv, n) ((size_t)(n) * sizeof((lv)[0]))
+#define BK_FILL_NONE(lv, n) ((size_t)0)
+#define BK_FILL_U8 BK_FILL_WHOLE
+#define BK_FILL_I8 BK_FILL_WHOLE
+#define BK_FILL_I16 BK_FILL_WHOLE
+#define BK_FILL_U16 BK_FILL_WHOLE
+#define BK_FILL_I32 BK_FILL_WHOLE
+#define BK_FILL_U32 BK_FILL_WHOLE
+#define BK_FILL_F32 BK_FILL_WHOLE
+#define BK_FILL_U8A BK_FILL_ELEMS
+#define BK_FILL_I16A BK_FILL_ELEMS
+#define BK_FILL_U16A BK_FILL_ELEMS
+#define BK_FILL_I32A BK_FILL_ELEMS
+#define BK_FILL_U32A BK_FILL_ELEMS
+#define BK_FILL_F32A BK_FILL_ELEMS
+#define BK_FILL_VEC3 BK_FILL_WHOLE
+#define BK_FILL_VEC3A BK_FILL_ELEMS
+#define BK_FILL_BMIN16 BK_FILL_WHOLE
+#define BK_FILL_BMAX16 BK_FILL_WHOLE
+#define BK_FILL_BMIN32 BK_FILL_WHOLE
+#define BK_FILL_BMAX32 BK_FILL_WHOLE
+#define BK_FILL_BOOL16 BK_FILL_WHOLE
+#define BK_FILL_BOOL32 BK_FILL_WHOLE
+#define BK_FILL_MAT24(lv, n) (2 * sizeof((lv)[0]))
+#define BK_FILL_PAD BK_FILL_NONE
+#define BK_FILL_DEFAULT BK_FILL_WHOLE
+#define BK_FILL_U16MASK BK_FILL_WHOLE
+#define BK_FILL_U32MASK BK_FILL_WHOLE
+#define BK_FILL_AREAFLAGS16 BK_FILL_NONE
+#define BK_FILL_AREAFLAGS32 BK_FILL_NONE
+#define BK_FILL_FCRO16 BK_FILL_NONE
+#define BK_FILL_DISPEDGES BK_FILL_NONE
+#define BK_FILL_DISPCORNERS BK_FILL_NONE
+#define BK_FILL_RGBEXPA BK_FILL_ELEMS
+#define BK_FILL_SKIP16 BK_FILL_NONE
+#define BK_FILL_SKIP32 BK_FILL_NONE
+#define BK_FILL_ABSENT BK_FILL_WHOLE
+#define BK_FILL_ABSENT_ARRAY BK_FILL_WHOLE
+#define BK_FILL_CHARS BK_FILL_NONE
+
+/* The bit mask of bytes [at, at + len) of a record of at most 64 bytes. */
+static inline uint64_t bk_fill_bits(size_t at, size_t len)
+{
+    if (len == 0 || at >= 64)
+        return 0;
+    uint64_t bits = len >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << len) - 1;
+    return bits << at;
+}
+
 /* Encode checks, before any byte is written. `name` is the member's name. */
 #define BK_NEED(c, name, idx, v, lo, hi, what)                                                         \
     do {                                                                                               \
@@ -729,6 +784,8 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
 #define BK_MEMBER_NAME(m) (sizeof(#m) > 1 ? &(#m)[1] : "index")
 
 #define BK_GEN_SIZE(K, m, n, name) +BK_SZ_##K(n)
+#define BK_GEN_FILL(K, m, n, name)                                                                     \
+    fill_ |= bk_fill_bits((size_t)((const char *)&(r_ m) - (const char *)&r_), BK_FILL_##K(r_ m, n));
 #define BK_GEN_DECODE(K, m, n, name)                                                                   \
     BK_DEC_##K(*o_, m, n, src, off_, be)                                                               \
     off_ += BK_SZ_##K(n);
@@ -749,11 +806,22 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
  * per record, named `rname` in messages, with the fields of FIELDS. */
 #define BK_SCHEMA(id, T, size, rname, FIELDS)                                                          \
     _Static_assert((0 FIELDS(BK_GEN_SIZE)) == (size), #id ": fields do not add up to the record size"); \
+    /* Whether the fields write every byte of a record (of at most 64 bytes,                         \
+     * no padding): a constant once inlined. */                                                        \
+    BK_ALWAYS_INLINE bool id##_fills_record(void)                                                     \
+    {                                                                                                  \
+        T r_;                                                                                          \
+        uint64_t fill_ = 0;                                                                            \
+        FIELDS(BK_GEN_FILL)                                                                            \
+        return sizeof(T) <= 64 && fill_ == bk_fill_bits(0, sizeof(T));                                 \
+    }                                                                                                  \
     BK_ALWAYS_INLINE void id##_decode_rows(const uint8_t *src, size_t count, bool be, T *o_)          \
     {                                                                                                  \
+        const bool clear_ = !id##_fills_record();                                                      \
         for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
             size_t off_ = 0;                                                                           \
-            bk_zero_record(o_, sizeof *o_); /* members and padding the fields leave alone */           \
+            if (clear_) /* members and padding the fields leave alone */                               \
+                bk_zero_record(o_, sizeof *o_);                                                        \
             FIELDS(BK_GEN_DECODE)                                                                      \
             (void)off_;                                                                                \
         }                                                                                              \

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "bspkit/displacement.h"
@@ -18,7 +19,10 @@
 #include "core/map.h"
 #include "core/schema.h"
 #include "formats/quake/records.h"
+#include "formats/quake2/records.h"
+#include "formats/quake3/records.h"
 #include "formats/source/records.h"
+#include "formats/titanfall/records.h"
 
 /* Little writer for hand-built records. */
 typedef struct rec {
@@ -1026,6 +1030,89 @@ static void test_source_occluders(void **state)
     assert_int_equal(f1[5].offset, f2[5].offset);
 }
 
+/* Every record a decoder writes is the same whatever the memory held
+ * before: records whose fields fill every byte are not cleared first
+ * (BK_FILL_*), so a kind that claimed more bytes than it writes would leave
+ * them as they were. Each schema of every family (Source's for every
+ * version, variant bit, lump and lump version that has one) decodes random
+ * records over zeros and over 0xFF bytes, in both byte orders; the two
+ * results must be the same bytes. */
+static void add_schema(const bk_schema **list, size_t *n, size_t cap, const bk_schema *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < *n; i++)
+        if (list[i] == s)
+            return;
+    assert_true(*n < cap);
+    list[(*n)++] = s;
+}
+
+static void test_decoders_fill_every_byte(void **state)
+{
+    (void)state;
+    enum { CAP = 1024, RECORDS = 3 };
+    static const bk_schema *list[CAP];
+    size_t n = 0;
+    const bk_schema *fixed[] = {
+        &bk_plane_schema, &bk_vertex_schema, &bk_surfedge_schema, &bk_edge16_schema, &bk_edge32_schema,
+        &bk_index16_schema, &bk_index32_schema, &bk_model_onehead_schema, &bk_brush_schema, &bk_area_schema,
+        &bk_quake_texinfo, &bk_quake_model, &bk_quake_face29, &bk_quake_node29, &bk_quake_leaf29,
+        &bk_quake_clipnode29, &bk_quake_marksurface29, &bk_quake_face_bsp2, &bk_quake_node_bsp2,
+        &bk_quake_leaf_bsp2, &bk_quake_clipnode_bsp2, &bk_quake_marksurface_bsp2, &bk_quake_node_2psb,
+        &bk_quake_leaf_2psb, &bk_q2_node, &bk_q2_texinfo, &bk_q2_face, &bk_q2_leaf, &bk_q2_brushside,
+        &bk_q2_areaportal, &bk_q3_shader, &bk_q3_plane, &bk_q3_node, &bk_q3_leaf, &bk_q3_model, &bk_q3_brush,
+        &bk_q3_brushside, &bk_q3_drawvert, &bk_q3_drawindex, &bk_q3_fog, &bk_q3_surface, &bk_q3_lightgrid,
+        &bk_r2_plane, &bk_r2_texture_data, &bk_r2_string_table, &bk_r2_model, &bk_r2_cubemap, &bk_r2_mesh,
+        &bk_r2_mesh_bounds, &bk_r2_material_sort, &bk_r2_vertex_unlit, &bk_r2_vertex_lit_flat,
+        &bk_r2_vertex_lit_bump, &bk_r2_vertex_unlit_ts, &bk_source_occluder_poly,
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        add_schema(list, &n, CAP, fixed[i]);
+    for (int lump = 0; lump < 128; lump++)
+        add_schema(list, &n, CAP, bk_r2_extra_schema(lump));
+    for (int32_t lv = 0; lv < 8; lv++)
+        add_schema(list, &n, CAP, bk_source_occluder_schema(lv));
+    for (int32_t version = 17; version <= 29; version++)
+        for (int bit = -1; bit < 16; bit++) {
+            uint32_t variant = bit < 0 ? 0 : 1u << bit;
+            for (int lump = 0; lump < 64; lump++)
+                for (int32_t lv = 0; lv < 8; lv++) {
+                    add_schema(list, &n, CAP, bk_source_schema(version, variant, lump, lv));
+                    add_schema(list, &n, CAP, bk_source_array_schema(version, variant, lump, lv));
+                }
+        }
+    assert_true(n > 100);
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    size_t skipped_clear = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bk_schema *sc = list[i];
+        size_t in_size = (size_t)sc->record_size * RECORDS, out_size = sc->native_size * RECORDS;
+        uint8_t *src = malloc(in_size), *a = malloc(out_size), *b = malloc(out_size);
+        assert_non_null(src);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (size_t k = 0; k < in_size; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            src[k] = (uint8_t)x;
+        }
+        for (int be = 0; be < 2; be++) {
+            memset(a, 0x00, out_size);
+            memset(b, 0xFF, out_size);
+            sc->decode(src, RECORDS, be, a);
+            sc->decode(src, RECORDS, be, b);
+            if (memcmp(a, b, out_size) != 0)
+                fail_msg("%s (%u-byte records): a decoded record keeps bytes it was given", sc->name,
+                         sc->record_size);
+        }
+        skipped_clear += sc->native_size <= 64;
+        free(src);
+        free(a);
+        free(b);
+    }
+    assert_true(skipped_clear > 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1051,6 +1138,7 @@ int main(void)
         cmocka_unit_test(test_source_worldlights),
         cmocka_unit_test(test_source_leaf_ambient),
         cmocka_unit_test(test_source_occluders),
+        cmocka_unit_test(test_decoders_fill_every_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
