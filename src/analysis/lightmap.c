@@ -814,6 +814,47 @@ static bspkit_result prepare(bspkit_map *map, bool hdr, lm_ctx *c, bspkit_error 
     return load_geometry(c, err);
 }
 
+/* Per axis, the smallest and largest coordinate of v[i .. n) folded into
+ * lo and hi, and whether each is finite (x - x is 0 only for a finite x). */
+static inline __attribute__((always_inline)) bool vertex_tail(const bspkit_vec3 *v, size_t i, size_t n, float lo[3],
+                                                              float hi[3])
+{
+    bool finite = true;
+    for (; i < n; i++) {
+        const float p[3] = {v[i].x, v[i].y, v[i].z};
+        for (int k = 0; k < 3; k++) {
+            finite &= p[k] - p[k] == 0.0f;
+            lo[k] = p[k] < lo[k] ? p[k] : lo[k];
+            hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+        }
+    }
+    return finite;
+}
+
+/* Lanes l[k] and h[k] (k < count), each of axis k % 3, folded into the
+ * per-axis extremes. */
+static inline void fold_lanes(const float *l, const float *h, int count, float lo[3], float hi[3])
+{
+    for (int k = 0; k < count; k++) {
+        lo[k % 3] = l[k] < lo[k % 3] ? l[k] : lo[k % 3];
+        hi[k % 3] = h[k] > hi[k % 3] ? h[k] : hi[k % 3];
+    }
+}
+
+/* range and magnitude from the per-axis extremes; false when a coordinate
+ * was not finite or there is none. */
+static bool bounds_of(bool finite, size_t n, const float lo[3], const float hi[3], double range[3],
+                      double magnitude[3])
+{
+    if (!finite || n == 0)
+        return false;
+    for (int k = 0; k < 3; k++) {
+        range[k] = (double)hi[k] - (double)lo[k];
+        magnitude[k] = fmax(fabs((double)lo[k]), fabs((double)hi[k]));
+    }
+    return true;
+}
+
 /* The vertexes' extent and largest magnitude per axis; false when a
  * coordinate is not finite. */
 static bool vertex_bounds(const bspkit_vec3 *v, size_t n, double range[3], double magnitude[3])
@@ -828,42 +869,73 @@ static bool vertex_bounds(const bspkit_vec3 *v, size_t n, double range[3], doubl
         const float *f = &v[0].x;
         __m128 lo0 = _mm_loadu_ps(f), lo1 = _mm_loadu_ps(f + 4), lo2 = _mm_loadu_ps(f + 8);
         __m128 hi0 = lo0, hi1 = lo1, hi2 = lo2;
-        __m128 ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+        /* 0 x a coordinate is a zero for a finite one and NaN otherwise:
+         * OR-ed together, the exponent bits stay clear while all are finite. */
+        __m128 odd = _mm_setzero_ps();
         const __m128 zero = _mm_setzero_ps();
         for (; i + 4 <= n; i += 4) {
             const __m128 a = _mm_loadu_ps(f + 3 * i), b = _mm_loadu_ps(f + 3 * i + 4), c = _mm_loadu_ps(f + 3 * i + 8);
-            /* inf - inf and NaN are NaN: not equal to zero */
-            ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(a, a), zero),
-                                           _mm_and_ps(_mm_cmpeq_ps(_mm_sub_ps(b, b), zero),
-                                                      _mm_cmpeq_ps(_mm_sub_ps(c, c), zero))));
+            odd = _mm_or_ps(odd, _mm_or_ps(_mm_mul_ps(a, zero), _mm_or_ps(_mm_mul_ps(b, zero), _mm_mul_ps(c, zero))));
             lo0 = _mm_min_ps(lo0, a), lo1 = _mm_min_ps(lo1, b), lo2 = _mm_min_ps(lo2, c);
             hi0 = _mm_max_ps(hi0, a), hi1 = _mm_max_ps(hi1, b), hi2 = _mm_max_ps(hi2, c);
         }
-        finite = _mm_movemask_ps(ok) == 15;
+        const __m128 exponent = _mm_castsi128_ps(_mm_set1_epi32(0x7F800000));
+        finite = _mm_movemask_ps(_mm_cmpeq_ps(_mm_and_ps(odd, exponent), zero)) == 15;
         float l[12], h[12];
         _mm_storeu_ps(l, lo0), _mm_storeu_ps(l + 4, lo1), _mm_storeu_ps(l + 8, lo2);
         _mm_storeu_ps(h, hi0), _mm_storeu_ps(h + 4, hi1), _mm_storeu_ps(h + 8, hi2);
-        for (int k = 0; k < 12; k++) { /* lane k holds axis k % 3 */
-            lo[k % 3] = l[k] < lo[k % 3] ? l[k] : lo[k % 3];
-            hi[k % 3] = h[k] > hi[k % 3] ? h[k] : hi[k % 3];
-        }
+        fold_lanes(l, h, 12, lo, hi);
     }
 #endif
-    for (; i < n; i++) {
-        const float p[3] = {v[i].x, v[i].y, v[i].z};
-        for (int k = 0; k < 3; k++) {
-            finite &= p[k] - p[k] == 0.0f;
-            lo[k] = p[k] < lo[k] ? p[k] : lo[k];
-            hi[k] = p[k] > hi[k] ? p[k] : hi[k];
+    finite &= vertex_tail(v, i, n, lo, hi);
+    return bounds_of(finite, n, lo, hi, range, magnitude);
+}
+
+#if BK_CPU_AVX2
+/* vertex_bounds eight vertexes (96 bytes) per step, as three 8-lane
+ * vectors whose lane k holds axis (8j + k) % 3. The same extremes: min and
+ * max are exact, so the order they are taken in does not matter for finite
+ * coordinates, and any other gives false. */
+__attribute__((target("avx2"))) static bool vertex_bounds_avx2(const bspkit_vec3 *v, size_t n, double range[3],
+                                                               double magnitude[3])
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    bool finite = true;
+    size_t i = 0;
+    if (n >= 8) {
+        const float *f = &v[0].x;
+        __m256 lo0 = _mm256_loadu_ps(f), lo1 = _mm256_loadu_ps(f + 8), lo2 = _mm256_loadu_ps(f + 16);
+        __m256 hi0 = lo0, hi1 = lo1, hi2 = lo2;
+        __m256 odd = _mm256_setzero_ps();
+        const __m256 zero = _mm256_setzero_ps();
+        for (; i + 8 <= n; i += 8) {
+            const __m256 a = _mm256_loadu_ps(f + 3 * i), b = _mm256_loadu_ps(f + 3 * i + 8),
+                         c = _mm256_loadu_ps(f + 3 * i + 16);
+            odd = _mm256_or_ps(odd, _mm256_or_ps(_mm256_mul_ps(a, zero),
+                                                 _mm256_or_ps(_mm256_mul_ps(b, zero), _mm256_mul_ps(c, zero))));
+            lo0 = _mm256_min_ps(lo0, a), lo1 = _mm256_min_ps(lo1, b), lo2 = _mm256_min_ps(lo2, c);
+            hi0 = _mm256_max_ps(hi0, a), hi1 = _mm256_max_ps(hi1, b), hi2 = _mm256_max_ps(hi2, c);
         }
+        const __m256 exponent = _mm256_castsi256_ps(_mm256_set1_epi32(0x7F800000));
+        finite = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(odd, exponent), zero, _CMP_EQ_OQ)) == 0xFF;
+        float l[24], h[24];
+        _mm256_storeu_ps(l, lo0), _mm256_storeu_ps(l + 8, lo1), _mm256_storeu_ps(l + 16, lo2);
+        _mm256_storeu_ps(h, hi0), _mm256_storeu_ps(h + 8, hi1), _mm256_storeu_ps(h + 16, hi2);
+        fold_lanes(l, h, 24, lo, hi);
     }
-    if (!finite || n == 0)
-        return false;
-    for (int k = 0; k < 3; k++) {
-        range[k] = (double)hi[k] - (double)lo[k];
-        magnitude[k] = fmax(fabs((double)lo[k]), fabs((double)hi[k]));
-    }
-    return true;
+    finite &= vertex_tail(v, i, n, lo, hi);
+    return bounds_of(finite, n, lo, hi, range, magnitude);
+}
+#endif
+
+/* vertex_bounds_avx2 where it is built; callers ask bk_cpu_has_avx2 first. */
+static bool vertex_bounds_fast(const bspkit_vec3 *v, size_t n, double range[3], double magnitude[3])
+{
+#if BK_CPU_AVX2
+    return vertex_bounds_avx2(v, n, range, magnitude);
+#else
+    return vertex_bounds(v, n, range, magnitude);
+#endif
 }
 
 bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bspkit_error *err)
@@ -876,7 +948,8 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
     /* Without the table (a coordinate not finite, or no memory) every face
      * takes the exact screen. */
     if (r == BSPKIT_OK && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t) &&
-        vertex_bounds(c->verts, c->verts_n, range, magnitude)) {
+        (BK_CPU_AVX2 && c->avx2 ? vertex_bounds_fast(c->verts, c->verts_n, range, magnitude)
+                                : vertex_bounds(c->verts, c->verts_n, range, magnitude))) {
         bspkit_error ignore;
         const size_t inline_n = sizeof c->style_bytes_inline / sizeof c->style_bytes_inline[0];
         uint64_t *b = c->texinfo_n <= inline_n

@@ -609,7 +609,8 @@ static void test_validate_faces_both_paths(void **state)
             case 1: f[i].light_offset = LIGHT - need + 1; break;
             case 2: f[i].light_offset = -1; break;
             case 3:
-                f[i].light_offset = (next_u32() % 2) ? LIGHT + (int32_t)(next_u32() % 5) : -2 - (int32_t)(next_u32() % 5);
+                f[i].light_offset = (int32_t)(next_u32() % 5);
+                f[i].light_offset = (next_u32() % 2) ? LIGHT + f[i].light_offset : -2 - f[i].light_offset;
                 break;
             default: f[i].light_offset = (int32_t)(next_u32() % (LIGHT / 4)); break;
             }
@@ -657,6 +658,68 @@ static void test_validate_faces_both_paths(void **state)
             fail_msg("only %zu reports mentioning \"%s\"", kinds[j], kind_text[j]);
 }
 
+/* The bound table from all vertexes' extent is the same on both paths
+ * (eight vertexes a step with AVX2, four with SSE2, the rest one by one):
+ * maps of 1 to 40 vertexes, coordinates as maps hold them (now and then
+ * not finite, at any position, which leaves the table out). */
+static void test_vertex_bounds_both_paths(void **state)
+{
+    (void)state;
+    enum { MAXV = 40, TI = 3 };
+    bspkit_vec3 v[MAXV];
+    bspkit_edge e[2] = {{{0, 0}}, {{0, 0}}};
+    int32_t se[3] = {1, 1, 1};
+    bspkit_face f[1];
+    bspkit_texinfo ti[TI];
+    size_t tables = 0, none = 0;
+    for (int round = 0; round < 400; round++) {
+        size_t nv = 1 + (size_t)round % MAXV;
+        for (size_t i = 0; i < nv; i++)
+            v[i] = (bspkit_vec3){coordinate(), coordinate(), coordinate()};
+        if (round % 3) /* mostly finite, so that tables are compared */
+            for (size_t i = 0; i < nv; i++)
+                if (!isfinite(v[i].x) || !isfinite(v[i].y) || !isfinite(v[i].z))
+                    v[i] = (bspkit_vec3){(float)i, -(float)i, 0.5f};
+        memset(ti, 0, sizeof ti);
+        for (int t = 0; t < TI; t++)
+            for (int axis = 0; axis < 2; axis++)
+                for (int k = 0; k < 4; k++)
+                    ti[t].texture_vecs[axis][k] = texture_component();
+        memset(f, 0, sizeof f);
+        f[0].num_edges = 3;
+        f[0].light_offset = 0;
+        f[0].styles[1] = f[0].styles[2] = f[0].styles[3] = 255;
+        f[0].dispinfo = -1;
+        const face_set fs = {v, nv, e, 2, se, 3, ti, TI, f, 1};
+        size_t size;
+        uint8_t *bytes = build_faces(&fs, round % 2, 1 << 12, &size);
+        uint64_t bound[2][TI];
+        bool have[2];
+        for (int pass = 0; pass < 2; pass++) {
+            bk_cpu_allow_avx2(pass == 0);
+            bspkit_map *m;
+            CHECK(bspkit_open_memory(bytes, size, NULL, &m, ERR));
+            bk_lightmap_faces lf;
+            CHECK(bk_lightmap_faces_begin(m, &lf, ERR));
+            have[pass] = lf.style_bytes_bound != NULL;
+            if (have[pass])
+                memcpy(bound[pass], lf.style_bytes_bound, sizeof bound[pass]);
+            bk_lightmap_faces_end(&lf);
+            bspkit_close(m);
+        }
+        bk_cpu_allow_avx2(true);
+        if (have[0] != have[1] || (have[0] && memcmp(bound[0], bound[1], sizeof bound[0]) != 0))
+            fail_msg("round %d (%zu vertexes): the two paths' bound tables differ", round, nv);
+        if (have[0])
+            tables++;
+        else
+            none++;
+        bspkit_free_buffer(bytes);
+    }
+    assert_true(tables > 100);
+    assert_true(none > 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -664,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_validate_sizes_across_pieces),
         cmocka_unit_test(test_validate_sizes_tight_bounds),
         cmocka_unit_test(test_validate_faces_both_paths),
+        cmocka_unit_test(test_vertex_bounds_both_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
