@@ -936,13 +936,11 @@ quake_faces_clear8(const quake_face_pass *qp, const rows8 *rows, const uint32_t 
     const __m256i light = _mm256_set1_epi32((int32_t)lf->light_size);
     const __m256i in_lump = _mm256_and_si256(_mm256_cmpgt_epi32(offset, ones),
                                              _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)qp->fp.ld->size), offset));
-    /* bound x styles as a sum of up to four bounds (each at most 2^29, so
-     * it fits an unsigned lane): byte k of `used` set adds one. */
-    __m256i need = _mm256_setzero_si256();
-    for (int k = 0; k < 4; k++) {
-        const __m256i style_k = _mm256_srai_epi32(_mm256_slli_epi32(used, 24 - 8 * k), 24); /* byte k, widened */
-        need = _mm256_add_epi32(need, _mm256_and_si256(bound, style_k));
-    }
+    /* The styles in use: a 1 in each used byte, summed into the top byte by
+     * one multiply. bound x styles fits an unsigned lane (bound <= 2^29). */
+    const __m256i ones8 = _mm256_set1_epi32(0x01010101);
+    const __m256i count = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_and_si256(used, ones8), ones8), 24);
+    const __m256i need = _mm256_mullo_epi32(bound, count);
     const __m256i no_styles = _mm256_cmpeq_epi32(_mm256_and_si256(used, _mm256_set1_epi32(0xFF)), zero);
     const __m256i room = _mm256_sub_epi32(light, offset);
     /* a bound, an offset at most the lump's size, and need <= room unsigned */
