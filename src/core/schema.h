@@ -290,7 +290,8 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
  * start (`lv` is the member, `n` the field's count): all of it for an
  * assignment, n elements for an array, none for kinds that write parts of
  * a record or nothing. A record whose fields write all its bytes this way
- * is not cleared before them (BK_SCHEMA's id##_fills_record). */
+ * is not cleared before them, and of a record of at most 128 bytes only
+ * the 16-byte pieces holding a byte no field writes are (bk_zero_unfilled). */
 #define BK_FILL_WHOLE(lv, n) sizeof(lv)
 #define BK_FILL_ELEMS(lv, n) ((size_t)(n) * sizeof((lv)[0]))
 #define BK_FILL_NONE(lv, n) ((size_t)0)
@@ -332,13 +333,34 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
 #define BK_FILL_ABSENT_ARRAY BK_FILL_WHOLE
 #define BK_FILL_CHARS BK_FILL_NONE
 
-/* The bit mask of bytes [at, at + len) of a record of at most 64 bytes. */
-static inline uint64_t bk_fill_bits(size_t at, size_t len)
+/* The bytes of a record of at most 128 bytes that its fields write, one
+ * bit each (w[0]: bytes 0-63, w[1]: 64-127). */
+typedef struct bk_fill {
+    uint64_t w[2];
+} bk_fill;
+
+/* Bits base .. base + 63 of the byte range [at, at + len). */
+static inline uint64_t bk_fill_word(size_t at, size_t len, size_t base)
 {
-    if (len == 0 || at >= 64)
+    size_t start = at > base ? at : base, end = at + len < base + 64 ? at + len : base + 64;
+    if (start >= end)
         return 0;
-    uint64_t bits = len >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << len) - 1;
-    return bits << at;
+    uint64_t bits = end - start >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (end - start)) - 1;
+    return bits << (start - base);
+}
+
+static inline bk_fill bk_fill_add(bk_fill f, size_t at, size_t len)
+{
+    f.w[0] |= bk_fill_word(at, len, 0);
+    f.w[1] |= bk_fill_word(at, len, 64);
+    return f;
+}
+
+/* Whether the fields write every byte of [at, at + len). */
+static inline bool bk_fill_has(bk_fill f, size_t at, size_t len)
+{
+    uint64_t lo = bk_fill_word(at, len, 0), hi = bk_fill_word(at, len, 64);
+    return (f.w[0] & lo) == lo && (f.w[1] & hi) == hi;
 }
 
 /* Encode checks, before any byte is written. `name` is the member's name. */
@@ -778,6 +800,35 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
 #endif
 }
 
+/* bk_zero_record for a record of `size` bytes (a constant) of which the
+ * fields write those `fill` marks: only the 16-byte pieces holding a byte
+ * they leave alone are cleared, and nothing when they write every byte.
+ * Records over 128 bytes are cleared whole. */
+BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
+{
+#if defined(__SSE2__)
+    if (size > 128 || size < 16) {
+        if (size > 128 || !bk_fill_has(fill, 0, size))
+            bk_zero_record(p, size);
+        return;
+    }
+    unsigned char *b = p;
+    const __m128i zero = _mm_setzero_si128();
+#define BK_ZERO_PIECE(at)                                                                              \
+    if ((at) + 16 <= size && !bk_fill_has(fill, (at), 16))                                             \
+        _mm_storeu_si128((__m128i *)(void *)(b + (at)), zero);
+    BK_ZERO_PIECE(0) BK_ZERO_PIECE(16) BK_ZERO_PIECE(32) BK_ZERO_PIECE(48) BK_ZERO_PIECE(64)
+    BK_ZERO_PIECE(80) BK_ZERO_PIECE(96) BK_ZERO_PIECE(112)
+#undef BK_ZERO_PIECE
+    /* the bytes after the last whole piece, by the last 16 bytes again */
+    if (size % 16 && !bk_fill_has(fill, size - size % 16, size % 16))
+        _mm_storeu_si128((__m128i *)(void *)(b + size - 16), zero);
+#else
+    if (size > 128 || !bk_fill_has(fill, 0, size))
+        bk_zero_record(p, size);
+#endif
+}
+
 /* ---- generators ---------------------------------------------------------- */
 
 /* The member's name for messages: ".first_face" -> "first_face"; the record itself -> "index". */
@@ -785,7 +836,7 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
 
 #define BK_GEN_SIZE(K, m, n, name) +BK_SZ_##K(n)
 #define BK_GEN_FILL(K, m, n, name)                                                                     \
-    fill_ |= bk_fill_bits((size_t)((const char *)&(r_ m) - (const char *)&r_), BK_FILL_##K(r_ m, n));
+    fill_ = bk_fill_add(fill_, (size_t)((const char *)&(r_ m) - (const char *)&r_), BK_FILL_##K(r_ m, n));
 #define BK_GEN_DECODE(K, m, n, name)                                                                   \
     BK_DEC_##K(*o_, m, n, src, off_, be)                                                               \
     off_ += BK_SZ_##K(n);
@@ -806,22 +857,20 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
  * per record, named `rname` in messages, with the fields of FIELDS. */
 #define BK_SCHEMA(id, T, size, rname, FIELDS)                                                          \
     _Static_assert((0 FIELDS(BK_GEN_SIZE)) == (size), #id ": fields do not add up to the record size"); \
-    /* Whether the fields write every byte of a record (of at most 64 bytes,                         \
-     * no padding): a constant once inlined. */                                                        \
-    BK_ALWAYS_INLINE bool id##_fills_record(void)                                                     \
+    /* The bytes the fields write (BK_FILL_*): a constant once inlined. */                           \
+    BK_ALWAYS_INLINE bk_fill id##_fill(void)                                                          \
     {                                                                                                  \
         T r_;                                                                                          \
-        uint64_t fill_ = 0;                                                                            \
+        bk_fill fill_ = {{0, 0}};                                                                      \
         FIELDS(BK_GEN_FILL)                                                                            \
-        return sizeof(T) <= 64 && fill_ == bk_fill_bits(0, sizeof(T));                                 \
+        return fill_;                                                                                  \
     }                                                                                                  \
     BK_ALWAYS_INLINE void id##_decode_rows(const uint8_t *src, size_t count, bool be, T *o_)          \
     {                                                                                                  \
-        const bool clear_ = !id##_fills_record();                                                      \
         for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
             size_t off_ = 0;                                                                           \
-            if (clear_) /* members and padding the fields leave alone */                               \
-                bk_zero_record(o_, sizeof *o_);                                                        \
+            /* members and padding the fields leave alone */                                          \
+            bk_zero_unfilled(o_, sizeof *o_, id##_fill());                                             \
             FIELDS(BK_GEN_DECODE)                                                                      \
             (void)off_;                                                                                \
         }                                                                                              \
