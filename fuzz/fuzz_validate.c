@@ -1,11 +1,14 @@
 /* Fuzz target: open a map from memory and validate it, nothing else, so the
- * cross-index checks get every run's time. Where the CPU has AVX2 the map is
- * validated again without it, and both reports must be the same, problem by
- * problem and in the same order (the face checks take eight faces a step on
- * the AVX2 path). */
+ * cross-index checks get every run's time. The map is then validated again
+ * by other paths, and every report must be the same, problem by problem and
+ * in the same order: without AVX2 where the CPU has it (the face checks take
+ * eight faces a step on the AVX2 path), and in a fresh map with the entity
+ * readers' one-pass paths switched off (validation otherwise reads plain
+ * entity text without making the list). */
 #include "exercise.h"
 
 #include "core/cpu.h"
+#include "core/entities.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,28 +18,47 @@ static bool same_problem(const bspkit_problem *a, const bspkit_problem *b)
            a->offset == b->offset && strcmp(a->message, b->message) == 0;
 }
 
-static void compare_paths(bspkit_map *map)
+static bool same_report(const bspkit_report *a, const bspkit_report *b)
 {
-    if (!bk_cpu_has_avx2())
-        return;
-    bspkit_report with, without;
-    memset(&with, 0, sizeof with);
-    memset(&without, 0, sizeof without);
-    bspkit_result r1 = bspkit_validate(map, &with, NULL);
-    bk_cpu_allow_avx2(false);
-    bspkit_result r2 = bspkit_validate(map, &without, NULL);
-    bk_cpu_allow_avx2(true);
-    bool same = r1 == r2 && with.count == without.count && with.errors == without.errors &&
-                with.warnings == without.warnings;
-    for (size_t i = 0; same && i < with.count; i++)
-        same = same_problem(&with.problems[i], &without.problems[i]);
-    if (!same) {
-        fprintf(stderr, "fuzz_validate: the AVX2 and plain paths report differently (%zu against %zu problems)\n",
-                with.count, without.count);
-        abort();
+    bool same = a->count == b->count && a->errors == b->errors && a->warnings == b->warnings;
+    for (size_t i = 0; same && i < a->count; i++)
+        same = same_problem(&a->problems[i], &b->problems[i]);
+    return same;
+}
+
+static void differ(const char *what, const bspkit_report *a, const bspkit_report *b)
+{
+    fprintf(stderr, "fuzz_validate: %s report differently (%zu against %zu problems)\n", what, a->count, b->count);
+    abort();
+}
+
+static void compare_paths(bspkit_map *map, const uint8_t *data, size_t size)
+{
+    bspkit_report first, again;
+    memset(&first, 0, sizeof first);
+    bspkit_result r1 = bspkit_validate(map, &first, NULL);
+    if (bk_cpu_has_avx2()) {
+        memset(&again, 0, sizeof again);
+        bk_cpu_allow_avx2(false);
+        bspkit_result r2 = bspkit_validate(map, &again, NULL);
+        bk_cpu_allow_avx2(true);
+        if (r1 != r2 || !same_report(&first, &again))
+            differ("the AVX2 and plain paths", &first, &again);
+        bspkit_report_free(&again);
     }
-    bspkit_report_free(&with);
-    bspkit_report_free(&without);
+    /* A fresh map: the first may hold the entity list by now. */
+    bspkit_map *fresh = NULL;
+    bk_entities_allow_fast_pairs(false);
+    if (bspkit_open_memory(data, size, &exercise_fuzz_limits, &fresh, NULL) == BSPKIT_OK) {
+        memset(&again, 0, sizeof again);
+        bspkit_result r2 = bspkit_validate(fresh, &again, NULL);
+        if (r1 != r2 || !same_report(&first, &again))
+            differ("the entity scan and the entity list", &first, &again);
+        bspkit_report_free(&again);
+        bspkit_close(fresh);
+    }
+    bk_entities_allow_fast_pairs(true);
+    bspkit_report_free(&first);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (map == NULL)
         return 0;
     ex_validate(&ex, map, exercise_report_abort);
-    compare_paths(map);
+    compare_paths(map, data, size);
     bspkit_close(map);
     return 0;
 }

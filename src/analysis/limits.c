@@ -262,8 +262,11 @@ static void fill_row(bspkit_map *map, const limit_row *def, bool no_limits, bspk
         out->count = have ? miptex_count(map) : 0;
         break;
     case ROW_ENTITIES: {
+        /* Validation may have counted them without making the list. */
         const bspkit_entities *ents = NULL;
-        if (bspkit_get_entities(map, &ents, NULL) == BSPKIT_OK && ents)
+        if (!map->entities_done && map->entity_count_known)
+            out->count = map->entity_count;
+        else if (bspkit_get_entities(map, &ents, NULL) == BSPKIT_OK && ents)
             out->count = ents->count;
         break;
     }

@@ -15,6 +15,7 @@
 #include "bspkit/source_lumps.h"
 #include "bspkit/titanfall.h"
 #include "core/cpu.h"
+#include "core/entities.h"
 #include "core/family.h"
 #include "core/refs.h"
 #include "core/surfedge.h"
@@ -1844,8 +1845,85 @@ static void check_r2_mesh_bounds(vctx *c)
 /* Entities and limits                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* A "model" value "*N": whether the digits are there (false for anything
+ * else after '*'), and N (at most about 2^32: larger ones only need to
+ * exceed the count). */
+static bool model_number(const char *value, size_t length, uint64_t *number)
+{
+    uint64_t n = 0;
+    bool digits = length > 1;
+    for (size_t k = 1; k < length; k++) {
+        char d = value[k];
+        if (d < '0' || d > '9') {
+            digits = false;
+            break;
+        }
+        if (n < UINT32_MAX)
+            n = n * 10 + (uint64_t)(d - '0');
+    }
+    *number = n;
+    return digits;
+}
+
+/* Whether an entity's model value is fine: not a brush model ("*N"), or
+ * one of the map's (any N when the models did not decode). */
+static bool model_fits(const char *value, size_t length, void *arg)
+{
+    const vctx *c = arg;
+    uint64_t n;
+    if (length == 0 || value[0] != '*')
+        return true;
+    return model_number(value, length, &n) && (!c->models.ok || n < c->models.n);
+}
+
+/* The report for entity i's model value that model_fits refused; `source`
+ * is the file beside the map the entity came from, or NULL. */
+static void bad_model(vctx *c, size_t i, const char *source, uint32_t line, uint64_t offset, const char *value,
+                      size_t length)
+{
+    uint64_t n;
+    bool digits = model_number(value, length, &n);
+    char shown[40];
+    snprintf(shown, sizeof shown, "%.*s", length > 39 ? 39 : (int)length, value);
+    /* Entities of a file beside the map (a .ent partition) have no offset in the map. */
+    int64_t ofs = source ? -1 : byte_offset(c, BSPKIT_S_ENTITIES, offset);
+    const char *where = source ? source : "line";
+    if (digits)
+        add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
+                    "entity %zu (%s %" PRIu32 "): model \"%s\" exceeds %zu models", i, where, line, shown,
+                    c->models.n);
+    else
+        add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
+                    "entity %zu (%s %" PRIu32 "): model \"%s\" is not a brush model number", i, where, line,
+                    shown);
+}
+
+/* Entity text of the plain shape, read without making the entity list:
+ * the same reports, and the count the limits need. False when the list is
+ * to be read instead (already made, entities from other files, text of
+ * another shape). */
+static bool check_plain_entities(vctx *c)
+{
+    bspkit_map *map = c->map;
+    const uint8_t *text;
+    size_t size, count, bad_count;
+    bk_model_ref *bad;
+    if (map->entities_done || map->family_ops->more_entities ||
+        bk_lump_bytes(map, 0, &text, &size, NULL) != BSPKIT_OK ||
+        !bk_entities_scan_models((const char *)text, size, model_fits, c, &count, &bad, &bad_count))
+        return false;
+    for (size_t k = 0; k < bad_count; k++)
+        bad_model(c, bad[k].entity, NULL, bad[k].line, bad[k].offset, bad[k].value, bad[k].length);
+    free(bad);
+    map->entity_count = count;
+    map->entity_count_known = true;
+    return true;
+}
+
 static void check_entities(vctx *c)
 {
+    if (check_plain_entities(c))
+        return;
     const bspkit_entities *ents = NULL;
     bspkit_error e;
     no_error_yet(&e);
@@ -1853,36 +1931,10 @@ static void check_entities(vctx *c)
         return;
     for (size_t i = 0; i < ents->count; i++) {
         const char *model = bspkit_entity_value(ents, i, "model");
-        if (!model || model[0] != '*')
+        if (!model || model_fits(model, strlen(model), c))
             continue;
-        /* "*N" names brush model N; anything else after '*' is not a model. */
-        const char *p = model + 1;
-        uint64_t n = 0;
-        bool digits = *p != '\0';
-        for (; *p; p++) {
-            if (*p < '0' || *p > '9') {
-                digits = false;
-                break;
-            }
-            if (n < UINT32_MAX)
-                n = n * 10 + (uint64_t)(*p - '0');
-        }
-        if (digits && (!c->models.ok || n < c->models.n))
-            continue;
-        char shown[40];
-        snprintf(shown, sizeof shown, "%s", model);
         const bspkit_entity *ent = &ents->entities[i];
-        /* Entities of a file beside the map (a .ent partition) have no offset in the map. */
-        int64_t ofs = ent->source ? -1 : byte_offset(c, BSPKIT_S_ENTITIES, ent->offset);
-        const char *where = ent->source ? ent->source : "line";
-        if (digits)
-            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
-                        "entity %zu (%s %" PRIu32 "): model \"%s\" exceeds %zu models", i, where, ent->line, shown,
-                        c->models.n);
-        else
-            add_problem(c, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_S_ENTITIES, (int64_t)i, ofs,
-                        "entity %zu (%s %" PRIu32 "): model \"%s\" is not a brush model number", i, where,
-                        ent->line, shown);
+        bad_model(c, i, ent->source, ent->line, ent->offset, model, strlen(model));
     }
     for (size_t i = 0; i < ents->warning_count; i++) {
         const bspkit_entity_warning *w = &ents->warnings[i];

@@ -407,6 +407,77 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
+/* What bk_entities_scan_models keeps while plain_body reads: where the
+ * next `"model"` is, the entity whose first model key was seen last, and
+ * the models the caller's test refused. */
+typedef struct model_scan {
+    bk_model_fits_fn fits;
+    void *arg;
+    size_t next;         /* offset of the next `"model"` in the text; SIZE_MAX when none */
+    size_t seen_entity;  /* SIZE_MAX: none yet */
+    size_t entities;     /* blocks closed */
+    bk_model_ref *bad;
+    size_t bad_count, bad_cap;
+} model_scan;
+
+/* The offset of the next `"model"` in t[from .. len), or SIZE_MAX: a quote
+ * followed by 'm' found sixteen bytes at a time, then the rest compared. */
+static size_t next_model_key(const uint8_t *t, size_t len, size_t from)
+{
+    static const char key[] = "\"model\"";
+    size_t i = from;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), m = _mm_set1_epi8('m');
+    for (; i + 17 <= len; i += 16) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(t + i)),
+                      b = _mm_loadu_si128((const __m128i *)(const void *)(t + i + 1));
+        for (unsigned hits = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, quote), _mm_cmpeq_epi8(b, m)));
+             hits; hits &= hits - 1) {
+            size_t k = i + (size_t)__builtin_ctz(hits);
+            if (k + 7 <= len && memcmp(t + k, key, 7) == 0)
+                return k;
+        }
+    }
+#endif
+    for (; i + 7 <= len; i++)
+        if (t[i] == '"' && memcmp(t + i, key, 7) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* A `"model"` at offset `pos`, quote number `qi` of the text, seen while
+ * the block opened at `block_pos` on line `block_line` is open: when it is
+ * the block's first model key, its value (the next two quotes) goes to the
+ * caller's test. False when the text cannot have the plain shape, or on
+ * running out of memory. */
+static bool model_key_at(model_scan *ms, const parser *ps, size_t pos, size_t qi, size_t block_pos,
+                         uint64_t block_line)
+{
+    const uint8_t *base = ps->base, *end = ps->end;
+    if (qi % 4 != 0 || ms->seen_entity == ms->entities)
+        return true; /* a value, or not the block's first model key */
+    ms->seen_entity = ms->entities;
+    const uint8_t *open = memchr(base + pos + 7, '"', (size_t)(end - (base + pos + 7)));
+    const uint8_t *close = open ? memchr(open + 1, '"', (size_t)(end - (open + 1))) : NULL;
+    if (!close)
+        return false;
+    const char *value = (const char *)open + 1;
+    size_t length = (size_t)(close - open) - 1;
+    if (ms->fits(value, length, ms->arg))
+        return true;
+    if (ms->bad_count == ms->bad_cap) {
+        size_t cap = ms->bad_cap ? 2 * ms->bad_cap : 8;
+        bk_model_ref *grown = realloc(ms->bad, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        ms->bad = grown;
+        ms->bad_cap = cap;
+    }
+    ms->bad[ms->bad_count++] = (bk_model_ref){ms->entities, block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line,
+                                              ps->base_offset + block_pos, value, length};
+    return true;
+}
+
 /* The whole text read at once when it has the plain shape nearly every
  * entity lump has: outside quoted strings nothing but blanks and braces,
  * blocks `{ ("key" "value")* }` one after another, no comment, no unquoted
@@ -422,14 +493,15 @@ static inline uint64_t prefix_xor(uint64_t x)
  * inlined into one SSE2 and one AVX2 build of it. */
 static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t quotes, size_t opens,
                                                              piece_masks (*scan)(const uint8_t *, char *),
-                                                             uint64_t (*strings_of)(uint64_t))
+                                                             uint64_t (*strings_of)(uint64_t), model_scan *ms)
 {
     bspkit_entities *out = ps->out;
     ent_storage *st = ps->store;
     const uint8_t *base = ps->base;
     const size_t len = (size_t)(ps->end - base);
-    if (len > UINT32_MAX || quotes % 4 != 0 || quotes / 4 > ps->pair_cap || opens > ps->ent_cap ||
-        st->cap < len + 1)
+    if (len > UINT32_MAX)
+        return false;
+    if (!ms && (quotes % 4 != 0 || quotes / 4 > ps->pair_cap || opens > ps->ent_cap || st->cap < len + 1))
         return false;
     /* The quotes' offsets, and room for the last piece's sixteen. Past a
      * few hundred they go at the end of the pair array (6 bytes a quote,
@@ -437,10 +509,11 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
      * over bytes 24i .. 24i + 24, reads its four offsets first, and the
      * next pair's start at byte 2 x quotes + 16(i + 1), past those. */
     uint32_t small[512 + 16];
-    uint32_t *at = quotes <= 512 ? small : (uint32_t *)(void *)((char *)out->pairs + quotes / 4 * 24 - 4 * quotes);
+    uint32_t *at = ms || quotes <= 512 ? small
+                                       : (uint32_t *)(void *)((char *)out->pairs + quotes / 4 * 24 - 4 * quotes);
     _Static_assert(sizeof(bspkit_keyvalue) == 24 && 16 * sizeof(uint32_t) <= PLAIN_SLACK,
                    "a pair takes 24 bytes, four offsets 16");
-    char *copy = st->arena;
+    char *copy = ms ? NULL : st->arena; /* the model scan keeps nothing of the text */
     size_t n = 0;           /* quotes so far */
     uint64_t in_string = 0; /* all ones while a string runs on into the next piece */
     bool open = false;      /* inside a block */
@@ -456,10 +529,11 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
         if (have < 64) { /* the last piece, padded with blanks */
             memset(tail, ' ', sizeof tail);
             memcpy(tail, src, have);
-            memcpy(copy + piece, src, have);
+            if (!ms)
+                memcpy(copy + piece, src, have);
             src = tail;
         }
-        piece_masks m = scan(src, have >= 64 ? copy + piece : NULL);
+        piece_masks m = scan(src, !ms && have >= 64 ? copy + piece : NULL);
         uint64_t q = m.quote;
         uint64_t inside = strings_of(q) ^ in_string; /* opening quotes and string bytes */
         in_string = (uint64_t)((int64_t)inside >> 63);
@@ -468,8 +542,20 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
             ok = false; /* a comment, an unquoted token or other text between strings */
             break;
         }
-        for (uint64_t b = m.brace & outside; b; b &= b - 1) {
-            unsigned k = (unsigned)__builtin_ctzll(b);
+        for (uint64_t b = m.brace & outside;; b &= b - 1) {
+            unsigned k = b ? (unsigned)__builtin_ctzll(b) : 64;
+            /* The model scan's keys before this brace, in text order: the
+             * block they are in is the open one. */
+            for (; ms && ms->next < piece + k; ms->next = next_model_key(base, len, ms->next + 1)) {
+                size_t at_k = ms->next - piece;
+                size_t key_qi = n + (size_t)__builtin_popcountll(q & ((UINT64_C(1) << at_k) - 1));
+                if (open && !model_key_at(ms, ps, ms->next, key_qi, block_pos, block_line)) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok || !b)
+                break;
             uint64_t below = (UINT64_C(1) << k) - 1;
             size_t qi = n + (size_t)__builtin_popcountll(q & below);
             size_t pos = piece + k;
@@ -478,13 +564,17 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
                 block_pos = pos;
                 block_quote = qi;
                 open = true;
-            } else if (src[k] == '}' && open && (qi - block_quote) % 4 == 0 && out->count < ps->ent_cap) {
-                bspkit_entity *e = &out->entities[out->count++];
-                e->first_pair = block_quote / 4;
-                e->num_pairs = (qi - block_quote) / 4;
-                e->line = block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line;
-                e->offset = ps->base_offset + block_pos;
-                e->source = ps->source;
+            } else if (src[k] == '}' && open && (qi - block_quote) % 4 == 0 && (ms || out->count < ps->ent_cap)) {
+                if (ms) {
+                    ms->entities++;
+                } else {
+                    bspkit_entity *e = &out->entities[out->count++];
+                    e->first_pair = block_quote / 4;
+                    e->num_pairs = (qi - block_quote) / 4;
+                    e->line = block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line;
+                    e->offset = ps->base_offset + block_pos;
+                    e->source = ps->source;
+                }
                 block_quote = qi;
                 open = false;
             } else {
@@ -501,6 +591,8 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
         size_t count = (size_t)__builtin_popcountll(q);
         uint32_t *o = at + n;
         n += count;
+        if (ms)
+            continue;
 #pragma GCC unroll 16
         for (int j = 0; j < 16; j++) {
             o[j] = (uint32_t)(piece + (size_t)(q ? __builtin_ctzll(q) : 0));
@@ -511,7 +603,9 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
     }
     /* Every block closed and no quote after the last: a string left open
      * would be an odd quote after it. */
-    ok = ok && !open && n == quotes && block_quote == quotes;
+    ok = ok && !open && (ms ? block_quote == n : n == quotes && block_quote == quotes);
+    if (ms)
+        return ok;
     if (ok) {
         copy[len] = '\0';
         bspkit_keyvalue *kv = out->pairs;
@@ -537,7 +631,7 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
 
 static bool parse_plain_sse2(parser *ps, size_t quotes, size_t opens)
 {
-    return plain_body(ps, quotes, opens, scan_piece_sse2, prefix_xor);
+    return plain_body(ps, quotes, opens, scan_piece_sse2, prefix_xor, NULL);
 }
 
 #if BK_CPU_AVX2
@@ -552,7 +646,7 @@ __attribute__((target("pclmul"))) static inline __attribute__((always_inline)) u
 __attribute__((target("avx2,bmi,popcnt,pclmul"))) static bool parse_plain_avx2(parser *ps, size_t quotes,
                                                                               size_t opens)
 {
-    return plain_body(ps, quotes, opens, scan_piece_avx2, prefix_xor_clmul);
+    return plain_body(ps, quotes, opens, scan_piece_avx2, prefix_xor_clmul, NULL);
 }
 #endif
 
@@ -564,7 +658,57 @@ static bool parse_plain(parser *ps, size_t quotes, size_t opens)
 #endif
     return parse_plain_sse2(ps, quotes, opens);
 }
+
+/* plain_body's model scan, in each build. */
+static bool scan_models_sse2(parser *ps, model_scan *ms)
+{
+    return plain_body(ps, 0, 0, scan_piece_sse2, prefix_xor, ms);
+}
+
+#if BK_CPU_AVX2
+__attribute__((target("avx2,bmi,popcnt,pclmul"))) static bool scan_models_avx2(parser *ps, model_scan *ms)
+{
+    return plain_body(ps, 0, 0, scan_piece_avx2, prefix_xor_clmul, ms);
+}
 #endif
+#endif
+
+bool bk_entities_scan_models(const char *text, size_t size, bk_model_fits_fn fits, void *arg, size_t *count,
+                             bk_model_ref **bad, size_t *bad_count)
+{
+    *count = 0;
+    *bad = NULL;
+    *bad_count = 0;
+#if defined(__SSE2__)
+    if (!text || atomic_load_explicit(&fast_pairs_refused, memory_order_relaxed))
+        return false;
+    const uint8_t *base = (const uint8_t *)text;
+    size_t len = size;
+    const uint8_t *nul = size ? memchr(base, '\0', size) : NULL;
+    if (nul)
+        len = (size_t)(nul - base);
+    parser ps = {.base = base, .p = base, .end = base + len, .line = 1};
+    model_scan ms = {.fits = fits, .arg = arg, .next = next_model_key(base, len, 0), .seen_entity = SIZE_MAX};
+    bool ok;
+#if BK_CPU_AVX2
+    if (bk_cpu_has_avx2())
+        ok = scan_models_avx2(&ps, &ms);
+    else
+#endif
+        ok = scan_models_sse2(&ps, &ms);
+    if (!ok) {
+        free(ms.bad);
+        return false;
+    }
+    *count = ms.entities;
+    *bad = ms.bad;
+    *bad_count = ms.bad_count;
+    return true;
+#else
+    (void)text, (void)size, (void)fits, (void)arg;
+    return false;
+#endif
+}
 
 /* Lenient: a block cut short by `t` (a '{', or the end) ends before it; a
  * '{' is left to open the next block. */

@@ -30,4 +30,24 @@ const char *bk_entities_keep_string(bspkit_entities *ents, const char *s);
  * default) or not; the results are the same. For tests. */
 void bk_entities_allow_fast_pairs(bool allow);
 
+/* What validation reads of the entity lump, without making the list. */
+typedef bool (*bk_model_fits_fn)(const char *value, size_t length, void *arg);
+typedef struct bk_model_ref {
+    size_t entity;       /* its index in the list bspkit_entities_parse would make */
+    uint32_t line;       /* of the entity's '{' */
+    uint64_t offset;     /* of that '{' in the text */
+    const char *value;   /* the model value, in the text (not NUL-terminated) */
+    size_t length;
+} bk_model_ref;
+
+/* For entity text of the plain shape (bspkit_entities_parse then reads it
+ * without a warning): *count its entities, and for each entity whose first
+ * "model" key has a value `fits` refuses, an entry in *bad (malloc'd,
+ * *bad_count of them; free it), in entity order. False, with nothing
+ * allocated, for text of another shape (or when out of memory): the
+ * caller then parses it. `text` is read up to its first NUL, as the
+ * parser reads it. Never true when fast pairs are refused. */
+bool bk_entities_scan_models(const char *text, size_t size, bk_model_fits_fn fits, void *arg, size_t *count,
+                             bk_model_ref **bad, size_t *bad_count);
+
 #endif

@@ -131,6 +131,11 @@ struct bspkit_map {
     bool entities_done;
     bspkit_result entities_result;
     bspkit_error entities_error;
+    /* The entity count validation found without making the list (plain
+     * entity text read by bk_entities_scan_models); the list's count when
+     * it is made. */
+    bool entity_count_known;
+    size_t entity_count;
     char *string_data; /* TEXDATA_STRING_DATA with a guaranteed final NUL */
     bool string_data_borrowed; /* the lump's own bytes (they end in NUL), not a copy */
     size_t string_data_size;

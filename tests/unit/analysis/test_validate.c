@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "bspkit/bspkit.h"
+#include "core/entities.h"
 
 /* ------------------------------------------------------------------------ */
 /* A tiny GoldSrc BSP30 map built byte by byte                              */
@@ -1169,6 +1170,103 @@ static void test_corpus_no_false_positives(void **state)
     }
 }
 
+/* Validation reads entity text of the plain shape without making the
+ * entity list (core/entities.c, bk_entities_scan_models). Its reports and
+ * the entity limit row must be those of the list, which the tokenizer
+ * makes when the one-pass readers are switched off: over model values
+ * good, past the models, not numbers, too long to show whole, given twice
+ * in one entity or as another key's value, with `"model"` moved across the
+ * 64-byte pieces the scan reads; and over text of other shapes (a comment,
+ * trailing junk, a block left open), which is read as a list either way. */
+static void validate_copy(bspkit_map *map, bspkit_report *rep, uint64_t *entity_row)
+{
+    memset(rep, 0, sizeof *rep);
+    assert_int_equal(bspkit_validate(map, rep, NULL), BSPKIT_OK);
+    bspkit_limit_usage rows[64];
+    size_t n = 0;
+    assert_int_equal(bspkit_limits(map, rows, 64, &n), BSPKIT_OK);
+    *entity_row = UINT64_MAX;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(rows[i].name, "entities") == 0)
+            *entity_row = rows[i].count;
+}
+
+static bool scan_all_fit(const char *value, size_t length, void *arg)
+{
+    (void)value, (void)length, (void)arg;
+    return true;
+}
+
+static void test_entity_scan_agrees_with_list(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {
+        "\"model\" \"*0\"", "\"model\" \"*1\"", "\"model\" \"*\"", "\"model\" \"*12x\"",
+        "\"model\" \"*99999999999999999999\"", "\"model\" \"models/props/crate.mdl\"",
+        "\"model\" \"*7\" \"model\" \"*0\"", "\"model\" \"*0\" \"model\" \"*7\"", "\"targetname\" \"model\"",
+        "\"model2\" \"*5\"", "\"model\" \"*1111111111111111111111111111111111111111111111\"",
+        "\"model\"\"*3\"", "\"model\" \"\"", "\"Model\" \"*4\"",
+    };
+    static const char *const others[] = {
+        "{\n\"classname\" \"worldspawn\"\n}\n// a comment\n{\n\"model\" \"*2\"\n}\n",
+        "{\n\"classname\" \"worldspawn\"\n}\n{\n\"model\" \"*2\"\n}\njunk",
+        "{\n\"model\" \"*2\"\n}\n\0{\n\"model\" \"*3\"\n}\n", "", "{\n\"model\" \"*2\"\n",
+    };
+    size_t scanned = 0, listed = 0, reports = 0;
+    char text[4096];
+    for (int round = 0; round < 140 + 5; round++) {
+        if (round < 140) {
+            /* worldspawn, padding that moves the next `"model"` through a
+             * piece boundary, then entities with the bodies */
+            int pad = round % 70;
+            int at = snprintf(text, sizeof text, "{\n\"classname\" \"worldspawn\"\n\"wad\" \"%*s\"\n}\n", pad, "");
+            for (size_t b = 0; b < sizeof bodies / sizeof bodies[0]; b++)
+                at += snprintf(text + at, sizeof text - (size_t)at, "{\n\"classname\" \"func_wall\"\n%s\n}\n",
+                               bodies[(b + (size_t)round) % (sizeof bodies / sizeof bodies[0])]);
+        } else {
+            const char *o = others[round - 140];
+            size_t len = round - 140 == 2 ? 40 : strlen(o);
+            memcpy(text, o, len);
+            text[len] = '\0';
+        }
+        bspkit_report rep[2];
+        uint64_t row[2];
+        size_t count, bad_count;
+        bk_model_ref *bad;
+        bool scan_used = bk_entities_scan_models(text, strlen(text) + 1, scan_all_fit, NULL, &count, &bad, &bad_count);
+        free(bad);
+        for (int pass = 0; pass < 2; pass++) {
+            bk_entities_allow_fast_pairs(pass == 0);
+            testmap t;
+            build_lumps(&t, text);
+            open_map(&t);
+            validate_copy(t.map, &rep[pass], &row[pass]);
+            free_map(&t);
+        }
+        bk_entities_allow_fast_pairs(true);
+        if (scan_used)
+            scanned++;
+        else
+            listed++;
+        assert_int_equal(row[0], row[1]);
+        assert_int_equal(rep[0].count, rep[1].count);
+        for (size_t k = 0; k < rep[0].count; k++) {
+            const bspkit_problem *a = &rep[0].problems[k], *b = &rep[1].problems[k];
+            if (a->severity != b->severity || a->code != b->code || a->record != b->record ||
+                a->offset != b->offset || strcmp(a->message, b->message) != 0)
+                fail_msg("round %d problem %zu: \"%s\" against \"%s\"", round, k, a->message, b->message);
+        }
+        reports += rep[0].count;
+        bspkit_report_free(&rep[0]);
+        bspkit_report_free(&rep[1]);
+    }
+    /* The plain texts are the scan's, the others the list's, and there
+     * were reports to compare. */
+    assert_int_equal(scanned, 142); /* with the empty text and the one cut at its NUL */
+    assert_int_equal(listed, 3);
+    assert_true(reports > 140 * 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1198,6 +1296,7 @@ int main(void)
         cmocka_unit_test(test_tree_records_every_position),
         cmocka_unit_test(test_clipnode_plane_past_planes),
         cmocka_unit_test(test_entity_model_past_models),
+        cmocka_unit_test(test_entity_scan_agrees_with_list),
         cmocka_unit_test(test_entity_trailing_junk),
         cmocka_unit_test(test_decode_failure_is_reported),
         cmocka_unit_test(test_problem_cap),
