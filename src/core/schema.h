@@ -289,9 +289,8 @@ static inline void bk_wr_neighbor(uint8_t *p, int width, int32_t v, bool be)
 /* Bytes of its member a field kind's decoder writes, from the member's
  * start (`lv` is the member, `n` the field's count): all of it for an
  * assignment, n elements for an array, none for kinds that write parts of
- * a record or nothing. A record whose fields write all its bytes this way
- * is not cleared before them, and of a record of at most 128 bytes only
- * the 16-byte pieces holding a byte no field writes are (bk_zero_unfilled). */
+ * a record or nothing. Only the 16-byte pieces of a record holding a byte
+ * no field writes this way are cleared before the fields (bk_zero_unfilled). */
 #define BK_FILL_WHOLE(lv, n) sizeof(lv)
 #define BK_FILL_ELEMS(lv, n) ((size_t)(n) * sizeof((lv)[0]))
 #define BK_FILL_NONE(lv, n) ((size_t)0)
@@ -771,12 +770,24 @@ static inline uint16_t bk_widen_u16_le(const uint8_t *src, size_t n, uint32_t *d
     return max;
 }
 
-/* Clears one native record of `size` bytes (a constant). Sixteen-byte
- * stores at constant offsets, not memset or a loop (which compilers turn
- * back into memset): for records of 80 bytes and more memset becomes
- * `rep stos`, whose start-up costs more than decoding the record. */
-BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
+/* Whether the fields write every byte of [at, at + len), a range of a
+ * record: bytes past the first 128 are never marked as written. */
+static inline bool bk_fill_covers(bk_fill f, size_t at, size_t len)
 {
+    return at + len <= 128 && bk_fill_has(f, at, len);
+}
+
+/* Clears the bytes of one native record of `size` bytes (a constant) that
+ * its fields leave alone (`fill`: bytes it does not mark are cleared), before
+ * the fields are decoded over it. Sixteen-byte stores at constant offsets of
+ * the pieces holding such a byte, not memset or a loop (which compilers turn
+ * back into memset): for records of 80 bytes and more memset becomes
+ * `rep stos`, whose start-up costs more than decoding the record. A record
+ * whose fields write every byte is not touched. */
+BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
+{
+    if (bk_fill_covers(fill, 0, size))
+        return;
 #if defined(__SSE2__)
     unsigned char *b = p;
     if (size < 16) {
@@ -785,7 +796,7 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
     }
     const __m128i zero = _mm_setzero_si128();
 #define BK_ZERO16(at)                                                                                  \
-    if ((at) + 16 <= size && (at) < 256)                                                               \
+    if ((at) + 16 <= size && (at) < 256 && !bk_fill_covers(fill, (at), 16))                            \
         _mm_storeu_si128((__m128i *)(void *)(b + (at)), zero);
     BK_ZERO16(0) BK_ZERO16(16) BK_ZERO16(32) BK_ZERO16(48) BK_ZERO16(64) BK_ZERO16(80) BK_ZERO16(96)
     BK_ZERO16(112) BK_ZERO16(128) BK_ZERO16(144) BK_ZERO16(160) BK_ZERO16(176) BK_ZERO16(192)
@@ -793,39 +804,10 @@ BK_ALWAYS_INLINE void bk_zero_record(void *p, size_t size)
 #undef BK_ZERO16
     if (size > 256)
         memset(b + 256, 0, size - 256);
-    else if (size % 16) /* the last 16 bytes again, overlapping */
-        _mm_storeu_si128((__m128i *)(void *)(b + size - 16), zero);
+    else if (size % 16 && !bk_fill_covers(fill, size - size % 16, size % 16))
+        _mm_storeu_si128((__m128i *)(void *)(b + size - 16), zero); /* the last 16 bytes again, overlapping */
 #else
     memset(p, 0, size);
-#endif
-}
-
-/* bk_zero_record for a record of `size` bytes (a constant) of which the
- * fields write those `fill` marks: only the 16-byte pieces holding a byte
- * they leave alone are cleared, and nothing when they write every byte.
- * Records over 128 bytes are cleared whole. */
-BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
-{
-#if defined(__SSE2__)
-    if (size > 128 || size < 16) {
-        if (size > 128 || !bk_fill_has(fill, 0, size))
-            bk_zero_record(p, size);
-        return;
-    }
-    unsigned char *b = p;
-    const __m128i zero = _mm_setzero_si128();
-#define BK_ZERO_PIECE(at)                                                                              \
-    if ((at) + 16 <= size && !bk_fill_has(fill, (at), 16))                                             \
-        _mm_storeu_si128((__m128i *)(void *)(b + (at)), zero);
-    BK_ZERO_PIECE(0) BK_ZERO_PIECE(16) BK_ZERO_PIECE(32) BK_ZERO_PIECE(48) BK_ZERO_PIECE(64)
-    BK_ZERO_PIECE(80) BK_ZERO_PIECE(96) BK_ZERO_PIECE(112)
-#undef BK_ZERO_PIECE
-    /* the bytes after the last whole piece, by the last 16 bytes again */
-    if (size % 16 && !bk_fill_has(fill, size - size % 16, size % 16))
-        _mm_storeu_si128((__m128i *)(void *)(b + size - 16), zero);
-#else
-    if (size > 128 || !bk_fill_has(fill, 0, size))
-        bk_zero_record(p, size);
 #endif
 }
 
