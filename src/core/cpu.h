@@ -21,4 +21,17 @@ bool bk_cpu_has_avx2(void);
  * always false, so that tests can compare both paths. */
 void bk_cpu_allow_avx2(bool allow);
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <stdint.h>
+
+/* Bit i for byte i of 64 whose compare result (four 16-byte vectors, in
+ * order) is true. */
+static inline uint64_t bk_mask64(__m128i m0, __m128i m1, __m128i m2, __m128i m3)
+{
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(m0) | (uint64_t)(uint32_t)_mm_movemask_epi8(m1) << 16 |
+           (uint64_t)(uint32_t)_mm_movemask_epi8(m2) << 32 | (uint64_t)(uint32_t)_mm_movemask_epi8(m3) << 48;
+}
+#endif
+
 #endif

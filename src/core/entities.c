@@ -115,6 +115,19 @@ static void warn(parser *ps, size_t pos, uint64_t line, const char *what)
     bk_entities_warn(ps->out, ps->source, line, ps->base_offset + pos, what);
 }
 
+/* A line number as entities and warnings hold it (32 bits, saturating). */
+static inline uint32_t line32(uint64_t line)
+{
+    return line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+}
+
+/* The bytes of entity text the readers read: up to its first NUL. */
+static size_t text_length(const uint8_t *text, size_t size)
+{
+    const uint8_t *nul = size ? memchr(text, '\0', size) : NULL;
+    return nul ? (size_t)(nul - text) : size;
+}
+
 bool bk_entities_warn(bspkit_entities *out, const char *source, uint64_t line, uint64_t offset, const char *what)
 {
     ent_storage *st = out->storage_;
@@ -124,7 +137,7 @@ bool bk_entities_warn(bspkit_entities *out, const char *source, uint64_t line, u
     st->warnings = w;
     out->warnings = w;
     bspkit_entity_warning *x = &w[out->warning_count++];
-    x->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+    x->line = line32(line);
     x->offset = offset;
     x->source = source;
     snprintf(x->message, sizeof x->message, "%s", what);
@@ -342,13 +355,6 @@ typedef struct piece_masks {
     uint64_t quote, brace, blank, newline;
 } piece_masks;
 
-/* Bit i for each byte i of 64 whose compare result (four vectors) is true. */
-static inline uint64_t mask64(const __m128i m[4])
-{
-    return (uint64_t)(uint32_t)_mm_movemask_epi8(m[0]) | (uint64_t)(uint32_t)_mm_movemask_epi8(m[1]) << 16 |
-           (uint64_t)(uint32_t)_mm_movemask_epi8(m[2]) << 32 | (uint64_t)(uint32_t)_mm_movemask_epi8(m[3]) << 48;
-}
-
 /* The masks of the 64 bytes at src, stored to dst as well unless it is
  * NULL. Brace bits also mark 'y' and DEL (byte | 6 == 0x7F), told apart
  * where a brace is read; blank bytes are 0x01-0x20 (the text holds no NUL). */
@@ -367,7 +373,9 @@ static inline __attribute__((always_inline)) piece_masks scan_piece_sse2(const u
         blank[k] = _mm_cmpeq_epi8(_mm_max_epu8(v, space), space);
         nl[k] = _mm_cmpeq_epi8(v, newline);
     }
-    return (piece_masks){mask64(qv), mask64(bv), mask64(blank), mask64(nl)};
+    return (piece_masks){bk_mask64(qv[0], qv[1], qv[2], qv[3]), bk_mask64(bv[0], bv[1], bv[2], bv[3]),
+                         bk_mask64(blank[0], blank[1], blank[2], blank[3]),
+                         bk_mask64(nl[0], nl[1], nl[2], nl[3])};
 }
 
 #if BK_CPU_AVX2
@@ -473,8 +481,8 @@ static bool model_key_at(model_scan *ms, const parser *ps, size_t pos, size_t qi
         ms->bad = grown;
         ms->bad_cap = cap;
     }
-    ms->bad[ms->bad_count++] = (bk_model_ref){ms->entities, block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line,
-                                              ps->base_offset + block_pos, value, length};
+    ms->bad[ms->bad_count++] =
+        (bk_model_ref){ms->entities, line32(block_line), ps->base_offset + block_pos, value, length};
     return true;
 }
 
@@ -489,8 +497,11 @@ static bool model_key_at(model_scan *ms, const parser *ps, size_t pos, size_t qi
  * the token reader gives. True when the list is complete; false when the
  * text has another shape (the token reader then starts over and reports
  * whatever is wrong). `quotes` and `opens` are count_marks' counts, which
- * the arrays were sized for (the pairs with PLAIN_SLACK more). Always
- * inlined into one SSE2 and one AVX2 build of it. */
+ * the arrays were sized for (the pairs with PLAIN_SLACK more). With `ms`
+ * (the model scan, bk_entities_scan_models) the same pass keeps nothing:
+ * no copy, no offsets, no list, only the blocks counted and their model
+ * keys handed to model_key_at; the shape it accepts is the same. Always
+ * inlined into one SSE2 and one AVX2 build of it for each. */
 static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t quotes, size_t opens,
                                                              piece_masks (*scan)(const uint8_t *, char *),
                                                              uint64_t (*strings_of)(uint64_t), model_scan *ms)
@@ -571,7 +582,7 @@ static inline __attribute__((always_inline)) bool plain_body(parser *ps, size_t 
                     bspkit_entity *e = &out->entities[out->count++];
                     e->first_pair = block_quote / 4;
                     e->num_pairs = (qi - block_quote) / 4;
-                    e->line = block_line > UINT32_MAX ? UINT32_MAX : (uint32_t)block_line;
+                    e->line = line32(block_line);
                     e->offset = ps->base_offset + block_pos;
                     e->source = ps->source;
                 }
@@ -659,7 +670,8 @@ static bool parse_plain(parser *ps, size_t quotes, size_t opens)
     return parse_plain_sse2(ps, quotes, opens);
 }
 
-/* plain_body's model scan, in each build. */
+/* plain_body's model scan, in each build: builds of their own (not
+ * parse_plain's with `ms` passed on), so that each folds its `ms` tests. */
 static bool scan_models_sse2(parser *ps, model_scan *ms)
 {
     return plain_body(ps, 0, 0, scan_piece_sse2, prefix_xor, ms);
@@ -683,10 +695,7 @@ bool bk_entities_scan_models(const char *text, size_t size, bk_model_fits_fn fit
     if (!text || atomic_load_explicit(&fast_pairs_refused, memory_order_relaxed))
         return false;
     const uint8_t *base = (const uint8_t *)text;
-    size_t len = size;
-    const uint8_t *nul = size ? memchr(base, '\0', size) : NULL;
-    if (nul)
-        len = (size_t)(nul - base);
+    size_t len = text_length(base, size);
     parser ps = {.base = base, .p = base, .end = base + len, .line = 1};
     model_scan ms = {.fits = fits, .arg = arg, .next = next_model_key(base, len, 0), .seen_entity = SIZE_MAX};
     bool ok;
@@ -772,7 +781,7 @@ static bspkit_result parse_block(parser *ps, size_t pos, uint64_t line)
     bspkit_entity *e = &ents[out->count++];
     e->first_pair = first;
     e->num_pairs = out->pair_count - first;
-    e->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+    e->line = line32(line);
     e->offset = ps->base_offset + pos;
     e->source = ps->source;
     return BSPKIT_OK;
@@ -918,12 +927,7 @@ bspkit_result bk_entities_parse_at(const char *text, size_t size, unsigned flags
         return fail(err, BSPKIT_ERR_ARGUMENT, source, -1, 0, "invalid argument");
 
     const uint8_t *base = (const uint8_t *)text;
-    size_t len = size;
-    if (size) {
-        const uint8_t *nul = memchr(base, '\0', size);
-        if (nul)
-            len = (size_t)(nul - base);
-    }
+    size_t len = text_length(base, size);
 
     /* The list and its private storage in one block. */
     struct list_block {

@@ -6,6 +6,7 @@
  * is clamped rather than rejected; the engines clamp the same way in effect.
  * Only a source that ends before the row is full is an error. */
 #include "bspkit/bspkit.h"
+#include "core/cpu.h"
 #include "core/vis_rle.h"
 
 #include <string.h>
@@ -66,13 +67,6 @@ bspkit_result bspkit_vis_decompress(const uint8_t *src, size_t src_size, uint8_t
 }
 
 #if defined(__SSE2__)
-/* Bit i of the result for byte i of four compare results (64 bytes). */
-static inline uint64_t movemask64(__m128i m0, __m128i m1, __m128i m2, __m128i m3)
-{
-    return (uint64_t)(unsigned)_mm_movemask_epi8(m0) | (uint64_t)(unsigned)_mm_movemask_epi8(m1) << 16 |
-           (uint64_t)(unsigned)_mm_movemask_epi8(m2) << 32 | (uint64_t)(unsigned)_mm_movemask_epi8(m3) << 48;
-}
-
 /* What 16 code bytes v add to a row (their zero mask z, the previous 16's
  * zp), given no zero follows a zero: the byte after each zero is a count,
  * the zeros add nothing, every other byte adds 1.
@@ -109,7 +103,7 @@ bspkit_result bk_vis_walk(const uint8_t *src, size_t src_size, size_t row_bytes,
                       v3 = _mm_loadu_si128((const __m128i *)(const void *)(b + 48));
         const __m128i z0 = _mm_cmpeq_epi8(v0, zero), z1 = _mm_cmpeq_epi8(v1, zero), z2 = _mm_cmpeq_epi8(v2, zero),
                       z3 = _mm_cmpeq_epi8(v3, zero);
-        uint64_t m = movemask64(z0, z1, z2, z3);
+        uint64_t m = bk_mask64(z0, z1, z2, z3);
         /* Where no zero follows a zero (a count of 0), each zero's count is
          * the byte after it and every other byte is a literal: per byte the
          * count, 1 or 0, summed per 8 bytes with psadbw. A zero in the last
@@ -200,7 +194,7 @@ static inline uint64_t zero_bits(const uint8_t *src, size_t n)
                       v1 = _mm_loadu_si128((const __m128i *)(const void *)(src + 16)),
                       v2 = _mm_loadu_si128((const __m128i *)(const void *)(src + 32)),
                       v3 = _mm_loadu_si128((const __m128i *)(const void *)(src + 48));
-        return movemask64(_mm_cmpeq_epi8(v0, zero), _mm_cmpeq_epi8(v1, zero), _mm_cmpeq_epi8(v2, zero),
+        return bk_mask64(_mm_cmpeq_epi8(v0, zero), _mm_cmpeq_epi8(v1, zero), _mm_cmpeq_epi8(v2, zero),
                           _mm_cmpeq_epi8(v3, zero));
     }
 #endif
