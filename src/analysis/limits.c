@@ -9,7 +9,8 @@
  *
  * Counts come from the lump directory only (read in place: validation asks
  * for every row of every map), so this stays cheap: the one
- * exception is the GoldSrc/Quake entity count, which uses the cached parse. */
+ * exception is the entity count, from the cached parse or, when validation
+ * read plain entity text without making the list, from that reading. */
 #include "bspkit/bspkit.h"
 #include "core/map.h"
 

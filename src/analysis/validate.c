@@ -651,6 +651,17 @@ static bool all_indices_fit(const vctx *c, int kind, const varr *a, const bk_ref
                          refs[0].is_signed && (refs[0].flags & BK_REF_SIGN_IS_DIRECTION));
 }
 
+/* Record i of `kind` at `rec`: each of its references reported that fails,
+ * when `hold` (the kind's generated checker) says one does. */
+static inline __attribute__((always_inline)) void check_record_refs(vctx *c, int kind, size_t i, const uint8_t *rec,
+                                                                    refs_hold_fn hold, const bk_ref *refs,
+                                                                    size_t nrefs, const uint64_t *tn)
+{
+    if (!hold(rec, i, tn))
+        for (size_t k = 0; k < nrefs; k++)
+            check_ref(c, kind, i, &refs[k], rec);
+}
+
 /* Every record of `kind`: `before`, its references in table order, `after`,
  * in one pass; `hold` is the kind's generated checker. Always inlined, so
  * each call site gets a loop specialised for its kind. */
@@ -679,9 +690,7 @@ static inline __attribute__((always_inline)) void check_range_with(vctx *c, int 
         const uint8_t *rec = items + i * item_size;
         if (before)
             before(c, i, rec, arg);
-        if (!hold(rec, i, tn))
-            for (size_t k = 0; k < nrefs; k++)
-                check_ref(c, kind, i, &refs[k], rec);
+        check_record_refs(c, kind, i, rec, hold, refs, nrefs, tn);
         if (after)
             after(c, i, rec, arg);
     }
@@ -1008,9 +1017,7 @@ __attribute__((target("avx2"))) static void check_quake_faces_avx2(vctx *c, quak
                     continue;
                 size_t k = i + (size_t)__builtin_ctz(rest);
                 const uint8_t *rec = items + k * sizeof(bspkit_face);
-                if (!refs_hold_FACES(rec, k, tn))
-                    for (size_t r = 0; r < nrefs; r++)
-                        check_ref(c, BK_REC_FACES, k, &refs[r], rec);
+                check_record_refs(c, BK_REC_FACES, k, rec, refs_hold_FACES, refs, nrefs, tn);
                 check_quake_face(c, k, rec, qp);
             }
         }
@@ -1931,10 +1938,11 @@ static void check_entities(vctx *c)
         return;
     for (size_t i = 0; i < ents->count; i++) {
         const char *model = bspkit_entity_value(ents, i, "model");
-        if (!model || model_fits(model, strlen(model), c))
+        size_t length = model ? strlen(model) : 0;
+        if (!model || model_fits(model, length, c))
             continue;
         const bspkit_entity *ent = &ents->entities[i];
-        bad_model(c, i, ent->source, ent->line, ent->offset, model, strlen(model));
+        bad_model(c, i, ent->source, ent->line, ent->offset, model, length);
     }
     for (size_t i = 0; i < ents->warning_count; i++) {
         const bspkit_entity_warning *w = &ents->warnings[i];
