@@ -928,14 +928,14 @@ __attribute__((target("avx2"))) static bool vertex_bounds_avx2(const bspkit_vec3
 }
 #endif
 
-/* vertex_bounds_avx2 where it is built; callers ask bk_cpu_has_avx2 first. */
-static bool vertex_bounds_fast(const bspkit_vec3 *v, size_t n, double range[3], double magnitude[3])
+/* vertex_bounds of the faces' vertexes, on the AVX2 path where it may run. */
+static bool vertex_bounds_of(const lm_ctx *c, double range[3], double magnitude[3])
 {
 #if BK_CPU_AVX2
-    return vertex_bounds_avx2(v, n, range, magnitude);
-#else
-    return vertex_bounds(v, n, range, magnitude);
+    if (c->avx2)
+        return vertex_bounds_avx2(c->verts, c->verts_n, range, magnitude);
 #endif
+    return vertex_bounds(c->verts, c->verts_n, range, magnitude);
 }
 
 bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bspkit_error *err)
@@ -948,8 +948,7 @@ bspkit_result bk_lightmap_faces_begin(bspkit_map *map, bk_lightmap_faces *c, bsp
     /* Without the table (a coordinate not finite, or no memory) every face
      * takes the exact screen. */
     if (r == BSPKIT_OK && c->texinfo_n && c->texinfo_n <= SIZE_MAX / sizeof(uint64_t) &&
-        (BK_CPU_AVX2 && c->avx2 ? vertex_bounds_fast(c->verts, c->verts_n, range, magnitude)
-                                : vertex_bounds(c->verts, c->verts_n, range, magnitude))) {
+        vertex_bounds_of(c, range, magnitude)) {
         bspkit_error ignore;
         const size_t inline_n = sizeof c->style_bytes_inline / sizeof c->style_bytes_inline[0];
         uint64_t *b = c->texinfo_n <= inline_n
