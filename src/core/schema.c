@@ -5,6 +5,7 @@
 #include "core/map.h"
 
 #include <stdio.h>
+#include <string.h>
 
 bspkit_result bk_field_fail(const bk_field_ctx *c, const char *field, int index, long long value,
                             const char *range)
@@ -51,4 +52,135 @@ bool bk_bound_to_i16(float f, bool up, int16_t *out)
         return false;
     *out = (int16_t)i;
     return true;
+}
+
+/* ---- shuffle plans (core/schema_plan.h) ---- */
+
+void bk_plan_marks_start(bk_plan_marks *mk, size_t native_size)
+{
+    memset(mk, 0, sizeof *mk);
+    for (size_t i = 0; i < BK_PLAN_BYTES; i++)
+        mk->from[i] = BK_FROM_TEMPLATE;
+    mk->size = native_size;
+    mk->bad = native_size < 16 || native_size > BK_PLAN_BYTES;
+}
+
+/* Marks byte `at` as coming from `from`. A byte written after the pieces
+ * by an earlier field would be written in the other order, and part of a
+ * float lane would not be its converted integer: no plan. */
+static void mark(bk_plan_marks *mk, size_t at, int from)
+{
+    if (at >= mk->size || at >= BK_PLAN_BYTES || mk->fixed[at] || mk->floats[at / 4]) {
+        mk->bad = true;
+        return;
+    }
+    mk->from[at] = (int16_t)from;
+}
+
+void bk_plan_ints(bk_plan_marks *mk, size_t dst, size_t dst_w, size_t count, size_t src, size_t src_w, bool sign,
+                  bool be, bool to_float)
+{
+    if (dst_w < src_w || src + count * src_w > INT16_MAX || (to_float && (dst_w != 4 || dst % 4))) {
+        mk->bad = true;
+        return;
+    }
+    for (size_t e = 0; e < count; e++) {
+        size_t d = dst + e * dst_w, s = src + e * src_w;
+        /* the file byte holding the sign: the first of a big-endian value */
+        int top = (int)(be ? s : s + src_w - 1);
+        for (size_t b = 0; b < dst_w; b++) {
+            int from = b < src_w ? (int)(be ? s + src_w - 1 - b : s + b) : sign ? BK_FROM_SIGN - top : BK_FROM_ZERO;
+            mark(mk, d + b, from);
+        }
+        if (to_float && !mk->bad)
+            mk->floats[d / 4] = true;
+    }
+}
+
+void bk_plan_template(bk_plan_marks *mk, size_t dst, size_t len)
+{
+    for (size_t b = 0; b < len; b++)
+        mark(mk, dst + b, BK_FROM_TEMPLATE);
+}
+
+void bk_plan_zero(bk_plan_marks *mk, size_t dst, size_t len)
+{
+    for (size_t b = 0; b < len; b++)
+        mark(mk, dst + b, BK_FROM_ZERO);
+}
+
+void bk_plan_fixed(bk_plan_marks *mk, size_t dst, size_t len)
+{
+    for (size_t b = 0; b < len; b++) {
+        if (dst + b >= mk->size || dst + b >= BK_PLAN_BYTES || mk->floats[(dst + b) / 4]) {
+            mk->bad = true;
+            return;
+        }
+        mk->fixed[dst + b] = true;
+        mk->from[dst + b] = BK_FROM_TEMPLATE;
+    }
+}
+
+bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, size_t record_size)
+{
+    if (mk->bad)
+        return false;
+    memset(p, 0, sizeof *p);
+    /* Pieces at every 16 bytes, the last one ending with the record
+     * (overlapping the one before when the size is not a multiple). */
+    size_t size = mk->size;
+    p->pieces = (unsigned)((size + 15) / 16);
+    for (unsigned k = 0; k < p->pieces; k++) {
+        size_t at = k + 1 < p->pieces || size % 16 == 0 ? 16 * (size_t)k : size - 16;
+        /* The file bytes the piece reads: one 16-byte load must hold them. */
+        int lo = INT16_MAX, hi = -1;
+        for (size_t j = 0; j < 16; j++) {
+            int f = mk->from[at + j], s = f >= 0 ? f : f <= BK_FROM_SIGN ? BK_FROM_SIGN - f : -1;
+            if (s >= 0) {
+                lo = s < lo ? s : lo;
+                hi = s > hi ? s : hi;
+            }
+        }
+        size_t window = hi < 0 ? 0 : (size_t)lo;
+        /* Loads kept inside the record where it is long enough. */
+        if (record_size >= 16 && window > record_size - 16)
+            window = record_size - 16;
+        if (hi >= 0 && (size_t)hi >= window + 16)
+            return false;
+        bool lanes = false;
+        for (size_t j = 0; j < 16; j++)
+            lanes = lanes || mk->floats[(at + j) / 4];
+        if (lanes && at % 4)
+            return false; /* float lanes across the piece's lanes */
+        p->at[k] = (uint16_t)at;
+        p->window[k] = (uint16_t)window;
+        p->reach = window + 16 > p->reach ? window + 16 : p->reach;
+        for (size_t j = 0; j < 16; j++) {
+            int f = mk->from[at + j];
+            bool sign = f <= BK_FROM_SIGN;
+            int s = f >= 0 ? f : sign ? BK_FROM_SIGN - f : -1;
+            p->shuffle[k][j] = s >= 0 ? (uint8_t)(s - (int)window) : 0x80;
+            p->constant[k][j] = f == BK_FROM_TEMPLATE ? tmpl[at + j] : 0;
+            p->sign_bytes[k][j] = sign ? 0xFF : 0;
+            p->float_lanes[k][j] = mk->floats[(at + j) / 4] ? 0xFF : 0;
+            p->sign = p->sign || sign;
+            p->floats = p->floats || mk->floats[(at + j) / 4];
+        }
+    }
+    return true;
+}
+
+const bk_plan *bk_plan_get(bk_plan_cache *cache, bool be, bool (*make)(bk_plan *p, bool be))
+{
+    atomic_int *state = &cache->state[be];
+    int s = atomic_load_explicit(state, memory_order_acquire);
+    if (s == 0) {
+        int expected = 0;
+        if (!atomic_compare_exchange_strong_explicit(state, &expected, 1, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            return NULL; /* another thread builds it */
+        s = make(&cache->plan[be], be) ? 2 : 3;
+        atomic_store_explicit(state, s, memory_order_release);
+    }
+    return s == 2 ? &cache->plan[be] : NULL;
 }

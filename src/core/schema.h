@@ -62,6 +62,7 @@
 
 #include "bspkit/dump.h"
 #include "core/bytes.h"
+#include "core/schema_plan.h"
 #include "bspkit/bspkit.h"
 
 #include <stddef.h>
@@ -128,6 +129,9 @@ typedef struct bk_schema {
      * records can be read in place. */
     int (*fit)(void);
     size_t native_align;
+    /* Builds the shuffle plan for byte order `be` (core/schema_plan.h);
+     * false when the fields have none. NULL where plans are not used. */
+    bool (*plan)(bk_plan *p, bool be);
 } bk_schema;
 
 /* ---- per-kind pieces ----------------------------------------------------- */
@@ -811,6 +815,194 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
 #endif
 }
 
+/* ---- shuffle plans (core/schema_plan.h) -----------------------------------
+ * What each field kind's decoder writes, as plan marks: `r_` is the
+ * template record (zero but for the defaults), `mk_` the marks. Kinds a
+ * shuffle cannot express are marked as written after the pieces
+ * (bk_plan_fixed) and decoded there by their BK_DEC_* (BK_FIX_*). */
+#define BK_MOFF(m) ((size_t)((const char *)&(r_ m) - (const char *)&r_))
+#define BK_IS_INT(x) _Generic((x), float: 0, double: 0, bool: 0, default: 1)
+#define BK_IS_FLOAT(x) _Generic((x), float: 1, default: 0)
+#define BK_PLAN_INTS(at, e, n, off, w, sgn, be, flt)                                                   \
+    if ((flt) ? BK_IS_FLOAT(e) : BK_IS_INT(e))                                                         \
+        bk_plan_ints(&mk_, (at), (flt) ? 4 : sizeof(e), (size_t)(n), (off), (w), (sgn), (be), (flt));  \
+    else                                                                                               \
+        mk_.bad = true;
+#define BK_PLAN_FLOATS(at, e, n, off, be)                                                              \
+    if (BK_IS_FLOAT(e))                                                                                \
+        bk_plan_ints(&mk_, (at), 4, (size_t)(n), (off), 4, false, (be), false);                        \
+    else                                                                                               \
+        mk_.bad = true;
+#define BK_PLAN_U8(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 1, false, be, false)
+#define BK_PLAN_I8(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 1, true, be, false)
+#define BK_PLAN_I16(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 2, true, be, false)
+#define BK_PLAN_U16(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 2, false, be, false)
+#define BK_PLAN_I32(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 4, true, be, false)
+#define BK_PLAN_U32(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), r_ m, 1, off, 4, false, be, false)
+#define BK_PLAN_F32(m, n, off, be) BK_PLAN_FLOATS(BK_MOFF(m), r_ m, 1, off, be)
+/* A byte copy: elements of one byte only. */
+#define BK_PLAN_U8A(m, n, off, be)                                                                     \
+    if (sizeof((r_ m)[0]) == 1)                                                                        \
+        bk_plan_ints(&mk_, BK_MOFF(m), 1, (size_t)(n), (off), 1, false, false, false);                 \
+    else                                                                                               \
+        mk_.bad = true;
+#define BK_PLAN_I16A(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), (r_ m)[0], n, off, 2, true, be, false)
+#define BK_PLAN_U16A(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), (r_ m)[0], n, off, 2, false, be, false)
+#define BK_PLAN_I32A(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), (r_ m)[0], n, off, 4, true, be, false)
+#define BK_PLAN_U32A(m, n, off, be) BK_PLAN_INTS(BK_MOFF(m), (r_ m)[0], n, off, 4, false, be, false)
+#define BK_PLAN_F32A(m, n, off, be) BK_PLAN_FLOATS(BK_MOFF(m), (r_ m)[0], n, off, be)
+#define BK_PLAN_VEC3(m, n, off, be)                                                                    \
+    BK_PLAN_FLOATS(BK_MOFF(m.x), r_ m.x, 1, off, be)                                                   \
+    BK_PLAN_FLOATS(BK_MOFF(m.y), r_ m.y, 1, (off) + 4, be)                                             \
+    BK_PLAN_FLOATS(BK_MOFF(m.z), r_ m.z, 1, (off) + 8, be)
+#define BK_PLAN_VEC3A(m, n, off, be)                                                                   \
+    for (int k_ = 0; k_ < (n); k_++) {                                                                 \
+        BK_PLAN_VEC3(m[k_], 1, (off) + 12 * k_, be)                                                    \
+    }
+#define BK_PLAN_BOUNDS(m, off, w, be)                                                                  \
+    BK_PLAN_INTS(BK_MOFF(m.x), r_ m.x, 1, off, w, true, be, true)                                      \
+    BK_PLAN_INTS(BK_MOFF(m.y), r_ m.y, 1, (off) + (w), w, true, be, true)                              \
+    BK_PLAN_INTS(BK_MOFF(m.z), r_ m.z, 1, (off) + 2 * (w), w, true, be, true)
+#define BK_PLAN_BMIN16(m, n, off, be) BK_PLAN_BOUNDS(m, off, 2, be)
+#define BK_PLAN_BMAX16(m, n, off, be) BK_PLAN_BOUNDS(m, off, 2, be)
+#define BK_PLAN_BMIN32(m, n, off, be) BK_PLAN_BOUNDS(m, off, 4, be)
+#define BK_PLAN_BMAX32(m, n, off, be) BK_PLAN_BOUNDS(m, off, 4, be)
+#define BK_PLAN_MAT24(m, n, off, be) BK_PLAN_FLOATS(BK_MOFF(m), (r_ m)[0][0], 8, off, be)
+#define BK_PLAN_FIXED(m) bk_plan_fixed(&mk_, BK_MOFF(m), sizeof(r_ m));
+#define BK_PLAN_BOOL16(m, n, off, be) BK_PLAN_FIXED(m)
+#define BK_PLAN_BOOL32(m, n, off, be) BK_PLAN_FIXED(m)
+#define BK_PLAN_U16MASK(m, n, off, be) BK_PLAN_FIXED(m)
+#define BK_PLAN_U32MASK(m, n, off, be) BK_PLAN_FIXED(m)
+#define BK_PLAN_AREAFLAGS16(m, n, off, be) BK_PLAN_FIXED(m.area) BK_PLAN_FIXED(m.flags)
+#define BK_PLAN_AREAFLAGS32(m, n, off, be) BK_PLAN_FIXED(m.area) BK_PLAN_FIXED(m.flags)
+#define BK_PLAN_FCRO16(m, n, off, be)                                                                  \
+    BK_PLAN_FIXED(m.face_count_and_render_order) BK_PLAN_FIXED(m.face_count) BK_PLAN_FIXED(m.render_order)
+#define BK_PLAN_DISPEDGES(m, n, off, be)                                                               \
+    BK_PLAN_FIXED(m.edge_neighbor) BK_PLAN_FIXED(m.edge_neighbor_orientation) BK_PLAN_FIXED(m.edge_span) \
+    BK_PLAN_FIXED(m.edge_neighbor_span)
+#define BK_PLAN_DISPCORNERS(m, n, off, be) BK_PLAN_FIXED(m.corner_neighbors) BK_PLAN_FIXED(m.corner_neighbor_count)
+#define BK_PLAN_RGBEXPA(m, n, off, be) bk_plan_fixed(&mk_, BK_MOFF(m), (size_t)(n) * sizeof((r_ m)[0]));
+#define BK_PLAN_PAD(m, n, off, be)
+#define BK_PLAN_SKIP16(m, n, off, be)
+#define BK_PLAN_SKIP32(m, n, off, be)
+#define BK_PLAN_DEFAULT(m, n, off, be)                                                                 \
+    r_ m = (n);                                                                                        \
+    bk_plan_template(&mk_, BK_MOFF(m), sizeof(r_ m));
+#define BK_PLAN_ABSENT(m, n, off, be) BK_PLAN_DEFAULT(m, n, off, be)
+#define BK_PLAN_ABSENT_ARRAY(m, n, off, be)                                                            \
+    memset(r_ m, (n), sizeof r_ m);                                                                    \
+    bk_plan_template(&mk_, BK_MOFF(m), sizeof(r_ m));
+/* n bytes of text, then zeros to the member's end (its NUL and the bytes
+ * the field-by-field decoder leaves cleared). */
+#define BK_PLAN_CHARS(m, n, off, be)                                                                   \
+    bk_plan_ints(&mk_, BK_MOFF(m), 1, (size_t)(n), (off), 1, false, false, false);                     \
+    bk_plan_zero(&mk_, BK_MOFF(m) + (n), sizeof(r_ m) - (n));
+
+/* The fields decoded after the pieces: those marked with BK_PLAN_FIXED. */
+#define BK_FIX_U8(o, m, n, p, off, be)
+#define BK_FIX_I8(o, m, n, p, off, be)
+#define BK_FIX_I16(o, m, n, p, off, be)
+#define BK_FIX_U16(o, m, n, p, off, be)
+#define BK_FIX_I32(o, m, n, p, off, be)
+#define BK_FIX_U32(o, m, n, p, off, be)
+#define BK_FIX_F32(o, m, n, p, off, be)
+#define BK_FIX_U8A(o, m, n, p, off, be)
+#define BK_FIX_I16A(o, m, n, p, off, be)
+#define BK_FIX_U16A(o, m, n, p, off, be)
+#define BK_FIX_I32A(o, m, n, p, off, be)
+#define BK_FIX_U32A(o, m, n, p, off, be)
+#define BK_FIX_F32A(o, m, n, p, off, be)
+#define BK_FIX_VEC3(o, m, n, p, off, be)
+#define BK_FIX_VEC3A(o, m, n, p, off, be)
+#define BK_FIX_BMIN16(o, m, n, p, off, be)
+#define BK_FIX_BMAX16(o, m, n, p, off, be)
+#define BK_FIX_BMIN32(o, m, n, p, off, be)
+#define BK_FIX_BMAX32(o, m, n, p, off, be)
+#define BK_FIX_MAT24(o, m, n, p, off, be)
+#define BK_FIX_BOOL16 BK_DEC_BOOL16
+#define BK_FIX_BOOL32 BK_DEC_BOOL32
+#define BK_FIX_U16MASK BK_DEC_U16MASK
+#define BK_FIX_U32MASK BK_DEC_U32MASK
+#define BK_FIX_AREAFLAGS16 BK_DEC_AREAFLAGS16
+#define BK_FIX_AREAFLAGS32 BK_DEC_AREAFLAGS32
+#define BK_FIX_FCRO16 BK_DEC_FCRO16
+#define BK_FIX_DISPEDGES BK_DEC_DISPEDGES
+#define BK_FIX_DISPCORNERS BK_DEC_DISPCORNERS
+#define BK_FIX_RGBEXPA BK_DEC_RGBEXPA
+#define BK_FIX_PAD(o, m, n, p, off, be)
+#define BK_FIX_SKIP16(o, m, n, p, off, be)
+#define BK_FIX_SKIP32(o, m, n, p, off, be)
+#define BK_FIX_DEFAULT(o, m, n, p, off, be)
+#define BK_FIX_ABSENT(o, m, n, p, off, be)
+#define BK_FIX_ABSENT_ARRAY(o, m, n, p, off, be)
+#define BK_FIX_CHARS(o, m, n, p, off, be)
+
+#define BK_GEN_PLAN(K, m, n, name)                                                                     \
+    BK_PLAN_##K(m, n, off_, be)                                                                        \
+    off_ += BK_SZ_##K(n);
+#define BK_GEN_FIXUP(K, m, n, name)                                                                    \
+    BK_FIX_##K(*o_, m, n, src, off_, be)                                                               \
+    off_ += BK_SZ_##K(n);
+
+#if BK_CPU_AVX2
+/* The plan and its decoder of schema `id`: the pieces of each record, then
+ * its fields no shuffle expresses. */
+#define BK_SCHEMA_PLAN(id, T, size, FIELDS)                                                            \
+    static bk_plan_cache id##_plans;                                                                   \
+    static bool id##_plan(bk_plan *p, bool be)                                                         \
+    {                                                                                                  \
+        T r_;                                                                                          \
+        memset(&r_, 0, sizeof r_);                                                                     \
+        bk_plan_marks mk_;                                                                             \
+        bk_plan_marks_start(&mk_, sizeof r_);                                                          \
+        size_t off_ = 0;                                                                               \
+        FIELDS(BK_GEN_PLAN)                                                                            \
+        (void)off_;                                                                                    \
+        (void)be;                                                                                      \
+        return bk_plan_build(p, &mk_, (const uint8_t *)&r_, (size));                                   \
+    }                                                                                                  \
+    __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void id##_plan_loop(  \
+        const bk_plan *p, const uint8_t *src, size_t count, bool be, T *o_, bool full)                 \
+    {                                                                                                  \
+        /* (records over BK_PLAN_BYTES never have a plan) */                                           \
+        enum { pieces_ = sizeof(T) <= BK_PLAN_BYTES ? (sizeof(T) + 15) / 16 : 1 };                     \
+        bk_plan_vectors pv_[pieces_];                                                                  \
+        bk_plan_load(p, pv_, pieces_);                                                                 \
+        for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
+            bk_plan_record(pv_, src, (uint8_t *)(void *)o_, pieces_, sizeof(T), full);                  \
+            size_t off_ = 0;                                                                           \
+            FIELDS(BK_GEN_FIXUP)                                                                       \
+            (void)off_;                                                                                \
+        }                                                                                              \
+        (void)be;                                                                                      \
+    }                                                                                                  \
+    __attribute__((target("avx2"))) static void id##_plan_rows(const bk_plan *p, const uint8_t *src,    \
+                                                               size_t count, bool be, T *o_)           \
+    {                                                                                                  \
+        if (p->sign || p->floats)                                                                      \
+            id##_plan_loop(p, src, count, be, o_, true);                                               \
+        else                                                                                           \
+            id##_plan_loop(p, src, count, be, o_, false);                                              \
+    }
+/* In the decoder: the records the plan decodes, leaving the rest. */
+#define BK_SCHEMA_PLAN_FN(id) id##_plan
+#define BK_SCHEMA_PLAN_DECODE(id, T, size)                                                             \
+    if (BK_HOST_LE && count >= BK_PLAN_MIN_RECORDS && bk_cpu_has_avx2()) {                             \
+        const bk_plan *plan_ = bk_plan_get(&id##_plans, be, id##_plan);                                \
+        size_t done_ = plan_ ? bk_plan_records(plan_, count, (size)) : 0;                              \
+        if (done_) {                                                                                   \
+            id##_plan_rows(plan_, src, done_, be, dst);                                                \
+            src += done_ * (size);                                                                     \
+            dst = (T *)dst + done_;                                                                    \
+            count -= done_;                                                                            \
+        }                                                                                              \
+    }
+#else
+#define BK_SCHEMA_PLAN(id, T, size, FIELDS)
+#define BK_SCHEMA_PLAN_FN(id) NULL
+#define BK_SCHEMA_PLAN_DECODE(id, T, size)
+#endif
+
 /* ---- generators ---------------------------------------------------------- */
 
 /* The member's name for messages: ".first_face" -> "first_face"; the record itself -> "index". */
@@ -872,6 +1064,7 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
             return 0;                                                                                  \
         return sizeof(T) == (size) ? fit_ & BK_FIT_SAME : sizeof(T) == 2 * (size) ? fit_ & BK_FIT_WIDE : 0; \
     }                                                                                                  \
+    BK_SCHEMA_PLAN(id, T, size, FIELDS)                                                                \
     /* One loop per byte order, so each read is a plain load or a swap. */                            \
     static void id##_decode(const uint8_t *src, size_t count, bool be, void *dst)                      \
     {                                                                                                  \
@@ -885,6 +1078,7 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
             bk_widen_u16_le(src, count * (size) / 2, dst);                                             \
             return;                                                                                    \
         }                                                                                              \
+        BK_SCHEMA_PLAN_DECODE(id, T, size)                                                             \
         if (be)                                                                                        \
             id##_decode_rows(src, count, true, dst);                                                   \
         else                                                                                           \
@@ -922,6 +1116,6 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
         return fields_;                                                                                \
     }                                                                                                  \
     const bk_schema id = {(rname), (size), sizeof(T), id##_decode, id##_encode, id##_swap, id##_dump_fields,     \
-                          id##_fit, _Alignof(T)}
+                          id##_fit, _Alignof(T), BK_SCHEMA_PLAN_FN(id)}
 
 #endif

@@ -16,6 +16,7 @@
 #include "bspkit/displacement.h"
 #include "bspkit/lighting.h"
 #include "bspkit/source_lumps.h"
+#include "core/cpu.h"
 #include "core/map.h"
 #include "core/schema.h"
 #include "formats/quake/records.h"
@@ -1048,11 +1049,9 @@ static void add_schema(const bk_schema **list, size_t *n, size_t cap, const bk_s
     list[(*n)++] = s;
 }
 
-static void test_decoders_fill_every_byte(void **state)
+/* Every schema of every family, each once. */
+static size_t all_schemas(const bk_schema **list, size_t cap)
 {
-    (void)state;
-    enum { CAP = 1024, RECORDS = 3 };
-    static const bk_schema *list[CAP];
     size_t n = 0;
     const bk_schema *fixed[] = {
         &bk_plane_schema, &bk_vertex_schema, &bk_surfedge_schema, &bk_edge16_schema, &bk_edge32_schema,
@@ -1068,34 +1067,67 @@ static void test_decoders_fill_every_byte(void **state)
         &bk_r2_vertex_lit_bump, &bk_r2_vertex_unlit_ts, &bk_source_occluder_poly,
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        add_schema(list, &n, CAP, fixed[i]);
+        add_schema(list, &n, cap, fixed[i]);
     for (int lump = 0; lump < 128; lump++)
-        add_schema(list, &n, CAP, bk_r2_extra_schema(lump));
+        add_schema(list, &n, cap, bk_r2_extra_schema(lump));
     for (int32_t lv = 0; lv < 8; lv++)
-        add_schema(list, &n, CAP, bk_source_occluder_schema(lv));
+        add_schema(list, &n, cap, bk_source_occluder_schema(lv));
     for (int32_t version = 17; version <= 29; version++)
         for (int bit = -1; bit < 16; bit++) {
             uint32_t variant = bit < 0 ? 0 : 1u << bit;
             for (int lump = 0; lump < 64; lump++)
                 for (int32_t lv = 0; lv < 8; lv++) {
-                    add_schema(list, &n, CAP, bk_source_schema(version, variant, lump, lv));
-                    add_schema(list, &n, CAP, bk_source_array_schema(version, variant, lump, lv));
+                    add_schema(list, &n, cap, bk_source_schema(version, variant, lump, lv));
+                    add_schema(list, &n, cap, bk_source_array_schema(version, variant, lump, lv));
                 }
         }
+    return n;
+}
+
+/* `records` random file records of schema `sc` and two buffers for their
+ * native records. */
+typedef struct decoding {
+    uint8_t *src, *a, *b;
+    size_t out_size;
+} decoding;
+
+static decoding random_records(const bk_schema *sc, size_t records, uint64_t *x)
+{
+    size_t in_size = (size_t)sc->record_size * records;
+    decoding d = {malloc(in_size), NULL, NULL, sc->native_size * records};
+    d.a = malloc(d.out_size);
+    d.b = malloc(d.out_size);
+    assert_non_null(d.src);
+    assert_non_null(d.a);
+    assert_non_null(d.b);
+    for (size_t k = 0; k < in_size; k++) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        d.src[k] = (uint8_t)*x;
+    }
+    return d;
+}
+
+static void free_records(decoding *d)
+{
+    free(d->src);
+    free(d->a);
+    free(d->b);
+}
+
+static void test_decoders_fill_every_byte(void **state)
+{
+    (void)state;
+    enum { CAP = 1024, RECORDS = 3 };
+    static const bk_schema *list[CAP];
+    size_t n = all_schemas(list, CAP);
     assert_true(n > 100);
     uint64_t x = 0x9E3779B97F4A7C15u;
     size_t skipped_clear = 0;
     for (size_t i = 0; i < n; i++) {
         const bk_schema *sc = list[i];
-        size_t in_size = (size_t)sc->record_size * RECORDS, out_size = sc->native_size * RECORDS;
-        uint8_t *src = malloc(in_size), *a = malloc(out_size), *b = malloc(out_size);
-        assert_non_null(src);
-        assert_non_null(a);
-        assert_non_null(b);
-        for (size_t k = 0; k < in_size; k++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            src[k] = (uint8_t)x;
-        }
+        decoding d = random_records(sc, RECORDS, &x);
+        uint8_t *src = d.src, *a = d.a, *b = d.b;
+        size_t out_size = d.out_size;
         for (int be = 0; be < 2; be++) {
             memset(a, 0x00, out_size);
             memset(b, 0xFF, out_size);
@@ -1106,11 +1138,61 @@ static void test_decoders_fill_every_byte(void **state)
                          sc->record_size);
         }
         skipped_clear += sc->native_size <= 64;
-        free(src);
-        free(a);
-        free(b);
+        free_records(&d);
     }
     assert_true(skipped_clear > 10);
+}
+
+/* The shuffle plans (core/schema_plan.h) decode every schema's records to
+ * the bytes the field-by-field decoder writes: random records in both byte
+ * orders, with AVX2 allowed (plans) and refused (fields), over zeros and
+ * 0xFF bytes. The records of the large lumps must have plans. */
+static void test_plans_decode_as_fields(void **state)
+{
+    (void)state;
+    if (!bk_cpu_has_avx2()) {
+        print_message("no AVX2 here: the plans are not used\n");
+        skip();
+    }
+    enum { CAP = 1024, RECORDS = 61 };
+    static const bk_schema *list[CAP];
+    size_t n = all_schemas(list, CAP);
+    uint64_t x = 0x2545F4914F6CDD1Du;
+    size_t planned = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bk_schema *sc = list[i];
+        bk_plan plan;
+        planned += sc->plan && sc->plan(&plan, false);
+        decoding d = random_records(sc, RECORDS, &x);
+        uint8_t *src = d.src, *a = d.a, *b = d.b;
+        size_t out_size = d.out_size;
+        for (int be = 0; be < 2; be++)
+            for (int fill = 0; fill < 2; fill++) {
+                memset(a, fill ? 0xFF : 0x00, out_size);
+                memset(b, fill ? 0x00 : 0xFF, out_size);
+                sc->decode(src, RECORDS, be, a);
+                bk_cpu_allow_avx2(false);
+                sc->decode(src, RECORDS, be, b);
+                bk_cpu_allow_avx2(true);
+                for (size_t k = 0; k < out_size; k++)
+                    if (a[k] != b[k])
+                        fail_msg("%s (%u-byte records, %s): record %zu byte %zu is %02X with the plan, %02X "
+                                 "field by field",
+                                 sc->name, sc->record_size, be ? "big-endian" : "little-endian",
+                                 k / sc->native_size, k % sc->native_size, a[k], b[k]);
+            }
+        free_records(&d);
+    }
+    const bk_schema *must[] = {&bk_quake_face29, &bk_quake_node29, &bk_quake_leaf29, &bk_quake_face_bsp2,
+                               &bk_quake_node_bsp2, &bk_quake_leaf_bsp2, &bk_q2_face, &bk_q2_node,
+                               &bk_q2_leaf, &bk_q3_node, &bk_q3_leaf, &bk_q3_surface};
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+        bk_plan plan;
+        if (!must[i]->plan || !must[i]->plan(&plan, false) || !must[i]->plan(&plan, true))
+            fail_msg("%s (%u-byte records): no plan", must[i]->name, must[i]->record_size);
+    }
+    print_message("%zu of %zu schemas decode by plan\n", planned, n);
+    assert_true(planned > 40);
 }
 
 int main(void)
@@ -1138,6 +1220,7 @@ int main(void)
         cmocka_unit_test(test_source_worldlights),
         cmocka_unit_test(test_source_leaf_ambient),
         cmocka_unit_test(test_source_occluders),
+        cmocka_unit_test(test_plans_decode_as_fields),
         cmocka_unit_test(test_decoders_fill_every_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,150 @@
+/* Shuffle plans: a record schema's decoder as byte shuffles.
+ *
+ * Most fields copy their file bytes into the native record, swapped for
+ * big-endian files, widened with zeros or sign bytes, or turned from
+ * integers into floats (bounds); the rest of a native record is constants
+ * (padding, defaults). Decoded a field at a time, a 72-byte face takes a
+ * dozen narrow stores, and those stores, not the reads, bound the decoder.
+ * A plan writes each 16-byte piece of the native record with one store:
+ * a shuffle of 16 file bytes, sign bytes and float conversions where its
+ * lanes need them, and the piece's constant bytes. Fields no shuffle
+ * expresses (flags decoded as 0/1, masks, split bit fields, neighbour
+ * records) are decoded after the pieces, one by one, as the field-by-field
+ * decoder does.
+ *
+ * A plan is built from the schema's field list (core/schema.h,
+ * BK_GEN_PLAN) the first time a schema decodes enough records, once per
+ * byte order, and kept. It is used on AVX2 hosts (pshufb, blendv); its
+ * results are the field-by-field decoder's byte for byte (tests/unit/
+ * core/test_schema.c compares both over every schema). */
+#ifndef BSPKIT_CORE_SCHEMA_PLAN_H
+#define BSPKIT_CORE_SCHEMA_PLAN_H
+
+#include "core/cpu.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Native records up to 256 bytes, at least 16. */
+enum { BK_PLAN_BYTES = 256, BK_PLAN_PIECES = BK_PLAN_BYTES / 16 };
+
+/* Where each native byte's value comes from, while a plan is built: a
+ * file byte (>= 0), the template record (the defaults, zero elsewhere),
+ * zero, or the sign of a file byte (0xFF when its top bit is set). */
+enum { BK_FROM_TEMPLATE = -1, BK_FROM_ZERO = -2, BK_FROM_SIGN = -3 /* - file byte */ };
+
+typedef struct bk_plan_marks {
+    int16_t from[BK_PLAN_BYTES];
+    bool fixed[BK_PLAN_BYTES];      /* written by a field decoded after the pieces */
+    bool floats[BK_PLAN_BYTES / 4]; /* the 4-byte lane is an integer converted to float */
+    size_t size;                    /* the native record's */
+    bool bad;                       /* some field cannot be planned: no plan */
+} bk_plan_marks;
+
+typedef struct bk_plan {
+    unsigned pieces;
+    bool sign, floats; /* some piece has sign bytes, float lanes */
+    size_t reach;      /* file bytes the pieces' loads read from a record's start */
+    uint16_t at[BK_PLAN_PIECES], window[BK_PLAN_PIECES];
+    _Alignas(16) uint8_t shuffle[BK_PLAN_PIECES][16];
+    _Alignas(16) uint8_t constant[BK_PLAN_PIECES][16];
+    _Alignas(16) uint8_t sign_bytes[BK_PLAN_PIECES][16];
+    _Alignas(16) uint8_t float_lanes[BK_PLAN_PIECES][16];
+} bk_plan;
+
+/* A schema's plans, one per byte order, built once by the first thread
+ * to need them (the others decode field by field meanwhile). */
+typedef struct bk_plan_cache {
+    atomic_int state[2]; /* 0 not built, 1 being built, 2 ready, 3 none */
+    bk_plan plan[2];
+} bk_plan_cache;
+
+void bk_plan_marks_start(bk_plan_marks *mk, size_t native_size);
+/* `count` integers of `src_w` file bytes at file offset `src` into
+ * `dst_w`-byte native integers at `dst`: widened with zeros, or sign
+ * bytes when `sign`; converted to float when `to_float` (dst_w 4). */
+void bk_plan_ints(bk_plan_marks *mk, size_t dst, size_t dst_w, size_t count, size_t src, size_t src_w, bool sign,
+                  bool be, bool to_float);
+/* Bytes [dst, dst + len) take the template's value, or zero. */
+void bk_plan_template(bk_plan_marks *mk, size_t dst, size_t len);
+void bk_plan_zero(bk_plan_marks *mk, size_t dst, size_t len);
+/* Bytes [dst, dst + len) are written after the pieces. */
+void bk_plan_fixed(bk_plan_marks *mk, size_t dst, size_t len);
+/* The plan from the marks, `tmpl` the template record; false when there
+ * is none (a field it cannot express, a piece whose file bytes span more
+ * than 16). */
+bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, size_t record_size);
+
+/* The schema's plan for byte order `be`, built by `make` if no thread has
+ * yet; NULL when there is none or it is being built. */
+const bk_plan *bk_plan_get(bk_plan_cache *cache, bool be, bool (*make)(bk_plan *p, bool be));
+
+/* How many of `count` records of `record_size` bytes the pieces may
+ * decode: those whose loads stay inside the records' bytes. */
+static inline size_t bk_plan_records(const bk_plan *p, size_t count, size_t record_size)
+{
+    size_t total = count * record_size;
+    return total < p->reach ? 0 : (total - p->reach) / record_size + 1;
+}
+
+/* Records at least this many take the plan. */
+enum { BK_PLAN_MIN_RECORDS = 16 };
+
+#if BK_CPU_AVX2
+#include <immintrin.h>
+
+/* The piece loops unrolled whole: each piece's vectors stay in registers. */
+#if defined(__clang__)
+#define BK_PLAN_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define BK_PLAN_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+/* The pieces' shuffles, sign bytes, float lanes and constants as
+ * vectors: locals the record loop keeps in registers (the plan's own
+ * arrays would be read again after every store, which may alias them). */
+typedef struct bk_plan_vectors {
+    __m128i shuffle, constant, sign, floats;
+    size_t window;
+    bool full; /* the piece has sign bytes or float lanes */
+} bk_plan_vectors;
+
+/* One record's pieces: `pieces` and the native `size` are constants at
+ * each call site (the loop unrolls, each store at a constant offset), and
+ * so is `full`, whether the sign and float steps are there. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+bk_plan_record(const bk_plan_vectors *v, const uint8_t *src, uint8_t *out, unsigned pieces, size_t size, bool full)
+{
+    BK_PLAN_UNROLL
+    for (unsigned k = 0; k < pieces; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + v[k].window));
+        x = _mm_shuffle_epi8(x, v[k].shuffle);
+        if (full && v[k].full) {
+            const __m128i negative = _mm_cmpgt_epi8(_mm_setzero_si128(), x);
+            x = _mm_blendv_epi8(x, negative, v[k].sign);
+            x = _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(x), _mm_cvtepi32_ps(x), _mm_castsi128_ps(v[k].floats)));
+        }
+        x = _mm_or_si128(x, v[k].constant);
+        const size_t at = k + 1 < pieces || size % 16 == 0 ? 16 * (size_t)k : size - 16;
+        _mm_storeu_si128((__m128i *)(void *)(out + at), x);
+    }
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+bk_plan_load(const bk_plan *p, bk_plan_vectors *v, unsigned pieces)
+{
+    BK_PLAN_UNROLL
+    for (unsigned k = 0; k < pieces; k++) {
+        v[k].shuffle = _mm_load_si128((const __m128i *)(const void *)p->shuffle[k]);
+        v[k].constant = _mm_load_si128((const __m128i *)(const void *)p->constant[k]);
+        v[k].sign = _mm_load_si128((const __m128i *)(const void *)p->sign_bytes[k]);
+        v[k].floats = _mm_load_si128((const __m128i *)(const void *)p->float_lanes[k]);
+        v[k].window = p->window[k];
+        v[k].full = !_mm_testz_si128(_mm_or_si128(v[k].sign, v[k].floats), _mm_set1_epi8(-1));
+    }
+}
+#endif
+
+#endif
