@@ -126,12 +126,10 @@ bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, siz
     if (mk->bad)
         return false;
     memset(p, 0, sizeof *p);
-    /* Pieces at every 16 bytes, the last one ending with the record
-     * (overlapping the one before when the size is not a multiple). */
     size_t size = mk->size;
-    p->pieces = (unsigned)((size + 15) / 16);
+    p->pieces = bk_plan_halves(size);
     for (unsigned k = 0; k < p->pieces; k++) {
-        size_t at = k + 1 < p->pieces || size % 16 == 0 ? 16 * (size_t)k : size - 16;
+        size_t at = bk_plan_half_at(size, k);
         /* The file bytes the piece reads: one 16-byte load must hold them. */
         int lo = INT16_MAX, hi = -1;
         for (size_t j = 0; j < 16; j++) {

@@ -965,11 +965,11 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
         const bk_plan *p, const uint8_t *src, size_t count, bool be, T *o_, bool full)                 \
     {                                                                                                  \
         /* (records over BK_PLAN_BYTES never have a plan) */                                           \
-        enum { pieces_ = sizeof(T) <= BK_PLAN_BYTES ? (sizeof(T) + 15) / 16 : 1 };                     \
-        bk_plan_vectors pv_[pieces_];                                                                  \
-        bk_plan_load(p, pv_, pieces_);                                                                 \
+        enum { size_ = sizeof(T) <= BK_PLAN_BYTES ? sizeof(T) : 16 };                                  \
+        bk_plan_vectors pv_[BK_PLAN_PIECES];                                                           \
+        bk_plan_load(p, pv_, size_);                                                                   \
         for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
-            bk_plan_record(pv_, src, (uint8_t *)(void *)o_, pieces_, sizeof(T), full);                  \
+            bk_plan_record(pv_, src, (uint8_t *)(void *)o_, size_, full);                  \
             size_t off_ = 0;                                                                           \
             FIELDS(BK_GEN_FIXUP)                                                                       \
             (void)off_;                                                                                \

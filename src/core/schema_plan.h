@@ -30,6 +30,24 @@
 /* Native records up to 256 bytes, at least 16. */
 enum { BK_PLAN_BYTES = 256, BK_PLAN_PIECES = BK_PLAN_BYTES / 16 };
 
+/* A record is written in 32-byte pieces (16-byte ones below 32 bytes), the
+ * last ending with the record, overlapping the one before when the size
+ * is not a multiple. Each 32-byte piece is two halves, each shuffled from
+ * its own 16 file bytes. The halves, and where each starts: */
+static inline unsigned bk_plan_halves(size_t size)
+{
+    return size >= 32 ? 2 * (unsigned)((size + 31) / 32) : (unsigned)((size + 15) / 16);
+}
+
+static inline size_t bk_plan_half_at(size_t size, unsigned half)
+{
+    if (size < 32)
+        return half + 1 < bk_plan_halves(size) || size % 16 == 0 ? 16 * (size_t)half : size - 16;
+    unsigned piece = half / 2, pieces = (unsigned)((size + 31) / 32);
+    size_t at = piece + 1 < pieces || size % 32 == 0 ? 32 * (size_t)piece : size - 32;
+    return at + 16 * (half % 2);
+}
+
 /* Where each native byte's value comes from, while a plan is built: a
  * file byte (>= 0), the template record (the defaults, zero elsewhere),
  * zero, or the sign of a file byte (0xFF when its top bit is set). */
@@ -44,7 +62,7 @@ typedef struct bk_plan_marks {
 } bk_plan_marks;
 
 typedef struct bk_plan {
-    unsigned pieces;
+    unsigned pieces; /* halves (bk_plan_halves) */
     bool sign, floats; /* some piece has sign bytes, float lanes */
     size_t reach;      /* file bytes the pieces' loads read from a record's start */
     uint16_t at[BK_PLAN_PIECES], window[BK_PLAN_PIECES];
@@ -102,47 +120,65 @@ enum { BK_PLAN_MIN_RECORDS = 16 };
 #define BK_PLAN_UNROLL _Pragma("GCC unroll 16")
 #endif
 
-/* The pieces' shuffles, sign bytes, float lanes and constants as
- * vectors: locals the record loop keeps in registers (the plan's own
- * arrays would be read again after every store, which may alias them). */
+/* A piece's shuffles, sign bytes, float lanes and constants as vectors:
+ * locals the record loop keeps in registers (the plan's own arrays would
+ * be read again after every store, which may alias them). */
 typedef struct bk_plan_vectors {
-    __m128i shuffle, constant, sign, floats;
-    size_t window;
+    __m256i shuffle, constant, sign, floats;
+    size_t window[2];
     bool full; /* the piece has sign bytes or float lanes */
 } bk_plan_vectors;
 
-/* One record's pieces: `pieces` and the native `size` are constants at
- * each call site (the loop unrolls, each store at a constant offset), and
- * so is `full`, whether the sign and float steps are there. */
+/* One record's pieces: `size`, the native record's, is a constant at each
+ * call site (the loop unrolls, each store at a constant offset), and so is
+ * `full`, whether the sign and float steps are there. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-bk_plan_record(const bk_plan_vectors *v, const uint8_t *src, uint8_t *out, unsigned pieces, size_t size, bool full)
+bk_plan_record(const bk_plan_vectors *v, const uint8_t *src, uint8_t *out, size_t size, bool full)
 {
+    const unsigned pieces = size >= 32 ? bk_plan_halves(size) / 2 : bk_plan_halves(size);
     BK_PLAN_UNROLL
     for (unsigned k = 0; k < pieces; k++) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + v[k].window));
-        x = _mm_shuffle_epi8(x, v[k].shuffle);
+        __m256i x;
+        if (size >= 32)
+            x = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(src + v[k].window[0]))),
+                _mm_loadu_si128((const __m128i *)(const void *)(src + v[k].window[1])), 1);
+        else
+            x = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(src + v[k].window[0])));
+        x = _mm256_shuffle_epi8(x, v[k].shuffle);
         if (full && v[k].full) {
-            const __m128i negative = _mm_cmpgt_epi8(_mm_setzero_si128(), x);
-            x = _mm_blendv_epi8(x, negative, v[k].sign);
-            x = _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(x), _mm_cvtepi32_ps(x), _mm_castsi128_ps(v[k].floats)));
+            const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), x);
+            x = _mm256_blendv_epi8(x, negative, v[k].sign);
+            x = _mm256_castps_si256(
+                _mm256_blendv_ps(_mm256_castsi256_ps(x), _mm256_cvtepi32_ps(x), _mm256_castsi256_ps(v[k].floats)));
         }
-        x = _mm_or_si128(x, v[k].constant);
-        const size_t at = k + 1 < pieces || size % 16 == 0 ? 16 * (size_t)k : size - 16;
-        _mm_storeu_si128((__m128i *)(void *)(out + at), x);
+        x = _mm256_or_si256(x, v[k].constant);
+        if (size >= 32)
+            _mm256_storeu_si256((__m256i *)(void *)(out + bk_plan_half_at(size, 2 * k)), x);
+        else
+            _mm_storeu_si128((__m128i *)(void *)(out + bk_plan_half_at(size, k)), _mm256_castsi256_si128(x));
     }
 }
 
+/* The plan's pieces as bk_plan_record takes them. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
-bk_plan_load(const bk_plan *p, bk_plan_vectors *v, unsigned pieces)
+bk_plan_load(const bk_plan *p, bk_plan_vectors *v, size_t size)
 {
+    const unsigned per = size >= 32 ? 2 : 1, pieces = bk_plan_halves(size) / per;
     BK_PLAN_UNROLL
     for (unsigned k = 0; k < pieces; k++) {
-        v[k].shuffle = _mm_load_si128((const __m128i *)(const void *)p->shuffle[k]);
-        v[k].constant = _mm_load_si128((const __m128i *)(const void *)p->constant[k]);
-        v[k].sign = _mm_load_si128((const __m128i *)(const void *)p->sign_bytes[k]);
-        v[k].floats = _mm_load_si128((const __m128i *)(const void *)p->float_lanes[k]);
-        v[k].window = p->window[k];
-        v[k].full = !_mm_testz_si128(_mm_or_si128(v[k].sign, v[k].floats), _mm_set1_epi8(-1));
+        unsigned lo = per * k, hi = per * k + per - 1;
+#define BK_PLAN_PAIR(a)                                                                                \
+    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_load_si128((const __m128i *)(const void *)p->a[lo])), \
+                            _mm_load_si128((const __m128i *)(const void *)p->a[hi]), 1)
+        v[k].shuffle = BK_PLAN_PAIR(shuffle);
+        v[k].constant = BK_PLAN_PAIR(constant);
+        v[k].sign = BK_PLAN_PAIR(sign_bytes);
+        v[k].floats = BK_PLAN_PAIR(float_lanes);
+#undef BK_PLAN_PAIR
+        v[k].window[0] = p->window[lo];
+        v[k].window[1] = p->window[hi];
+        v[k].full = !_mm256_testz_si256(_mm256_or_si256(v[k].sign, v[k].floats), _mm256_set1_epi8(-1));
     }
 }
 #endif
