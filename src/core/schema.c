@@ -84,6 +84,8 @@ void bk_plan_ints(bk_plan_marks *mk, size_t dst, size_t dst_w, size_t count, siz
         mk->bad = true;
         return;
     }
+    dst += mk->dst_base;
+    src += mk->src_base;
     for (size_t e = 0; e < count; e++) {
         size_t d = dst + e * dst_w, s = src + e * src_w;
         /* the file byte holding the sign: the first of a big-endian value */
@@ -99,18 +101,21 @@ void bk_plan_ints(bk_plan_marks *mk, size_t dst, size_t dst_w, size_t count, siz
 
 void bk_plan_template(bk_plan_marks *mk, size_t dst, size_t len)
 {
+    dst += mk->dst_base;
     for (size_t b = 0; b < len; b++)
         mark(mk, dst + b, BK_FROM_TEMPLATE);
 }
 
 void bk_plan_zero(bk_plan_marks *mk, size_t dst, size_t len)
 {
+    dst += mk->dst_base;
     for (size_t b = 0; b < len; b++)
         mark(mk, dst + b, BK_FROM_ZERO);
 }
 
 void bk_plan_fixed(bk_plan_marks *mk, size_t dst, size_t len)
 {
+    dst += mk->dst_base;
     for (size_t b = 0; b < len; b++) {
         if (dst + b >= mk->size || dst + b >= BK_PLAN_BYTES || mk->floats[(dst + b) / 4]) {
             mk->bad = true;

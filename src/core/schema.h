@@ -941,7 +941,7 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
     BK_PLAN_##K(m, n, off_, be)                                                                        \
     off_ += BK_SZ_##K(n);
 #define BK_GEN_FIXUP(K, m, n, name)                                                                    \
-    BK_FIX_##K(*o_, m, n, src, off_, be)                                                               \
+    BK_FIX_##K(*ro_, m, n, rs_, off_, be)                                                              \
     off_ += BK_SZ_##K(n);
 
 #if BK_CPU_AVX2
@@ -951,28 +951,45 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
     static bk_plan_cache id##_plans;                                                                   \
     static bool id##_plan(bk_plan *p, bool be)                                                         \
     {                                                                                                  \
+        enum { group_ = BK_PLAN_GROUP(T) };                                                            \
         T r_;                                                                                          \
         memset(&r_, 0, sizeof r_);                                                                     \
         bk_plan_marks mk_;                                                                             \
-        bk_plan_marks_start(&mk_, sizeof r_);                                                          \
-        size_t off_ = 0;                                                                               \
-        FIELDS(BK_GEN_PLAN)                                                                            \
-        (void)off_;                                                                                    \
+        bk_plan_marks_start(&mk_, group_ * sizeof r_);                                                 \
+        uint8_t template_[group_ * sizeof(T)];                                                         \
+        for (size_t g_ = 0; g_ < group_; g_++) {                                                       \
+            mk_.dst_base = g_ * sizeof(T);                                                             \
+            mk_.src_base = g_ * (size);                                                                \
+            size_t off_ = 0;                                                                           \
+            FIELDS(BK_GEN_PLAN)                                                                        \
+            (void)off_;                                                                                \
+            memcpy(template_ + g_ * sizeof(T), &r_, sizeof r_);                                        \
+        }                                                                                              \
         (void)be;                                                                                      \
-        return bk_plan_build(p, &mk_, (const uint8_t *)&r_, (size));                                   \
+        p->group = group_;                                                                             \
+        bool ok_ = bk_plan_build(p, &mk_, template_, group_ * (size));                                 \
+        p->group = group_;                                                                             \
+        return ok_;                                                                                    \
     }                                                                                                  \
     __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void id##_plan_loop(  \
         const bk_plan *p, const uint8_t *src, size_t count, bool be, T *o_, bool full)                 \
     {                                                                                                  \
-        /* (records over BK_PLAN_BYTES never have a plan) */                                           \
-        enum { size_ = sizeof(T) <= BK_PLAN_BYTES ? sizeof(T) : 16 };                                  \
+        /* (groups over BK_PLAN_BYTES never have a plan) */                                            \
+        enum { group_ = BK_PLAN_GROUP(T) };                                                            \
+        enum { size_ = group_ * sizeof(T) <= BK_PLAN_BYTES ? group_ * sizeof(T) : 16 };                \
         bk_plan_vectors pv_[BK_PLAN_PIECES];                                                           \
         bk_plan_load(p, pv_, size_);                                                                   \
-        for (size_t i_ = 0; i_ < count; i_++, o_++, src += (size)) {                                   \
-            bk_plan_record(pv_, src, (uint8_t *)(void *)o_, size_, full);                  \
-            size_t off_ = 0;                                                                           \
-            FIELDS(BK_GEN_FIXUP)                                                                       \
-            (void)off_;                                                                                \
+        for (size_t i_ = 0; i_ + group_ <= count; i_ += group_, o_ += group_, src += group_ * (size)) { \
+            bk_plan_record(pv_, src, (uint8_t *)(void *)o_, size_, full);                              \
+            for (size_t g_ = 0; g_ < group_; g_++) {                                                   \
+                T *ro_ = o_ + g_;                                                                      \
+                const uint8_t *rs_ = src + g_ * (size);                                                \
+                size_t off_ = 0;                                                                       \
+                FIELDS(BK_GEN_FIXUP)                                                                   \
+                (void)off_;                                                                            \
+                (void)ro_;                                                                             \
+                (void)rs_;                                                                             \
+            }                                                                                          \
         }                                                                                              \
         (void)be;                                                                                      \
     }                                                                                                  \

@@ -57,12 +57,16 @@ typedef struct bk_plan_marks {
     int16_t from[BK_PLAN_BYTES];
     bool fixed[BK_PLAN_BYTES];      /* written by a field decoded after the pieces */
     bool floats[BK_PLAN_BYTES / 4]; /* the 4-byte lane is an integer converted to float */
-    size_t size;                    /* the native record's */
-    bool bad;                       /* some field cannot be planned: no plan */
+    size_t size;                    /* the native bytes planned */
+    /* Where the record being marked starts: records under 32 bytes are
+     * planned in groups, each a few records long. */
+    size_t dst_base, src_base;
+    bool bad; /* some field cannot be planned: no plan */
 } bk_plan_marks;
 
 typedef struct bk_plan {
     unsigned pieces; /* halves (bk_plan_halves) */
+    unsigned group;  /* records per planned group */
     bool sign, floats; /* some piece has sign bytes, float lanes */
     size_t reach;      /* file bytes the pieces' loads read from a record's start */
     uint16_t at[BK_PLAN_PIECES], window[BK_PLAN_PIECES];
@@ -103,9 +107,13 @@ const bk_plan *bk_plan_get(bk_plan_cache *cache, bool be, bool (*make)(bk_plan *
  * decode: those whose loads stay inside the records' bytes. */
 static inline size_t bk_plan_records(const bk_plan *p, size_t count, size_t record_size)
 {
-    size_t total = count * record_size;
-    return total < p->reach ? 0 : (total - p->reach) / record_size + 1;
+    size_t total = count * record_size, groups = count / p->group;
+    size_t inside = total < p->reach ? 0 : (total - p->reach) / (record_size * p->group) + 1;
+    return (inside < groups ? inside : groups) * p->group;
 }
+
+/* Records of type T planned together: one, or as many as fit 64 bytes. */
+#define BK_PLAN_GROUP(T) (sizeof(T) >= 32 ? 1 : 64 / sizeof(T))
 
 /* Records at least this many take the plan. */
 enum { BK_PLAN_MIN_RECORDS = 16 };

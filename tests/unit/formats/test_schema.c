@@ -1154,7 +1154,10 @@ static void test_plans_decode_as_fields(void **state)
         print_message("no AVX2 here: the plans are not used\n");
         skip();
     }
-    enum { CAP = 1024, RECORDS = 61 };
+    enum { CAP = 1024 };
+    /* Counts around every group size (records under 32 bytes are planned
+     * a few at a time), and one that is not near any. */
+    static const size_t counts[] = {16, 17, 18, 19, 20, 21, 22, 23, 61};
     static const bk_schema *list[CAP];
     size_t n = all_schemas(list, CAP);
     uint64_t x = 0x2545F4914F6CDD1Du;
@@ -1163,29 +1166,33 @@ static void test_plans_decode_as_fields(void **state)
         const bk_schema *sc = list[i];
         bk_plan plan;
         planned += sc->plan && sc->plan(&plan, false);
-        decoding d = random_records(sc, RECORDS, &x);
-        uint8_t *src = d.src, *a = d.a, *b = d.b;
-        size_t out_size = d.out_size;
-        for (int be = 0; be < 2; be++)
-            for (int fill = 0; fill < 2; fill++) {
-                memset(a, fill ? 0xFF : 0x00, out_size);
-                memset(b, fill ? 0x00 : 0xFF, out_size);
-                sc->decode(src, RECORDS, be, a);
-                bk_cpu_allow_avx2(false);
-                sc->decode(src, RECORDS, be, b);
-                bk_cpu_allow_avx2(true);
-                for (size_t k = 0; k < out_size; k++)
-                    if (a[k] != b[k])
-                        fail_msg("%s (%u-byte records, %s): record %zu byte %zu is %02X with the plan, %02X "
-                                 "field by field",
-                                 sc->name, sc->record_size, be ? "big-endian" : "little-endian",
-                                 k / sc->native_size, k % sc->native_size, a[k], b[k]);
-            }
-        free_records(&d);
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            const size_t records = counts[c];
+            decoding d = random_records(sc, records, &x);
+            uint8_t *src = d.src, *a = d.a, *b = d.b;
+            size_t out_size = d.out_size;
+            for (int be = 0; be < 2; be++)
+                for (int fill = 0; fill < 2; fill++) {
+                    memset(a, fill ? 0xFF : 0x00, out_size);
+                    memset(b, fill ? 0x00 : 0xFF, out_size);
+                    sc->decode(src, records, be, a);
+                    bk_cpu_allow_avx2(false);
+                    sc->decode(src, records, be, b);
+                    bk_cpu_allow_avx2(true);
+                    for (size_t k = 0; k < out_size; k++)
+                        if (a[k] != b[k])
+                            fail_msg("%s (%u-byte records, %s): record %zu byte %zu is %02X with the plan, %02X "
+                                     "field by field",
+                                     sc->name, sc->record_size, be ? "big-endian" : "little-endian",
+                                     k / sc->native_size, k % sc->native_size, a[k], b[k]);
+                }
+            free_records(&d);
+        }
     }
     const bk_schema *must[] = {&bk_quake_face29, &bk_quake_node29, &bk_quake_leaf29, &bk_quake_face_bsp2,
                                &bk_quake_node_bsp2, &bk_quake_leaf_bsp2, &bk_q2_face, &bk_q2_node,
-                               &bk_q2_leaf, &bk_q3_node, &bk_q3_leaf, &bk_q3_surface};
+                               &bk_q2_leaf, &bk_q3_node, &bk_q3_leaf, &bk_q3_surface,
+                               &bk_quake_clipnode29};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
         bk_plan plan;
         if (!must[i]->plan || !must[i]->plan(&plan, false) || !must[i]->plan(&plan, true))
