@@ -1006,7 +1006,7 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
 #define BK_SCHEMA_PLAN_DECODE(id, T, size)                                                             \
     if (BK_HOST_LE && count >= BK_PLAN_MIN_RECORDS && bk_cpu_has_avx2()) {                             \
         const bk_plan *plan_ = bk_plan_get(&id##_plans, be, id##_plan);                                \
-        size_t done_ = plan_ ? bk_plan_records(plan_, count, (size)) : 0;                              \
+        size_t done_ = plan_ ? bk_plan_records(plan_, count, (size), BK_PLAN_GROUP(T)) : 0;          \
         if (done_) {                                                                                   \
             id##_plan_rows(plan_, src, done_, be, dst);                                                \
             src += done_ * (size);                                                                     \

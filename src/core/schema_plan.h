@@ -104,12 +104,15 @@ bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, siz
 const bk_plan *bk_plan_get(bk_plan_cache *cache, bool be, bool (*make)(bk_plan *p, bool be));
 
 /* How many of `count` records of `record_size` bytes the pieces may
- * decode: those whose loads stay inside the records' bytes. */
-static inline size_t bk_plan_records(const bk_plan *p, size_t count, size_t record_size)
+ * decode: whole groups of `group` (p->group; both constants where the
+ * schema calls it, so nothing here divides) whose loads stay inside the
+ * records' bytes. */
+static inline __attribute__((always_inline)) size_t bk_plan_records(const bk_plan *p, size_t count,
+                                                                    size_t record_size, size_t group)
 {
-    size_t total = count * record_size, groups = count / p->group;
-    size_t inside = total < p->reach ? 0 : (total - p->reach) / (record_size * p->group) + 1;
-    return (inside < groups ? inside : groups) * p->group;
+    size_t total = count * record_size, groups = count / group;
+    size_t inside = total < p->reach ? 0 : (total - p->reach) / (record_size * group) + 1;
+    return (inside < groups ? inside : groups) * group;
 }
 
 /* Records of type T planned together: one, or as many as fit 64 bytes. */
