@@ -973,30 +973,37 @@ static void test_source_leaf_ambient(void **state)
 static void test_widen_u16_keeps_the_largest(void **state)
 {
     (void)state;
+    enum { MAX_N = 120 }; /* past 64: the AVX2 form's sixteen-value steps and its tail */
     static const uint16_t edges[] = {0, 1, 0x7FFE, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF};
     uint32_t seed = 12345;
-    for (size_t n = 0; n <= 40; n++) {
-        for (int round = 0; round < 200; round++) {
-            uint8_t src[2 * 40];
-            uint16_t v[40];
-            uint32_t dst[40 + 1];
-            uint16_t expect = 0;
-            for (size_t i = 0; i < n; i++) {
-                seed = seed * 1103515245u + 12345u;
-                /* Mostly small values, with an edge value or a random one now and then. */
-                uint32_t pick = seed >> 16;
-                v[i] = pick % 4 == 0 ? edges[(pick >> 2) % 8] : pick % 4 == 1 ? (uint16_t)(pick >> 2) : (uint16_t)(pick % 97);
-                src[2 * i] = (uint8_t)v[i];
-                src[2 * i + 1] = (uint8_t)(v[i] >> 8);
-                expect = v[i] > expect ? v[i] : expect;
+    for (int avx2 = 0; avx2 < 2; avx2++) {
+        bk_cpu_allow_avx2(avx2 == 1);
+        for (size_t n = 0; n <= MAX_N; n++) {
+            for (int round = 0; round < 100; round++) {
+                uint8_t src[2 * MAX_N];
+                uint16_t v[MAX_N];
+                uint32_t dst[MAX_N + 1];
+                uint16_t expect = 0;
+                for (size_t i = 0; i < n; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    /* Mostly small values, with an edge value or a random one now and then. */
+                    uint32_t pick = seed >> 16;
+                    v[i] = pick % 4 == 0   ? edges[(pick >> 2) % 8]
+                           : pick % 4 == 1 ? (uint16_t)(pick >> 2)
+                                           : (uint16_t)(pick % 97);
+                    src[2 * i] = (uint8_t)v[i];
+                    src[2 * i + 1] = (uint8_t)(v[i] >> 8);
+                    expect = v[i] > expect ? v[i] : expect;
+                }
+                dst[n] = 0xDEADBEEF;
+                assert_int_equal(bk_widen_u16_le(src, n, dst), expect);
+                for (size_t i = 0; i < n; i++)
+                    assert_int_equal(dst[i], v[i]);
+                assert_int_equal(dst[n], 0xDEADBEEF);
             }
-            dst[n] = 0xDEADBEEF;
-            assert_int_equal(bk_widen_u16_le(src, n, dst), expect);
-            for (size_t i = 0; i < n; i++)
-                assert_int_equal(dst[i], v[i]);
-            assert_int_equal(dst[n], 0xDEADBEEF);
         }
     }
+    bk_cpu_allow_avx2(true);
 }
 
 static void test_source_occluders(void **state)
