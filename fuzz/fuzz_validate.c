@@ -34,6 +34,22 @@ static void differ(const char *what, const bspkit_report *a, const bspkit_report
     abort();
 }
 
+/* The input opened again and validated: its report must be `first`'s. */
+static void compare_fresh(const char *what, const uint8_t *data, size_t size, bspkit_result r1,
+                          const bspkit_report *first)
+{
+    bspkit_map *fresh = NULL;
+    if (bspkit_open_memory(data, size, &exercise_fuzz_limits, &fresh, NULL) != BSPKIT_OK)
+        return;
+    bspkit_report again;
+    memset(&again, 0, sizeof again);
+    bspkit_result r2 = bspkit_validate(fresh, &again, NULL);
+    if (r1 != r2 || !same_report(first, &again))
+        differ(what, first, &again);
+    bspkit_report_free(&again);
+    bspkit_close(fresh);
+}
+
 static void compare_paths(bspkit_map *map, const uint8_t *data, size_t size)
 {
     bspkit_report first, again;
@@ -48,28 +64,13 @@ static void compare_paths(bspkit_map *map, const uint8_t *data, size_t size)
             differ("the AVX2 and plain paths", &first, &again);
         bspkit_report_free(&again);
     }
-    /* A fresh map: the first may hold the entity list by now. */
-    bspkit_map *fresh = NULL;
+    /* Fresh maps: the first may hold the entity list by now. */
     bk_entities_allow_fast_pairs(false);
-    if (bspkit_open_memory(data, size, &exercise_fuzz_limits, &fresh, NULL) == BSPKIT_OK) {
-        memset(&again, 0, sizeof again);
-        bspkit_result r2 = bspkit_validate(fresh, &again, NULL);
-        if (r1 != r2 || !same_report(&first, &again))
-            differ("the entity scan and the entity list", &first, &again);
-        bspkit_report_free(&again);
-        bspkit_close(fresh);
-    }
+    compare_fresh("the entity scan and the entity list", data, size, r1, &first);
     bk_entities_allow_fast_pairs(true);
     if (bk_cpu_has_avx2()) {
         bk_cpu_allow_avx2(false);
-        if (bspkit_open_memory(data, size, &exercise_fuzz_limits, &fresh, NULL) == BSPKIT_OK) {
-            memset(&again, 0, sizeof again);
-            bspkit_result r2 = bspkit_validate(fresh, &again, NULL);
-            if (r1 != r2 || !same_report(&first, &again))
-                differ("records decoded by plan and field by field", &first, &again);
-            bspkit_report_free(&again);
-            bspkit_close(fresh);
-        }
+        compare_fresh("records decoded by plan and field by field", data, size, r1, &first);
         bk_cpu_allow_avx2(true);
     }
     bspkit_report_free(&first);
