@@ -598,10 +598,34 @@ GEN_FAST8(FACES)
  * INT32_MAX), its magnitude when `magnitude` (a sign that gives a
  * direction). As unsigned numbers negative values are at least 2^31, so
  * one comparison rejects them too: index_fits' answer for every value. */
+#if BK_CPU_AVX2
+/* indices_below eight at a time, over the first *done of the n values
+ * (the rest is the caller's). */
+__attribute__((target("avx2"))) static bool indices_below_avx2(const uint32_t *v, size_t n, uint32_t limit,
+                                                               bool magnitude, size_t *done)
+{
+    const __m256i top = _mm256_set1_epi32((int)0x80000000u), lim = _mm256_xor_si256(_mm256_set1_epi32((int)limit), top);
+    __m256i fits = _mm256_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(v + i));
+        if (magnitude) /* INT32_MIN stays itself, as 0u - x leaves it */
+            x = _mm256_abs_epi32(x);
+        fits = _mm256_and_si256(fits, _mm256_cmpgt_epi32(lim, _mm256_xor_si256(x, top)));
+    }
+    *done = i;
+    return _mm256_movemask_epi8(fits) == -1;
+}
+#endif
+
 static bool indices_below(const uint32_t *v, size_t n, uint32_t limit, bool magnitude)
 {
     size_t i = 0;
     uint32_t bad = 0;
+#if BK_CPU_AVX2
+    if (n >= 8 && bk_cpu_has_avx2() && !indices_below_avx2(v, n, limit, magnitude, &i))
+        return false;
+#endif
 #if defined(__SSE2__)
     /* Four at a time: unsigned order is signed order with the top bit flipped. */
     const __m128i top = _mm_set1_epi32((int)0x80000000u), lim = _mm_xor_si128(_mm_set1_epi32((int)limit), top);
@@ -1313,6 +1337,17 @@ static inline bool all_lanes(__m128i ok)
 }
 #endif
 
+#if BK_CPU_AVX2
+/* lanes_fit eight lanes at a time. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+lanes_fit256(__m256i ok, __m256i v, __m256i b, __m256i l, __m256i free)
+{
+    const __m256i top = _mm256_set1_epi32((int)0x80000000u);
+    const __m256i fits = _mm256_cmpgt_epi32(_mm256_xor_si256(l, top), _mm256_xor_si256(_mm256_sub_epi32(v, b), top));
+    return _mm256_and_si256(ok, _mm256_or_si256(fits, free));
+}
+#endif
+
 /* A span's test for its first, its count and their sum: at most the
  * target's count (and below 2^31). */
 static inline lane_test span_part(uint64_t targets)
@@ -1332,11 +1367,47 @@ typedef struct record_tests {
 /* Whether every lane of records[0 .. n) passes its test: four records are
  * `lanes` whole vectors, whose lanes' tests repeat from one group of four
  * to the next; the records after the last group are tested one by one. */
+#if BK_CPU_AVX2
+/* records_fine's vectors eight records at a time, over the first *done
+ * records (the rest is the caller's). */
+__attribute__((target("avx2"))) static bool records_fine_avx2(const int32_t *w, size_t n, const record_tests *t,
+                                                              size_t *done)
+{
+    const size_t lanes = t->lanes;
+    __m256i base[MAX_RECORD_LANES], limit[MAX_RECORD_LANES], free[MAX_RECORD_LANES];
+    for (size_t k = 0; k < lanes; k++) {
+        uint32_t b[8], l[8], f[8];
+        for (size_t q = 0; q < 8; q++) {
+            size_t j = (8 * k + q) % lanes;
+            b[q] = t->test[j].base;
+            l[q] = t->test[j].limit;
+            f[q] = t->free[j] ? UINT32_MAX : 0;
+        }
+        base[k] = _mm256_loadu_si256((const __m256i *)(const void *)b);
+        limit[k] = _mm256_loadu_si256((const __m256i *)(const void *)l);
+        free[k] = _mm256_loadu_si256((const __m256i *)(const void *)f);
+    }
+    __m256i ok = _mm256_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i *v = (const __m256i *)(const void *)(w + i * lanes);
+        for (size_t k = 0; k < lanes; k++)
+            ok = lanes_fit256(ok, _mm256_loadu_si256(v + k), base[k], limit[k], free[k]);
+    }
+    *done = i;
+    return _mm256_movemask_epi8(ok) == -1;
+}
+#endif
+
 static bool records_fine(const void *records, size_t n, const record_tests *t)
 {
     const int32_t *w = records;
     const size_t lanes = t->lanes;
     size_t i = 0;
+#if BK_CPU_AVX2
+    if (n >= 8 && bk_cpu_has_avx2() && !records_fine_avx2(w, n, t, &i))
+        return false;
+#endif
 #if defined(__SSE2__)
     __m128i base[MAX_RECORD_LANES], limit[MAX_RECORD_LANES], free[MAX_RECORD_LANES];
     for (size_t k = 0; k < lanes; k++) {
@@ -1393,6 +1464,37 @@ static bool brushsides_fine(const vctx *c)
     return records_fine(c->brushsides.items, c->brushsides.n, &t);
 }
 
+#if BK_CPU_AVX2
+/* nodes_fine's vectors for two nodes at a time (one in each half), over
+ * the first *done nodes (the rest is the caller's). */
+__attribute__((target("avx2"))) static bool nodes_fine_avx2(const bspkit_node *nd, size_t n, lane_test plane,
+                                                            lane_test child, lane_test face, size_t *done)
+{
+    const __m256i b0 = _mm256_setr_epi32((int)plane.base, (int)child.base, (int)child.base, 0, (int)plane.base,
+                                         (int)child.base, (int)child.base, 0),
+                  l0 = _mm256_setr_epi32((int)plane.limit, (int)child.limit, (int)child.limit, 0, (int)plane.limit,
+                                         (int)child.limit, (int)child.limit, 0),
+                  f0 = _mm256_setr_epi32(0, 0, 0, -1, 0, 0, 0, -1),
+                  l2 = _mm256_setr_epi32(0, (int)face.limit, (int)face.limit, 0, 0, (int)face.limit,
+                                         (int)face.limit, 0),
+                  f2 = _mm256_setr_epi32(-1, 0, 0, -1, -1, 0, 0, -1), fs = _mm256_setr_epi32(-1, 0, -1, -1, -1, 0, -1, -1),
+                  zero = _mm256_setzero_si256();
+    __m256i ok = _mm256_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const __m128i *a = (const __m128i *)(const void *)&nd[i], *b = (const __m128i *)(const void *)&nd[i + 1];
+        const __m256i first = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(a)), _mm_loadu_si128(b), 1);
+        const __m256i third =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(a + 2)), _mm_loadu_si128(b + 2), 1);
+        ok = lanes_fit256(ok, first, b0, l0, f0);
+        ok = lanes_fit256(ok, third, zero, l2, f2);
+        ok = lanes_fit256(ok, _mm256_add_epi32(third, _mm256_srli_si256(third, 4)), zero, l2, fs);
+    }
+    *done = i;
+    return _mm256_movemask_epi8(ok) == -1;
+}
+#endif
+
 /* Nodes have vectors of their own rather than records_fine's: eight of a
  * node's twelve lanes are free, and the span's sum needs two lanes added. */
 static bool nodes_fine(const vctx *c)
@@ -1407,6 +1509,10 @@ static bool nodes_fine(const vctx *c)
                        offsetof(bspkit_node, first_face) == 36 && offsetof(bspkit_node, num_faces) == 40,
                    "a node is three vectors: plane and children lead the first, the faces' span is inside the third");
     size_t i = 0;
+#if BK_CPU_AVX2
+    if (n >= 2 && bk_cpu_has_avx2() && !nodes_fine_avx2(nd, n, plane, child, face, &i))
+        return false;
+#endif
 #if defined(__SSE2__)
     /* Lanes 0-2 of a node's first vector; lanes 1-2 of its third, and
      * their sum in lane 1. The other lanes are free. */
