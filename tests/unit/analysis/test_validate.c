@@ -349,28 +349,38 @@ static testmap eleven_surfedges(void)
     return t;
 }
 
+/* `body` with the AVX2 checks (eight indices, two nodes a step) and without. */
+static void on_both_paths(void (*body)(void))
+{
+    for (int avx2 = 0; avx2 < 2; avx2++) {
+        bk_cpu_allow_avx2(avx2 == 1);
+        body();
+    }
+    bk_cpu_allow_avx2(true);
+}
+
+static void surfedge_limit_every_position_once(void)
+{
+    testmap t = eleven_surfedges();
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+    static const uint32_t bad[] = {4, (uint32_t)-4, 0x80000000u};
+    for (size_t at = 0; at < 11; at++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            t = eleven_surfedges();
+            wr_u32(field(&t, BSPKIT_Q_SURFEDGES, SZ_SURFEDGE, at, 0), bad[b]);
+            open_map(&t);
+            expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_Q_SURFEDGES, (int64_t)at,
+                       t.ofs[BSPKIT_Q_SURFEDGES] + (int64_t)at * SZ_SURFEDGE, "surfedge");
+            free_map(&t);
+        }
+}
+
 static void test_surfedge_limit_every_position(void **state)
 {
     (void)state;
-    /* Both paths: the AVX2 checks take eight indices (two nodes) a step. */
-    for (int avx2 = 0; avx2 < 2; avx2++) {
-        bk_cpu_allow_avx2(avx2 == 1);
-        testmap t = eleven_surfedges();
-        open_map(&t);
-        expect_clean(&t);
-        free_map(&t);
-        static const uint32_t bad[] = {4, (uint32_t)-4, 0x80000000u};
-        for (size_t at = 0; at < 11; at++)
-            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
-                t = eleven_surfedges();
-                wr_u32(field(&t, BSPKIT_Q_SURFEDGES, SZ_SURFEDGE, at, 0), bad[b]);
-                open_map(&t);
-                expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, BSPKIT_Q_SURFEDGES, (int64_t)at,
-                           t.ofs[BSPKIT_Q_SURFEDGES] + (int64_t)at * SZ_SURFEDGE, "surfedge");
-                free_map(&t);
-            }
-    }
-    bk_cpu_allow_avx2(true);
+    on_both_paths(surfedge_limit_every_position_once);
 }
 
 static void test_edge_vertex_past_vertexes(void **state)
@@ -522,56 +532,56 @@ static testmap many_tree_records(void)
 
 /* One field out of its interval, at every record and in every field the
  * screens test: found, and only that. */
+static void tree_records_every_position_once(void)
+{
+    testmap t = many_tree_records();
+    open_map(&t);
+    expect_clean(&t);
+    free_map(&t);
+    static const struct {
+        int lump, size, records, at, width; /* width 2 or 4 bytes */
+        uint32_t value;
+        uint32_t second; /* for num_faces when at is first_face, else unused (0 = leave) */
+        const char *needle;
+    } cases[] = {
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0x80000000u, 0, "plane -2147483648"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0xFFFFFFFFu, 0, "plane -1"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, 11, 0, "children[0] 11 exceeds 11 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 11, 0, "children[1] 11 exceeds 11 clipnodes"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, (uint16_t)-16, 0, "children[0] -16 is not a contents value"},
+        {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 0x8000, 0, "children[1] -32768 is not a contents value"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 0x80000000u, 0, "plane -2147483648"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 4, 2, 5, 0, "children[0] 5 exceeds 5 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, (uint16_t)-3, 0, "children[1] -3 is leaf 2"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, 0x7FFF, 0, "children[1] 32767 exceeds 5 nodes"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 2, 0, "first_face+num_faces 3 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 1, 1, "first_face+num_faces 2 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 22, 2, 2, 0, "first_face+num_faces 2 exceeds 1 faces"},
+        {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 0xFFFF, 0xFFFF, "first_face+num_faces 131070 exceeds 1 faces"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int rec = 0; rec < cases[k].records; rec++) {
+            t = many_tree_records();
+            uint8_t *p = field(&t, cases[k].lump, cases[k].size, (size_t)rec, (size_t)cases[k].at);
+            if (cases[k].width == 4)
+                wr_u32(p, cases[k].value);
+            else
+                wr_u16(p, (uint16_t)cases[k].value);
+            if (cases[k].second)
+                wr_u16(p + 2, (uint16_t)cases[k].second);
+            open_map(&t);
+            expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, cases[k].lump, rec,
+                       t.ofs[cases[k].lump] + (int64_t)rec * cases[k].size, cases[k].needle);
+            free_map(&t);
+        }
+}
+
 static void test_tree_records_every_position(void **state)
 {
     (void)state;
-    /* Both paths: the AVX2 checks take eight indices (two nodes) a step. */
-    for (int avx2 = 0; avx2 < 2; avx2++) {
-        bk_cpu_allow_avx2(avx2 == 1);
-        testmap t = many_tree_records();
-        open_map(&t);
-        expect_clean(&t);
-        free_map(&t);
-        static const struct {
-            int lump, size, records, at, width; /* width 2 or 4 bytes */
-            uint32_t value;
-            uint32_t second; /* for num_faces when at is first_face, else unused (0 = leave) */
-            const char *needle;
-        } cases[] = {
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0x80000000u, 0, "plane -2147483648"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 0, 4, 0xFFFFFFFFu, 0, "plane -1"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, 11, 0, "children[0] 11 exceeds 11 clipnodes"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 11, 0, "children[1] 11 exceeds 11 clipnodes"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 4, 2, (uint16_t)-16, 0, "children[0] -16 is not a contents value"},
-            {BSPKIT_Q_CLIPNODES, SZ_CLIPNODE, 11, 6, 2, 0x8000, 0, "children[1] -32768 is not a contents value"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 2, 0, "plane 2 exceeds 2 planes"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 0, 4, 0x80000000u, 0, "plane -2147483648"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 4, 2, 5, 0, "children[0] 5 exceeds 5 nodes"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, (uint16_t)-3, 0, "children[1] -3 is leaf 2"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 6, 2, 0x7FFF, 0, "children[1] 32767 exceeds 5 nodes"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 2, 0, "first_face+num_faces 3 exceeds 1 faces"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 1, 1, "first_face+num_faces 2 exceeds 1 faces"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 22, 2, 2, 0, "first_face+num_faces 2 exceeds 1 faces"},
-            {BSPKIT_Q_NODES, SZ_NODE, 5, 20, 2, 0xFFFF, 0xFFFF, "first_face+num_faces 131070 exceeds 1 faces"},
-        };
-        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-            for (int rec = 0; rec < cases[k].records; rec++) {
-                t = many_tree_records();
-                uint8_t *p = field(&t, cases[k].lump, cases[k].size, (size_t)rec, (size_t)cases[k].at);
-                if (cases[k].width == 4)
-                    wr_u32(p, cases[k].value);
-                else
-                    wr_u16(p, (uint16_t)cases[k].value);
-                if (cases[k].second)
-                    wr_u16(p + 2, (uint16_t)cases[k].second);
-                open_map(&t);
-                expect_one(&t, BSPKIT_SEVERITY_ERROR, BSPKIT_ERR_INDEX, cases[k].lump, rec,
-                           t.ofs[cases[k].lump] + (int64_t)rec * cases[k].size, cases[k].needle);
-                free_map(&t);
-            }
-    }
-    bk_cpu_allow_avx2(true);
+    on_both_paths(tree_records_every_position_once);
 }
 
 static void test_face_plane_past_planes(void **state)
