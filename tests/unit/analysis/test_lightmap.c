@@ -560,7 +560,8 @@ static void test_validate_sizes_tight_bounds(void **state)
 /* Validation's face checks take eight faces a step on the AVX2 path, and
  * send on only the faces that may have something to report: the reports
  * must be those of the face-at-a-time path, in the same order. 1,003 faces
- * (several chunks of 256 and a tail short of eight) with every fault the
+ * (several chunks of 256 and a tail short of eight), then a few to a few
+ * hundred (tails after none, one or more steps), with every fault the
  * checks report mixed in at random: planes, edge spans and texinfo out of
  * range, too few edges, light offsets before, inside, at and past the end
  * of the lump, lightmaps one byte short, styles with gaps, texinfo drawn
@@ -578,7 +579,11 @@ static void test_validate_faces_both_paths(void **state)
     bspkit_texinfo ti[TI];
     size_t kinds[6] = {0};
     static const char *const kind_text[6] = {"plane", "first_edge", "texinfo", "only", "outside", "lightmap at"};
-    for (int round = 0; round < 4; round++) {
+    /* Then small counts: a tail short of eight after none, one or more
+     * whole steps (the AVX2 path takes it as the top of the last eight). */
+    static const size_t counts[] = {N, N, N, N, 8, 9, 12, 13, 15, 17, 23, 263};
+    for (int round = 0; round < (int)(sizeof counts / sizeof counts[0]); round++) {
+        const size_t n = counts[round];
         bool goldsrc = round % 2;
         memset(ti, 0, sizeof ti);
         memset(f, 0, sizeof f);
@@ -587,7 +592,7 @@ static void test_validate_faces_both_paths(void **state)
             ti[t].texture_vecs[1][1] = 1.0f;
             ti[t].flags = t == TI - 1 ? 1 : 0; /* special: no lightmap */
         }
-        for (size_t i = 0; i < N; i++) {
+        for (size_t i = 0; i < n; i++) {
             rectangle_face(v, e, se, &f[i], i, round >= 2);
             f[i].texinfo = (int32_t)(next_u32() % TI);
             int32_t styles = (int32_t)(next_u32() % 5);
@@ -623,7 +628,7 @@ static void test_validate_faces_both_paths(void **state)
             default: break;
             }
         }
-        const face_set fs = {v, 4 * N, e, 4 * N + 1, se, 4 * N, ti, TI, f, N};
+        const face_set fs = {v, 4 * N, e, 4 * N + 1, se, 4 * N, ti, TI, f, n};
         size_t size;
         uint8_t *bytes = build_faces(&fs, goldsrc, LIGHT, &size);
         bspkit_report rep[2];
