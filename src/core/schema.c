@@ -80,12 +80,12 @@ static void mark(bk_plan_marks *mk, size_t at, int from)
 void bk_plan_ints(bk_plan_marks *mk, size_t dst, size_t dst_w, size_t count, size_t src, size_t src_w, bool sign,
                   bool be, bool to_float)
 {
+    dst += mk->dst_base;
+    src += mk->src_base;
     if (dst_w < src_w || src + count * src_w > INT16_MAX || (to_float && (dst_w != 4 || dst % 4))) {
         mk->bad = true;
         return;
     }
-    dst += mk->dst_base;
-    src += mk->src_base;
     for (size_t e = 0; e < count; e++) {
         size_t d = dst + e * dst_w, s = src + e * src_w;
         /* the file byte holding the sign: the first of a big-endian value */
@@ -155,7 +155,6 @@ bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, siz
             lanes = lanes || mk->floats[(at + j) / 4];
         if (lanes && at % 4)
             return false; /* float lanes across the piece's lanes */
-        p->at[k] = (uint16_t)at;
         p->window[k] = (uint16_t)window;
         p->reach = window + 16 > p->reach ? window + 16 : p->reach;
         for (size_t j = 0; j < 16; j++) {

@@ -999,10 +999,7 @@ BK_ALWAYS_INLINE void bk_zero_unfilled(void *p, size_t size, bk_fill fill)
             memcpy(template_ + g_ * sizeof(T), &r_, sizeof r_);                                        \
         }                                                                                              \
         (void)be;                                                                                      \
-        p->group = group_;                                                                             \
-        bool ok_ = bk_plan_build(p, &mk_, template_, group_ * (size));                                 \
-        p->group = group_;                                                                             \
-        return ok_;                                                                                    \
+        return bk_plan_build(p, &mk_, template_, group_ * (size));                                     \
     }                                                                                                  \
     __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void id##_plan_loop(  \
         const bk_plan *p, const uint8_t *src, size_t count, bool be, T *o_, bool full)                 \

@@ -5,18 +5,19 @@
  * integers into floats (bounds); the rest of a native record is constants
  * (padding, defaults). Decoded a field at a time, a 72-byte face takes a
  * dozen narrow stores, and those stores, not the reads, bound the decoder.
- * A plan writes each 16-byte piece of the native record with one store:
- * a shuffle of 16 file bytes, sign bytes and float conversions where its
- * lanes need them, and the piece's constant bytes. Fields no shuffle
- * expresses (flags decoded as 0/1, masks, split bit fields, neighbour
- * records) are decoded after the pieces, one by one, as the field-by-field
- * decoder does.
+ * A plan writes each 32-byte piece of the native record with one store:
+ * a shuffle of two 16-byte windows of the file record, sign bytes and float
+ * conversions where its lanes need them, and the piece's constant bytes.
+ * Records under 32 bytes are planned a few at a time, as one. Fields no
+ * shuffle expresses (flags decoded as 0/1, masks, split bit fields,
+ * neighbour records) are decoded after the pieces, one by one, as the
+ * field-by-field decoder does.
  *
  * A plan is built from the schema's field list (core/schema.h,
  * BK_GEN_PLAN) the first time a schema decodes enough records, once per
  * byte order, and kept. It is used on AVX2 hosts (pshufb, blendv); its
  * results are the field-by-field decoder's byte for byte (tests/unit/
- * core/test_schema.c compares both over every schema). */
+ * formats/test_schema.c compares both over every schema). */
 #ifndef BSPKIT_CORE_SCHEMA_PLAN_H
 #define BSPKIT_CORE_SCHEMA_PLAN_H
 
@@ -51,7 +52,7 @@ static inline size_t bk_plan_half_at(size_t size, unsigned half)
 /* Where each native byte's value comes from, while a plan is built: a
  * file byte (>= 0), the template record (the defaults, zero elsewhere),
  * zero, or the sign of a file byte (0xFF when its top bit is set). */
-enum { BK_FROM_TEMPLATE = -1, BK_FROM_ZERO = -2, BK_FROM_SIGN = -3 /* - file byte */ };
+enum { BK_FROM_TEMPLATE = -1, BK_FROM_ZERO = -2, BK_FROM_SIGN = -3 /* BK_FROM_SIGN - s: file byte s's sign */ };
 
 typedef struct bk_plan_marks {
     int16_t from[BK_PLAN_BYTES];
@@ -66,10 +67,9 @@ typedef struct bk_plan_marks {
 
 typedef struct bk_plan {
     unsigned pieces; /* halves (bk_plan_halves) */
-    unsigned group;  /* records per planned group */
     bool sign, floats; /* some piece has sign bytes, float lanes */
     size_t reach;      /* file bytes the pieces' loads read from a record's start */
-    uint16_t at[BK_PLAN_PIECES], window[BK_PLAN_PIECES];
+    uint16_t window[BK_PLAN_PIECES]; /* each half's 16 file bytes, from the record's start */
     _Alignas(16) uint8_t shuffle[BK_PLAN_PIECES][16];
     _Alignas(16) uint8_t constant[BK_PLAN_PIECES][16];
     _Alignas(16) uint8_t sign_bytes[BK_PLAN_PIECES][16];
@@ -104,9 +104,9 @@ bool bk_plan_build(bk_plan *p, const bk_plan_marks *mk, const uint8_t *tmpl, siz
 const bk_plan *bk_plan_get(bk_plan_cache *cache, bool be, bool (*make)(bk_plan *p, bool be));
 
 /* How many of `count` records of `record_size` bytes the pieces may
- * decode: whole groups of `group` (p->group; both constants where the
- * schema calls it, so nothing here divides) whose loads stay inside the
- * records' bytes. */
+ * decode: whole groups of `group` (BK_PLAN_GROUP; it and the record size
+ * are constants where a schema calls this, so nothing here divides) whose
+ * loads stay inside the records' bytes. */
 static inline __attribute__((always_inline)) size_t bk_plan_records(const bk_plan *p, size_t count,
                                                                     size_t record_size, size_t group)
 {
