@@ -594,30 +594,34 @@ rows8_field(const rows8 *r, size_t offset)
 GEN_FAST8(FACES)
 #endif
 
+#if BK_CPU_AVX2
+/* indices_below eight at a time (lanes_index_fit's unsigned test; `flags`
+ * a constant at each call, so the loop holds no branch), over the first
+ * *done of the n values (the rest is the caller's). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) bool
+indices_below8(const uint32_t *v, size_t n, uint32_t limit, unsigned flags, size_t *done)
+{
+    __m256i fits = _mm256_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        fits = _mm256_and_si256(
+            fits, lanes_index_fit(_mm256_loadu_si256((const __m256i *)(const void *)(v + i)), flags, false, limit));
+    *done = i;
+    return _mm256_movemask_epi8(fits) == -1;
+}
+
+__attribute__((target("avx2"))) static bool indices_below_avx2(const uint32_t *v, size_t n, uint32_t limit,
+                                                               bool magnitude, size_t *done)
+{
+    return magnitude ? indices_below8(v, n, limit, BK_REF_SIGN_IS_DIRECTION, done)
+                     : indices_below8(v, n, limit, 0, done);
+}
+#endif
+
 /* Whether each of the 4-byte indices v[0 .. n) is below `limit` (at most
  * INT32_MAX), its magnitude when `magnitude` (a sign that gives a
  * direction). As unsigned numbers negative values are at least 2^31, so
  * one comparison rejects them too: index_fits' answer for every value. */
-#if BK_CPU_AVX2
-/* indices_below eight at a time, over the first *done of the n values
- * (the rest is the caller's). */
-__attribute__((target("avx2"))) static bool indices_below_avx2(const uint32_t *v, size_t n, uint32_t limit,
-                                                               bool magnitude, size_t *done)
-{
-    const __m256i top = _mm256_set1_epi32((int)0x80000000u), lim = _mm256_xor_si256(_mm256_set1_epi32((int)limit), top);
-    __m256i fits = _mm256_set1_epi32(-1);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(v + i));
-        if (magnitude) /* INT32_MIN stays itself, as 0u - x leaves it */
-            x = _mm256_abs_epi32(x);
-        fits = _mm256_and_si256(fits, _mm256_cmpgt_epi32(lim, _mm256_xor_si256(x, top)));
-    }
-    *done = i;
-    return _mm256_movemask_epi8(fits) == -1;
-}
-#endif
-
 static bool indices_below(const uint32_t *v, size_t n, uint32_t limit, bool magnitude)
 {
     size_t i = 0;
@@ -1364,9 +1368,20 @@ typedef struct record_tests {
     bool free[MAX_RECORD_LANES];
 } record_tests;
 
-/* Whether every lane of records[0 .. n) passes its test: four records are
- * `lanes` whole vectors, whose lanes' tests repeat from one group of four
- * to the next; the records after the last group are tested one by one. */
+/* The tests of lanes first .. first + width of records laid end to end
+ * (lane j of the run is field (first + j) % lanes), as vectors take them:
+ * bases, limits, and all ones for free lanes. */
+static void lane_run(const record_tests *t, size_t first, size_t width, uint32_t *base, uint32_t *limit,
+                     uint32_t *free)
+{
+    for (size_t q = 0; q < width; q++) {
+        size_t j = (first + q) % t->lanes;
+        base[q] = t->test[j].base;
+        limit[q] = t->test[j].limit;
+        free[q] = t->free[j] ? UINT32_MAX : 0;
+    }
+}
+
 #if BK_CPU_AVX2
 /* records_fine's vectors eight records at a time, over the first *done
  * records (the rest is the caller's). */
@@ -1377,12 +1392,7 @@ __attribute__((target("avx2"))) static bool records_fine_avx2(const int32_t *w, 
     __m256i base[MAX_RECORD_LANES], limit[MAX_RECORD_LANES], free[MAX_RECORD_LANES];
     for (size_t k = 0; k < lanes; k++) {
         uint32_t b[8], l[8], f[8];
-        for (size_t q = 0; q < 8; q++) {
-            size_t j = (8 * k + q) % lanes;
-            b[q] = t->test[j].base;
-            l[q] = t->test[j].limit;
-            f[q] = t->free[j] ? UINT32_MAX : 0;
-        }
+        lane_run(t, 8 * k, 8, b, l, f);
         base[k] = _mm256_loadu_si256((const __m256i *)(const void *)b);
         limit[k] = _mm256_loadu_si256((const __m256i *)(const void *)l);
         free[k] = _mm256_loadu_si256((const __m256i *)(const void *)f);
@@ -1399,6 +1409,9 @@ __attribute__((target("avx2"))) static bool records_fine_avx2(const int32_t *w, 
 }
 #endif
 
+/* Whether every lane of records[0 .. n) passes its test: four records are
+ * `lanes` whole vectors, whose lanes' tests repeat from one group of four
+ * to the next; the records after the last group are tested one by one. */
 static bool records_fine(const void *records, size_t n, const record_tests *t)
 {
     const int32_t *w = records;
@@ -1412,12 +1425,7 @@ static bool records_fine(const void *records, size_t n, const record_tests *t)
     __m128i base[MAX_RECORD_LANES], limit[MAX_RECORD_LANES], free[MAX_RECORD_LANES];
     for (size_t k = 0; k < lanes; k++) {
         uint32_t b[4], l[4], f[4];
-        for (size_t q = 0; q < 4; q++) {
-            size_t j = (4 * k + q) % lanes;
-            b[q] = t->test[j].base;
-            l[q] = t->test[j].limit;
-            f[q] = t->free[j] ? UINT32_MAX : 0;
-        }
+        lane_run(t, 4 * k, 4, b, l, f);
         base[k] = _mm_loadu_si128((const __m128i *)(const void *)b);
         limit[k] = _mm_loadu_si128((const __m128i *)(const void *)l);
         free[k] = _mm_loadu_si128((const __m128i *)(const void *)f);

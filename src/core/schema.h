@@ -777,7 +777,7 @@ BK_ALWAYS_INLINE uint16_t bk_widen_u16_le_sse2(const uint8_t *src, size_t n, uin
 #if BK_CPU_AVX2
 /* The same sixteen values a step: two 32-byte stores where SSE2 takes four
  * 16-byte ones (the loop is bound by its stores). */
-__attribute__((target("avx2"))) static uint16_t bk_widen_u16_le_avx2(const uint8_t *src, size_t n, uint32_t *dst)
+__attribute__((target("avx2"))) static inline uint16_t bk_widen_u16_le_avx2(const uint8_t *src, size_t n, uint32_t *dst)
 {
     size_t i = 0;
     const __m256i flip = _mm256_set1_epi16((short)0x8000);
