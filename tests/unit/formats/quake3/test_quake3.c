@@ -39,6 +39,7 @@ typedef enum damage {
     GRID_SHORT,       /* the light grid has 3 cells where the bounds give 4 */
     RECT_FROM_VERTS,  /* surface 0 stores a 0 x 0 lightmap rectangle (newer q3map2) */
     RECT_VERT_INF,    /* ... and one of its vertices an infinite lightmap coordinate */
+    LEAF_SURFACE_NEG, /* nine leaf surfaces, the fourth -1 (eight are checked as one vector) */
 } damage;
 
 typedef struct spec {
@@ -84,7 +85,12 @@ static void lump_bytes(int lump, out *o, const spec *sp)
         i32(o, 1), i32(o, 0), i32(o, 0), i32(o, 0), i32(o, -64), i32(o, 64), i32(o, 64), i32(o, 0);
         i32(o, 0), i32(o, 0), i32(o, 0), i32(o, 1);
         break;
-    case 5: i32(o, 0), i32(o, 1); break; /* leaf surfaces */
+    case 5: /* leaf surfaces */
+        i32(o, 0), i32(o, 1);
+        if (sp->dmg == LEAF_SURFACE_NEG)
+            for (int k = 2; k < 9; k++)
+                i32(o, k == 3 ? -1 : k % 2);
+        break;
     case 6: i32(o, 0); break;             /* leaf brushes */
     case 7: /* model: mins, maxs, firstSurface, numSurfaces, firstBrush, numBrushes */
         f32(o, 0), f32(o, 0), f32(o, -64), f32(o, 64), f32(o, 64), f32(o, 64);
@@ -349,6 +355,7 @@ static void test_validate(void **state)
         {FOG_SIDE, BSPKIT_Q3_FOGS, "visibleSide 9 outside brush 0's 6 sides"},
         {LIGHTMAP_PAGE, BSPKIT_Q3_SURFACES, "lightmapNum 3 exceeds 1 lightmap pages"},
         {BRUSH_SHADER, BSPKIT_Q3_BRUSHES, "brush 0: shader 4 exceeds 2 shaders"},
+        {LEAF_SURFACE_NEG, BSPKIT_Q3_LEAFSURFACES, "leafsurface 3: face 4294967295 exceeds 2 surfaces"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         spec sp = PLAIN;
