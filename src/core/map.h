@@ -132,8 +132,8 @@ struct bspkit_map {
     bspkit_result entities_result;
     bspkit_error entities_error;
     /* The entity count validation found without making the list (plain
-     * entity text read by bk_entities_scan_models); the list's count when
-     * it is made. */
+     * entity text read by bk_entities_scan_models); once the list is made
+     * (entities_done), its count is read instead. */
     bool entity_count_known;
     size_t entity_count;
     char *string_data; /* TEXDATA_STRING_DATA with a guaranteed final NUL */
